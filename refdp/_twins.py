@@ -1,0 +1,127 @@
+"""Pure-Python/NumPy twins of the compiled kernels in ``refdp/_core.pyx``.
+
+Each twin states its algorithm plainly, with the same floating-point
+operations (and the same upward-rounding margins) as the kernel, so tests can
+require the kernel to equal its twin exactly (integers) or to 1e-12 relative
+(floats). They are references, not fast paths: the walk twin is O(n q).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+EPS = 2.0**-52
+LOG4 = math.log(4.0)
+
+
+def projected_walk_log_odds(x, steps, queries, start, lower, upper):
+    """Log-odds of the exponential projected walk at each (sorted) query.
+
+    For query value v: start at ``start``; for every record i with
+    ``x[i] <= v``, in the given order, set ``l = clip(l + steps[i], lower, upper)``.
+    """
+    out = np.empty(len(queries))
+    for k, v in enumerate(queries):
+        l = float(start)
+        for xi, si in zip(x, steps):
+            if xi > v:
+                break
+            l = min(max(l + float(si), lower), upper)
+        out[k] = l
+    return out
+
+
+def count_votes(votes, n_classes):
+    """counts[q, c] = number of teachers t with votes[t, q] == c; first bad flat index or -1."""
+    votes = np.asarray(votes)
+    n_teachers, n_queries = votes.shape
+    counts = np.zeros((n_queries, n_classes), dtype=np.int64)
+    for t in range(n_teachers):
+        for q in range(n_queries):
+            v = int(votes[t, q])
+            if not 0 <= v < n_classes:
+                return counts, t * n_queries + q
+            counts[q, v] += 1
+    return counts, -1
+
+
+def laplace_difference_log_tail(gaps, gamma):
+    """log P[Y - X > g] = log((2 + gamma g) / (4 exp(gamma g))), X, Y iid Lap(1/gamma), g >= 0."""
+    z = gamma * np.asarray(gaps, dtype=np.float64)
+    return np.log(2.0 + z) - z - LOG4
+
+
+def lemma4_log_q(counts, gamma):
+    """Upward-rounded log of PATE Lemma 4's q for each row of ``counts``.
+
+    q = sum over j != j* of (2 + gamma g_j) / (4 exp(gamma g_j)), g_j = n_{j*} - n_j,
+    j* the first index of the largest count.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n, c = counts.shape
+    out = np.empty(n)
+    for i in range(n):
+        row = counts[i]
+        jstar = int(np.argmax(row))
+        gaps = np.delete(row[jstar] - row, jstar).astype(np.float64)
+        if gaps.size == 0:
+            out[i] = -np.inf
+            continue
+        z = gamma * gaps
+        lt = np.log(2.0 + z) - z - LOG4
+        m = lt.max()
+        lse = m + math.log(np.sum(np.exp(lt - m)))
+        zmax = max(0.0, z.max())
+        out[i] = lse + 8.0 * EPS * (zmax + math.log(2.0 + zmax) + abs(lse) + 2.0 * c + 8.0)
+    return out
+
+
+def accountant_log_moments(log_q, orders, gamma):
+    """Upward-rounded sum over queries of min(Thm 2, 2 gamma lambda, Thm 3) per order.
+
+    Vectorised over (query, order) pairs; Theorem 3 is applied only where
+    q < 1 / (exp(2 gamma) + 1) (lowered by a few ulps).
+    """
+    lq = np.asarray(log_q, dtype=np.float64)[:, None]
+    lam = np.asarray(orders, dtype=np.float64)[None, :]
+    n_queries = lq.shape[0]
+    E = math.exp(2.0 * gamma)
+    threshold = (1.0 / (E + 1.0)) * (1.0 - 8.0 * EPS)
+    q = np.exp(lq)
+    valid = q < threshold
+    qv = np.where(valid, q, 0.0)
+    x = E * qv
+    a1 = np.log1p(-qv)
+    a2 = np.log1p(-x)
+    slack_x = 8.0 * EPS * x / (1.0 - x)
+    indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
+    pure = 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+    best = np.minimum(indep, pure)
+    a = (1.0 + lam) * a1 - lam * a2
+    b = lq + 2.0 * gamma * lam
+    hi = np.maximum(a, b)
+    lo = np.minimum(a, b)
+    with np.errstate(invalid="ignore"):
+        val = hi + np.log1p(np.exp(lo - hi))
+    flq = np.where(np.isfinite(lq), np.abs(lq), 0.0)
+    err = 64.0 * EPS * ((1.0 + lam) * np.abs(a1) + lam * np.abs(a2) + flq
+                        + 2.0 * gamma * lam + np.abs(val) + 1.0) + (1.0 + 2.0 * lam) * slack_x
+    thm3 = np.where(valid, val + err, np.inf)
+    per = np.minimum(best, thm3)
+    return per.sum(axis=0) * (1.0 + (n_queries + 2) * EPS)
+
+
+def logsumexp(x):
+    """log(sum(exp(x))) by the max-shift formula; -inf for empty input."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return -math.inf
+    if np.isnan(x).any():
+        return math.nan
+    m = x.max()
+    if m == math.inf:
+        return math.inf
+    if m == -math.inf:
+        return -math.inf
+    return float(m + math.log(np.sum(np.exp(x - m))))

@@ -1,0 +1,255 @@
+"""Parameter validation: constraints declared as data, one message shape.
+
+Every public function of refdp validates its arguments through this module, so
+every failure reads the same way::
+
+    The 'epsilon' parameter of laplace_mechanism must be a float in the range
+    (0, inf). Got -1.0 instead.
+
+Constraints are objects (:class:`Interval`, :class:`Options`) so that tests can
+generate invalid values from them automatically.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Interval",
+    "Options",
+    "check_scalar",
+    "check_option",
+    "check_array",
+    "check_rng",
+    "parameter_error",
+    "Described",
+]
+
+
+def parameter_error(name: str, owner: str, expected: str, got) -> ValueError:
+    """Build the one ValueError message shape used throughout refdp."""
+    return ValueError(
+        f"The '{name}' parameter of {owner} must be {expected}. Got {_show(got)} instead."
+    )
+
+
+class Described(str):
+    """A pre-formatted description of the received value (printed as is)."""
+
+
+def _show(got) -> str:
+    if isinstance(got, Described):
+        return str(got)
+    if isinstance(got, np.ndarray):
+        return f"an array of shape {got.shape} and dtype {got.dtype}"
+    if isinstance(got, str):
+        return repr(got)
+    if isinstance(got, (np.floating, np.integer)):
+        return repr(got.item())
+    return repr(got)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A real or integer interval, e.g. ``Interval(float, 0, None, closed="neither")``.
+
+    Parameters
+    ----------
+    kind : {float, int}
+        ``int`` admits only integral values (Python or NumPy integers).
+    left, right : float or None
+        Bounds; ``None`` means unbounded on that side.
+    closed : {"both", "left", "right", "neither"}
+        Which bounds belong to the interval.
+    """
+
+    kind: type
+    left: float | None
+    right: float | None
+    closed: str = "both"
+
+    def contains(self, v: float) -> bool:
+        if math.isnan(v):
+            return False
+        if self.left is not None:
+            if v < self.left or (v == self.left and self.closed in ("right", "neither")):
+                return False
+        elif v == -math.inf:
+            return False
+        if self.right is not None:
+            if v > self.right or (v == self.right and self.closed in ("left", "neither")):
+                return False
+        elif v == math.inf:
+            return False
+        return True
+
+    def describe(self) -> str:
+        lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
+        lo = "-inf" if self.left is None else _num(self.left)
+        hi = "inf" if self.right is None else _num(self.right)
+        what = "an int" if self.kind is int else "a float"
+        return f"{what} in the range {lb}{lo}, {hi}{rb}"
+
+    def invalid_examples(self) -> list:
+        """Values that must be rejected (used by the tests)."""
+        out = [math.nan]
+        if self.left is not None:
+            out.append(self.left - 1)
+            if self.closed in ("right", "neither"):
+                out.append(self.left)
+        else:
+            out.append(-math.inf)
+        if self.right is not None:
+            out.append(self.right + 1)
+            if self.closed in ("left", "neither"):
+                out.append(self.right)
+        else:
+            out.append(math.inf)
+        return out
+
+
+def _num(x) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(x)
+
+
+@dataclass(frozen=True)
+class Options:
+    """A finite set of admissible values (e.g. neighbour relations)."""
+
+    values: tuple
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+def check_scalar(value, name: str, owner: str, interval: Interval):
+    """Validate a scalar against an :class:`Interval` and return it as float or int.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a real number (booleans excluded), is not integral
+        when ``interval.kind is int``, is NaN or infinite where the interval
+        excludes it, or lies outside the interval.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise parameter_error(name, owner, interval.describe(), value)
+    if interval.kind is int:
+        if not isinstance(value, numbers.Integral):
+            if not (isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer()):
+                raise parameter_error(name, owner, interval.describe(), value)
+        value = int(value)
+    else:
+        value = float(value)
+    if not interval.contains(value):
+        raise parameter_error(name, owner, interval.describe(), value)
+    return value
+
+
+def check_option(value, name: str, owner: str, options: Options):
+    """Validate that ``value`` is one of ``options.values``."""
+    if value not in options.values:
+        raise parameter_error(name, owner, options.describe(), value)
+    return value
+
+
+def check_array(
+    value,
+    name: str,
+    owner: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    dtype=np.float64,
+    finite: bool = True,
+    min_size: int = 0,
+    interval: Interval | None = None,
+    shape: tuple | None = None,
+):
+    """Convert ``value`` to a NumPy array and validate it.
+
+    Parameters
+    ----------
+    ndim : int or tuple of int, optional
+        Admissible numbers of dimensions.
+    dtype : numpy dtype or "integer", optional
+        Target dtype; ``"integer"`` keeps any integer dtype and rejects others.
+    finite : bool
+        Reject NaN and infinities (float arrays only).
+    min_size : int
+        Minimum number of elements (``1`` rejects empty data).
+    interval : Interval, optional
+        Every element must lie in it.
+    shape : tuple, optional
+        Required shape; ``None`` entries match any length.
+    """
+    try:
+        if dtype == "integer":
+            arr = np.asarray(value)
+            if arr.dtype.kind not in "iu":
+                if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+                    arr = arr.astype(np.int64)
+                elif arr.size == 0 and arr.dtype.kind == "f":
+                    arr = arr.astype(np.int64)
+                else:
+                    raise parameter_error(name, owner, "an array of integers", arr)
+        else:
+            arr = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith("The '"):
+            raise
+        raise parameter_error(name, owner, f"array-like convertible to {dtype}", value) from None
+    if ndim is not None:
+        dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in dims:
+            what = " or ".join(f"{d}-dimensional" for d in dims)
+            raise parameter_error(name, owner, f"a {what} array", arr)
+    if shape is not None:
+        ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
+        if not ok:
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise parameter_error(name, owner, f"an array of shape {want}", arr)
+    if arr.size < min_size:
+        raise parameter_error(name, owner, f"an array with at least {min_size} element(s)", arr)
+    if finite and arr.dtype.kind == "f" and arr.size and not np.all(np.isfinite(arr)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise parameter_error(
+            name, owner, "an array of finite numbers",
+            Described(f"{float(arr[bad])} at position {bad}"),
+        )
+    if interval is not None and arr.size:
+        flat = arr.ravel()
+        ok = np.ones(flat.shape, dtype=bool)
+        if interval.left is not None:
+            ok &= flat >= interval.left if interval.closed in ("both", "left") else flat > interval.left
+        if interval.right is not None:
+            ok &= flat <= interval.right if interval.closed in ("both", "right") else flat < interval.right
+        if not ok.all():
+            i = int(np.argmin(ok))
+            pos = tuple(int(p) for p in np.unravel_index(i, arr.shape))
+            raise parameter_error(
+                name, owner,
+                "an array with every element" + interval.describe().split(" in", 1)[1].join([" in", ""]),
+                Described(f"{flat[i].item()!r} at position {pos}"),
+            )
+    return arr
+
+
+def check_rng(rng):
+    """Normalise ``rng`` with :func:`numpy.random.default_rng`.
+
+    Accepts None, an int, a SeedSequence, a BitGenerator or a Generator
+    (returned unchanged, so streams are shared, never re-seeded).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        raise parameter_error(
+            "rng", "default_rng",
+            "None, an int, a SeedSequence, a BitGenerator or a Generator", rng,
+        ) from None

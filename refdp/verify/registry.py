@@ -1,0 +1,102 @@
+"""Registry of the checks that ``refdp verify`` runs.
+
+A check is a zero-argument function in a module of ``proofs_checks/``,
+registered with :func:`register`; it returns a :class:`CheckResult`. Each
+registration names the claim, the public mechanisms or functions it covers (a
+meta-test requires every public mechanism to be covered) and whether it belongs
+to the ``--quick`` subset.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .verdict import Verdict
+
+__all__ = ["CheckResult", "Check", "register", "all_checks", "run_check"]
+
+
+@dataclass
+class CheckResult:
+    """Outcome of one check.
+
+    Attributes
+    ----------
+    measured : float or mpmath.mpf
+        Worst value found (e.g. the largest |ln P/P'| over all neighbours).
+    bound : float or mpmath.mpf
+        The value the claim bounds it by.
+    verdict : Verdict
+    digits : int
+        Decimal digits of precision of the comparison (0 for float-only checks).
+    detail : str
+        Where the worst value was found (worst pair, output, seed).
+    """
+
+    measured: object
+    bound: object
+    verdict: Verdict
+    digits: int
+    detail: str = ""
+
+
+@dataclass
+class Check:
+    name: str
+    claim: str
+    func: Callable[[], CheckResult]
+    covers: tuple = ()
+    quick: bool = True
+    module: str = ""
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def register(name: str, claim: str, *, covers=(), quick: bool = True):
+    """Decorator registering a check function under a unique ``name``."""
+
+    def deco(func):
+        if name in _REGISTRY and _REGISTRY[name].func.__qualname__ != func.__qualname__:
+            raise ValueError(f"duplicate check name {name!r}")
+        _REGISTRY[name] = Check(name, claim, func, tuple(covers), quick, func.__module__)
+        return func
+
+    return deco
+
+
+def all_checks() -> list[Check]:
+    """Import every module of ``proofs_checks`` and return the registered checks in order."""
+    import proofs_checks
+
+    for info in sorted(pkgutil.iter_modules(proofs_checks.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"proofs_checks.{info.name}")
+    return list(_REGISTRY.values())
+
+
+@dataclass
+class Outcome:
+    check: Check
+    result: CheckResult | None
+    seconds: float
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.result is not None and self.result.verdict.passed
+
+
+def run_check(check: Check) -> Outcome:
+    """Run one check, timing it; an exception is recorded as a failure."""
+    t0 = time.perf_counter()
+    try:
+        res = check.func()
+        if not isinstance(res, CheckResult):
+            raise TypeError(f"check {check.name} returned {type(res).__name__}, not CheckResult")
+        return Outcome(check, res, time.perf_counter() - t0)
+    except Exception as exc:  # a crashing check fails closed
+        return Outcome(check, None, time.perf_counter() - t0, f"{type(exc).__name__}: {exc}")

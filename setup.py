@@ -1,0 +1,39 @@
+"""Build script: cythonizes refdp/_core.pyx with the compiler directives in one place.
+
+Set ``REFDP_DEBUG=1`` in the environment to build with bounds checking,
+wraparound and division checks turned back on (debug builds).
+"""
+import os
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("REFDP_DEBUG", "0") not in ("", "0")
+
+COMPILER_DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "cdivision": not DEBUG,
+    "initializedcheck": DEBUG,
+    "nonecheck": DEBUG,
+    "embedsignature": True,
+}
+
+extensions = [
+    Extension(
+        "refdp._core",
+        sources=["refdp/_core.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+    )
+]
+
+setup(
+    packages=["refdp", "refdp.mechanisms", "refdp.accounting", "refdp.verify", "proofs_checks"],
+    package_data={"refdp": ["_core.pyx", "_core.pxd", "*.pxd"]},
+    ext_modules=cythonize(extensions, compiler_directives=COMPILER_DIRECTIVES),
+    zip_safe=False,
+)
