@@ -134,7 +134,7 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
     cdef Py_ssize_t i, j, jstar
     cdef const int64_t* row
     cdef int64_t top
-    cdef double z, zmax, lt, m, s, lse
+    cdef double z, zbar, lt, m, s, w, r, lse
     for i in range(n_queries):
         row = counts + i * n_classes
         jstar = 0
@@ -143,28 +143,32 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
             if row[j] > top:
                 top = row[j]
                 jstar = j
+        # streaming log-sum-exp: (m, s) stands for exp(m) * s; w carries the
+        # same weights times z, so that w / s is the mass-weighted mean of z.
         m = -INFINITY
         s = 0.0
-        zmax = 0.0
+        w = 0.0
         for j in range(n_classes):
             if j == jstar:
                 continue
             z = gamma * <double> (top - row[j])
-            if z > zmax:
-                zmax = z
             lt = log(2.0 + z) - z - LOG4
-            # streaming log-sum-exp: (m, s) represents exp(m) * s
             if lt > m:
-                s = s * exp(m - lt) + 1.0
+                r = exp(m - lt)
+                s = s * r + 1.0
+                w = w * r + z
                 m = lt
             else:
-                s = s + exp(lt - m)
+                r = exp(lt - m)
+                s = s + r
+                w = w + r * z
         if s == 0.0:
             log_q[i] = -INFINITY
         else:
             lse = m + log(s)
+            zbar = w / s
             # upward rounding margin (docs/theory/floating_point.rst)
-            log_q[i] = lse + 8.0 * EPS * (zmax + log(2.0 + zmax) + fabs(lse) + 2.0 * n_classes + 8.0)
+            log_q[i] = lse + 8.0 * EPS * (zbar + log(2.0 + zbar) + fabs(lse) + 2.0 * n_classes + 8.0)
 
 
 def _py_laplace_difference_log_tail(const double[::1] gaps, double gamma):

@@ -71,9 +71,10 @@ def lemma4_log_q(counts, gamma):
         z = gamma * gaps
         lt = np.log(2.0 + z) - z - LOG4
         m = lt.max()
-        lse = m + math.log(np.sum(np.exp(lt - m)))
-        zmax = max(0.0, z.max())
-        out[i] = lse + 8.0 * EPS * (zmax + math.log(2.0 + zmax) + abs(lse) + 2.0 * c + 8.0)
+        weights = np.exp(lt - m)
+        lse = m + math.log(np.sum(weights))
+        zbar = float(np.sum(weights * z) / np.sum(weights))  # mass-weighted mean of z
+        out[i] = lse + 8.0 * EPS * (zbar + math.log(2.0 + zbar) + abs(lse) + 2.0 * c + 8.0)
     return out
 
 

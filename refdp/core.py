@@ -176,7 +176,9 @@ def accountant_log_moments(log_q, orders, gamma):
     ----------
     log_q : array_like of float, shape (n_queries,)
         Log of a valid upper bound q_i on P[M(d) != o*] for each query
-        (e.g. from :func:`lemma4_log_q`); ``-inf`` allowed.
+        (e.g. from :func:`lemma4_log_q`); ``-inf`` allowed, and values
+        ``>= 0`` (a vacuous q >= 1, as Lemma 4 gives for ties) simply fall
+        outside Theorem 3's range.
     orders : array_like of float, shape (n_orders,)
         Positive moment orders lambda.
     gamma : float > 0
@@ -189,10 +191,10 @@ def accountant_log_moments(log_q, orders, gamma):
     owner = "accountant_log_moments"
     gamma = check_scalar(gamma, "gamma", owner, _POSITIVE)
     log_q = check_array(log_q, "log_q", owner, ndim=1, finite=False)
-    if np.isnan(log_q).any() or (log_q > 0).any():
-        i = int(np.argmax(np.isnan(log_q) | (log_q > 0)))
-        raise parameter_error("log_q", owner, "an array of log-probabilities in [-inf, 0]",
-                              Described(f"{log_q[i]!r} at position ({i},)"))
+    if np.isnan(log_q).any():
+        i = int(np.argmax(np.isnan(log_q)))
+        raise parameter_error("log_q", owner, "an array of logs of upper bounds q_i (not NaN)",
+                              Described(f"nan at position ({i},)"))
     orders = check_array(orders, "orders", owner, ndim=1, min_size=1,
                          interval=Interval(float, 0, None, closed="neither"))
     return _core._py_accountant_log_moments(np.ascontiguousarray(log_q),

@@ -1,0 +1,115 @@
+"""The ``refdp`` command line.
+
+``refdp verify [--quick] [--json] [--only TEXT] [--list]`` runs every check
+registered in ``proofs_checks/`` (privacy claims decided exactly in mpmath,
+theorem bounds on data, kernels against their twins), prints one row per check
+and exits with status 1 if any check does not hold (an undecided comparison or
+a crashing check counts as a failure).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+__all__ = ["main"]
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    try:
+        import mpmath
+
+        if isinstance(v, (mpmath.mpf, mpmath.mpc)):
+            return mpmath.nstr(v, 8)
+    except ImportError:  # pragma: no cover - mpmath is a dependency
+        pass
+    if isinstance(v, float):
+        return f"{v:.8g}"
+    return str(v)
+
+
+def _json_value(v):
+    if v is None:
+        return None
+    if isinstance(v, (int, float, str, bool)):
+        return v
+    return str(v)
+
+
+def _verify(args) -> int:
+    from .verify.registry import all_checks, run_check
+
+    checks = all_checks()
+    if args.quick:
+        checks = [c for c in checks if c.quick]
+    if args.only:
+        checks = [c for c in checks if args.only in c.name]
+    if args.list:
+        for c in checks:
+            print(f"{c.name}{'' if c.quick else '  (full run only)'}\n    {c.claim}")
+        return 0
+    if not checks:
+        print("no checks selected", file=sys.stderr)
+        return 2
+    rows = []
+    t0 = time.perf_counter()
+    name_w = max(len(c.name) for c in checks)
+    if not args.json:
+        head = f"{'check':<{name_w}}  {'measured':>14}  {'bound':>14}  {'verdict':<9}  {'digits':>6}  {'time':>7}"
+        print(head)
+        print("-" * len(head))
+    for check in checks:
+        out = run_check(check)
+        res = out.result
+        verdict = res.verdict.value if res else "error"
+        row = {
+            "check": check.name,
+            "claim": check.claim,
+            "measured": _json_value(res.measured) if res else None,
+            "bound": _json_value(res.bound) if res else None,
+            "verdict": verdict,
+            "passed": out.passed,
+            "digits": res.digits if res else None,
+            "seconds": round(out.seconds, 3),
+            "detail": res.detail if res else out.error,
+            "module": check.module,
+        }
+        rows.append(row)
+        if not args.json:
+            print(f"{check.name:<{name_w}}  {_fmt(res.measured if res else None):>14}  "
+                  f"{_fmt(res.bound if res else None):>14}  {verdict:<9}  "
+                  f"{(res.digits if res else '-')!s:>6}  {out.seconds:>6.2f}s", flush=True)
+            print(f"{'':<{name_w}}  claim: {check.claim}")
+            if row["detail"]:
+                print(f"{'':<{name_w}}  {'worst: ' if res else 'error: '}{row['detail']}")
+    n_fail = sum(not r["passed"] for r in rows)
+    total = time.perf_counter() - t0
+    if args.json:
+        json.dump({"checks": rows, "failed": n_fail, "seconds": round(total, 3)}, sys.stdout, indent=2)
+        print()
+    else:
+        print("-" * 40)
+        print(f"{len(rows) - n_fail} of {len(rows)} checks hold; {n_fail} fail or undecided "
+              f"(undecided counts as failure); {total:.1f}s")
+    return 1 if n_fail else 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="refdp", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("verify", help="run the verification report (exact privacy checks, theorem checks)")
+    v.add_argument("--quick", action="store_true", help="run the quick subset (< 30 s)")
+    v.add_argument("--json", action="store_true", help="machine-readable output")
+    v.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
+    v.add_argument("--list", action="store_true", help="list the selected checks and exit")
+    args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args)
+    return 2  # pragma: no cover - argparse enforces the choices
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

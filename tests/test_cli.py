@@ -1,0 +1,61 @@
+"""The ``refdp`` console script: table, JSON, exit status, fail-closed."""
+import json
+import subprocess
+import sys
+
+import mpmath
+
+from refdp import cli
+from refdp.verify import registry
+from refdp.verify.registry import CheckResult, register
+from refdp.verify.verdict import Verdict
+
+
+def test_verify_json_runs_selected_checks(capsys):
+    rc = cli.main(["verify", "--json", "--only", "core."])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert out["failed"] == 0 and len(out["checks"]) >= 3
+    for row in out["checks"]:
+        assert set(row) >= {"check", "claim", "measured", "bound", "verdict", "digits", "seconds"}
+        assert row["verdict"] == "holds"
+
+
+def test_verify_table_has_every_column(capsys):
+    rc = cli.main(["verify", "--only", "core.count_votes"])
+    text = capsys.readouterr().out
+    assert rc == 0
+    for col in ("check", "measured", "bound", "verdict", "digits", "time", "claim:"):
+        assert col in text
+
+
+def _temporary_check(name, verdict):
+    @register(name, "a claim for the CLI test", quick=True)
+    def _check():
+        return CheckResult(mpmath.mpf(1), mpmath.mpf(1), verdict, 30, "")
+    return name
+
+
+def test_undecided_and_crashing_checks_fail_closed(capsys):
+    names = [_temporary_check("zz_cli_test.undecided", Verdict.UNDECIDED)]
+
+    @register("zz_cli_test.crash", "crashes", quick=True)
+    def _crash():
+        raise RuntimeError("boom")
+    names.append("zz_cli_test.crash")
+    try:
+        rc = cli.main(["verify", "--json", "--only", "zz_cli_test."])
+        out = json.loads(capsys.readouterr().out)
+        assert rc == 1 and out["failed"] == 2
+        verdicts = {r["check"]: r["verdict"] for r in out["checks"]}
+        assert verdicts == {"zz_cli_test.undecided": "undecided", "zz_cli_test.crash": "error"}
+    finally:
+        for n in names:
+            registry._REGISTRY.pop(n, None)
+
+
+def test_console_script_entry_point_runs():
+    proc = subprocess.run([sys.executable, "-m", "refdp.cli", "verify", "--list", "--quick"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "core.walk_sweep_equals_per_query_walk" in proc.stdout

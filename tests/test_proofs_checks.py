@@ -1,0 +1,65 @@
+"""Every registered check runs under pytest, and every private mechanism has one.
+
+The quick checks run in the default test run; the full sweeps (registered with
+``quick=False``) carry the ``slow`` marker and run in ``refdp verify`` and in
+``pytest -m slow``.
+"""
+import importlib
+import pkgutil
+
+import pytest
+
+import refdp
+from refdp.verify.registry import all_checks, run_check
+
+CHECKS = all_checks()
+
+
+@pytest.mark.parametrize(
+    "check",
+    [pytest.param(c, id=c.name, marks=() if c.quick else pytest.mark.slow) for c in CHECKS],
+)
+def test_registered_check_holds(check):
+    out = run_check(check)
+    assert out.result is not None, out.error
+    assert out.passed, (
+        f"{check.name}: verdict {out.result.verdict}, measured {out.result.measured}, "
+        f"bound {out.result.bound}; {out.result.detail}")
+
+
+def _private_mechanisms():
+    """Fully qualified names listed in any refdp module's PRIVATE_MECHANISMS."""
+    names = set()
+    for info in pkgutil.walk_packages(refdp.__path__, prefix="refdp."):
+        if info.name.split(".")[-1].startswith("_") or info.name == "refdp.cli":
+            continue
+        mod = importlib.import_module(info.name)
+        names.update(getattr(mod, "PRIVATE_MECHANISMS", ()))
+    return sorted(names)
+
+
+def _resolve(qualname):
+    module, _, attr = qualname.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
+
+
+def test_every_private_mechanism_has_a_registered_check():
+    mechanisms = _private_mechanisms()
+    assert mechanisms, "no module declares PRIVATE_MECHANISMS"
+    covered = {name for c in CHECKS for name in c.covers}
+    missing = [m for m in mechanisms if m not in covered]
+    assert not missing, f"private mechanisms without a registered privacy check: {missing}"
+
+
+def test_covered_names_exist():
+    for c in CHECKS:
+        for name in c.covers:
+            assert callable(_resolve(name)), (c.name, name)
+
+
+def test_check_names_are_unique_and_documented():
+    names = [c.name for c in CHECKS]
+    assert len(names) == len(set(names))
+    for c in CHECKS:
+        mod = importlib.import_module(c.module)
+        assert mod.__doc__ and "Claim" in mod.__doc__ and "Precision" in mod.__doc__, c.module
