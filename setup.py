@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 DEBUG = os.environ.get("REFDP_DEBUG", "0") not in ("", "0")
 
@@ -32,7 +32,9 @@ extensions = [
 ]
 
 setup(
-    packages=["refdp", "refdp.mechanisms", "refdp.accounting", "refdp.verify", "proofs_checks"],
+    # proofs_checks is installed as a top-level package so that an installed
+    # `refdp verify` finds the checks without the source tree.
+    packages=find_packages(include=["refdp", "refdp.*", "proofs_checks"]),
     package_data={"refdp": ["_core.pyx", "_core.pxd", "*.pxd"]},
     ext_modules=cythonize(extensions, compiler_directives=COMPILER_DIRECTIVES),
     zip_safe=False,
