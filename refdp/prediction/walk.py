@@ -1,0 +1,318 @@
+"""The exponential projected walk for thresholds and unions of intervals.
+
+Dwork & Feldman, "Privacy-preserving Prediction" (COLT 2018), Section 5, in the
+log-odds form of SPEC section 2: with ``B = ln((1 - alpha) / alpha)`` and step
+``s``, the prediction at ``x`` is 1 with probability ``sigmoid(l(x))`` where
+``l`` starts at 0 and, for every training record ``(x_i, y_i)`` with
+``x_i <= x`` taken in the order of the tie rule below, becomes
+``clip(l + s (2 y_i - 1), -B, B)``.
+
+Tie rule: records are processed in lexicographic order of ``(x_i, y_i)``
+(label 0 before label 1 at equal ``x``), and a query at ``x`` includes every
+record with ``x_i <= x``. This order is a function of the multiset of records
+alone, so inserting or deleting a record never changes the relative order of
+the others; docs/theory/projected_walk_sweep.rst proves that ``l`` then moves
+by at most ``s`` per inserted or deleted record, hence step ``epsilon`` is
+epsilon-DP for add/remove neighbours and step ``epsilon / 2`` for replace-one.
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+from scipy.special import expit
+
+from .. import core
+from .._validation import (Interval, Options, check_array, check_option, check_rng,
+                           check_scalar, parameter_error, Described)
+
+__all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
+
+PRIVATE_MECHANISMS = ("refdp.prediction.walk.ProjectedWalk.predict",)
+
+NEIGHBOURS = Options(("replace", "add_remove"))
+_EPS = Interval(float, 0, None, closed="neither")
+_ALPHA = Interval(float, 0, 0.5, closed="neither")
+
+
+def walk_step(epsilon, neighbours="replace"):
+    """Step of the projected walk that makes each prediction epsilon-DP.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    neighbours : {"replace", "add_remove"}
+        ``"replace"``: one record replaced (the step is ``epsilon / 2``, since a
+        replacement is a deletion and an insertion); ``"add_remove"``: one record
+        added or removed (the step is ``epsilon``).
+
+    Returns
+    -------
+    float
+    """
+    epsilon = check_scalar(epsilon, "epsilon", "walk_step", _EPS)
+    neighbours = check_option(neighbours, "neighbours", "walk_step", NEIGHBOURS)
+    return epsilon / 2 if neighbours == "replace" else epsilon
+
+
+def walk_empirical_error_bound(n, epsilon, alpha, *, n_boundaries=1, opt=0.0, neighbours="replace"):
+    """Upper bound on the walk's expected empirical error (docs/theory/projected_walk_error.rst).
+
+    For training data whose points have distinct ``x`` (or whose tied points
+    share a label) and any hypothesis h whose labels change ``n_boundaries``
+    times along the line (a threshold: 1; a union of k intervals: at most 2k)
+    and which errs on a fraction ``opt`` of the training points,
+
+    ``err_S <= alpha + opt + (n_boundaries * B + ln 2) / (s * n)``
+
+    where ``err_S = (1/n) sum_i P[walk(x_i) != y_i]``, ``B = ln((1 - alpha)/alpha)``
+    and ``s`` is the step (:func:`walk_step`). SPEC's ``alpha + (B/s + 1)/n`` for
+    realizable thresholds is too small when ``s < ln 2``: the first run of
+    labels also costs up to ``ln(2)/s`` (see the theory page, which gives a
+    counterexample).
+
+    Parameters
+    ----------
+    n : int >= 1
+        Training-set size.
+    epsilon : float > 0
+    alpha : float in (0, 1/2)
+    n_boundaries : int >= 0, default 1
+    opt : float in [0, 1], default 0
+        Empirical error of the comparison hypothesis.
+    neighbours : {"replace", "add_remove"}
+
+    Returns
+    -------
+    float
+    """
+    owner = "walk_empirical_error_bound"
+    n = check_scalar(n, "n", owner, Interval(int, 1, None))
+    alpha = check_scalar(alpha, "alpha", owner, _ALPHA)
+    n_boundaries = check_scalar(n_boundaries, "n_boundaries", owner, Interval(int, 0, None))
+    opt = check_scalar(opt, "opt", owner, Interval(float, 0, 1))
+    s = walk_step(epsilon, neighbours)
+    big_b = math.log((1 - alpha) / alpha)
+    bound = alpha + opt + (n_boundaries * big_b + math.log(2)) / (s * n)
+    return min(1.0, bound * (1 + 1e-12))  # rounded up against float error
+
+
+def exact_walk_state(records, x, step, big_b):
+    """The walk's log-odds at query ``x``, exactly, as ``(a, b)`` with ``l = a*step + b*B``.
+
+    Every value the walk takes is an integer combination of the step and of
+    ``B``: clipping sets it to ``+-B`` (``a = 0, b = +-1``) and a step adds
+    ``+-1`` to ``a``. From ``l = a s`` (b = 0) the walk clips when
+    ``|a| > B/s``; from ``l = +B + a s`` when ``a > 0`` or ``a < -2B/s``; from
+    ``l = -B + a s`` when ``a < 0`` or ``a > 2B/s``. So only ``floor(B/s)`` and
+    ``floor(2B/s)`` are computed numerically (at the current mpmath precision)
+    and the walk itself runs in integers. A comparison at equality cannot
+    change the result (clipping a value equal to the bound leaves it
+    unchanged), so the coefficients are exact and the log-odds can be
+    re-evaluated at any precision.
+
+    Parameters
+    ----------
+    records : iterable of (x_i, y_i)
+        Training records in any order; they are sorted by the tie rule here.
+    x : number
+        Query point.
+    step, big_b : mpmath.mpf
+        Step ``s`` and bound ``B`` at the caller's precision.
+
+    Returns
+    -------
+    (int, int)
+    """
+    ratio = big_b / step
+    k1, k2 = int(mpmath.floor(ratio)), int(mpmath.floor(2 * ratio))
+    a, b = 0, 0
+    for xi, yi in sorted(records):
+        if xi > x:
+            break
+        a += 1 if yi == 1 else -1
+        if b == 0 and abs(a) > k1:
+            a, b = 0, (1 if a > 0 else -1)
+        elif b == 1 and (a > 0 or a < -k2):
+            a, b = (0, 1) if a > 0 else (0, -1)
+        elif b == -1 and (a < 0 or a > k2):
+            a, b = (0, -1) if a < 0 else (0, 1)
+    return a, b
+
+
+def exact_walk_log_odds(records, x, step, big_b):
+    """The walk's log-odds at query ``x`` in mpmath (see :func:`exact_walk_state`)."""
+    a, b = exact_walk_state(records, x, step, big_b)
+    return a * step + b * big_b
+
+
+class ProjectedWalk:
+    """Exponential projected walk: private prediction for thresholds and unions of intervals.
+
+    Dwork & Feldman (COLT 2018), Section 5 (log-odds form of SPEC section 2).
+    Each call to :meth:`predict` on one query point is ``epsilon``-DP with
+    respect to the training set, for the declared neighbour relation; answering
+    ``q`` queries is ``q * epsilon``-DP by basic composition.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+        Privacy parameter per prediction.
+    alpha : float in (0, 1/2)
+        The walk's bias bound: every prediction is 1 with probability in
+        ``[alpha, 1 - alpha]`` (``B = ln((1 - alpha) / alpha)``).
+    neighbours : {"replace", "add_remove"}, default "replace"
+        Neighbour relation the guarantee refers to; sets the step
+        (:func:`walk_step`).
+
+    Attributes
+    ----------
+    step_ : float
+        The step ``s``.
+    bound_ : float
+        ``B``.
+    x_, steps_ : ndarray
+        Training points sorted by the tie rule and their signed steps (after :meth:`fit`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.prediction import ProjectedWalk
+    >>> x = np.linspace(0, 1, 1000); y = (x > 0.3).astype(int)
+    >>> w = ProjectedWalk(epsilon=1.0, alpha=0.01).fit(x, y)
+    >>> p = w.predict_proba([0.1, 0.9])
+    >>> bool(p[0] < 0.02 and p[1] > 0.98)
+    True
+    """
+
+    def __init__(self, epsilon, alpha, neighbours="replace"):
+        self.epsilon = epsilon
+        self.alpha = alpha
+        self.neighbours = neighbours
+
+    # -- parameters ---------------------------------------------------------
+    def _validated(self):
+        owner = type(self).__name__
+        eps = check_scalar(self.epsilon, "epsilon", owner, _EPS)
+        alpha = check_scalar(self.alpha, "alpha", owner, _ALPHA)
+        nb = check_option(self.neighbours, "neighbours", owner, NEIGHBOURS)
+        return eps, alpha, nb
+
+    def get_params(self, deep=True):
+        return {"epsilon": self.epsilon, "alpha": self.alpha, "neighbours": self.neighbours}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self.get_params():
+                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours", k)
+            setattr(self, k, v)
+        return self
+
+    # -- fitting ------------------------------------------------------------
+    def fit(self, x, y):
+        """Store the training records sorted by the tie rule ``(x, y)``.
+
+        Parameters
+        ----------
+        x : array_like of float, shape (n,), finite, n >= 1
+        y : array_like of {0, 1}, shape (n,)
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        eps, alpha, nb = self._validated()
+        x = check_array(x, "x", owner, ndim=1, min_size=1)
+        y = check_array(y, "y", owner, dtype="integer", shape=(x.shape[0],))
+        if y.size and not np.all((y == 0) | (y == 1)):
+            i = int(np.argmax((y != 0) & (y != 1)))
+            raise parameter_error("y", owner, "an array of labels in {0, 1}",
+                                  Described(f"{y[i].item()} at position ({i},)"))
+        order = np.lexsort((y, x))
+        self.step_ = walk_step(eps, nb)
+        self.bound_ = math.log((1 - alpha) / alpha)
+        self.x_ = np.ascontiguousarray(x[order])
+        self.y_ = np.ascontiguousarray(y[order].astype(np.int8))
+        self.steps_ = self.step_ * (2.0 * self.y_ - 1.0)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "x_"):
+            raise ValueError(f"This {type(self).__name__} instance is not fitted yet; call fit(x, y) first.")
+        # parameters may have changed through set_params: refuse a stale fit
+        eps, alpha, nb = self._validated()
+        if walk_step(eps, nb) != self.step_ or math.log((1 - alpha) / alpha) != self.bound_:
+            raise ValueError(f"The parameters of this {type(self).__name__} changed after fit; call fit again.")
+
+    # -- prediction ---------------------------------------------------------
+    def log_odds(self, x_query):
+        """Final log-odds ``l(x)`` per query (compiled sweep, O((n + q) log(n + q)))."""
+        self._check_fitted()
+        xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
+        return core.projected_walk_log_odds(self.x_, self.steps_, xq,
+                                            lower=-self.bound_, upper=self.bound_)
+
+    def predict_proba(self, x_query):
+        """Exact ``P[output = 1]`` per query, ``sigmoid(l(x))``, in float.
+
+        Agrees with :meth:`exact_proba` to about 1e-15 relative (the log-odds
+        are sums of at most ``n`` steps; see docs/theory/floating_point.rst).
+        """
+        return expit(self.log_odds(x_query))
+
+    def predict(self, x_query, rng=None):
+        """Private predictions: 1 with probability ``predict_proba(x)``, each epsilon-DP.
+
+        One uniform ``u`` per query; the output is ``u < p`` so each computed
+        probability is used as is.
+
+        Parameters
+        ----------
+        x_query : array_like of float, shape (q,)
+        rng : None, int, SeedSequence, BitGenerator or Generator
+
+        Returns
+        -------
+        ndarray of int8, shape (q,)
+        """
+        p = self.predict_proba(x_query)
+        u = check_rng(rng).random(p.shape[0])
+        return (u < p).astype(np.int8)
+
+    def exact_proba(self, x_query, dps=50):
+        """``P[output = 1]`` per query computed in mpmath at ``dps`` digits.
+
+        The reference the privacy checks use: step and bound are recomputed at
+        the working precision from ``epsilon`` and ``alpha`` (converted from
+        their decimal representation).
+        """
+        self._check_fitted()
+        xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
+        records = list(zip(self.x_.tolist(), self.y_.tolist()))
+        with mpmath.workdps(dps):
+            step, big_b = self.exact_parameters()
+            return [mpmath.mpf(1) / (1 + mpmath.exp(-exact_walk_log_odds(records, float(v), step, big_b)))
+                    for v in xq]
+
+    def exact_states(self, x_query):
+        """Exact log-odds per query as integer pairs ``(a, b)``, ``l = a*s + b*B``.
+
+        See :func:`exact_walk_state`; the privacy checks evaluate the pairs at
+        two precisions to decide their claims.
+        """
+        self._check_fitted()
+        xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
+        records = list(zip(self.x_.tolist(), self.y_.tolist()))
+        with mpmath.workdps(60):
+            step, big_b = self.exact_parameters()
+            return [exact_walk_state(records, float(v), step, big_b) for v in xq]
+
+    def exact_parameters(self):
+        """``(s, B)`` as mpmath numbers at the current precision (from str(epsilon), str(alpha))."""
+        eps, alpha, nb = self._validated()
+        e = mpmath.mpf(str(self.epsilon)) if not isinstance(self.epsilon, mpmath.mpf) else self.epsilon
+        a = mpmath.mpf(str(self.alpha)) if not isinstance(self.alpha, mpmath.mpf) else self.alpha
+        step = e / 2 if nb == "replace" else e
+        return step, mpmath.log((1 - a) / a)
