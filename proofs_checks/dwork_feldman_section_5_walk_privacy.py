@@ -20,38 +20,16 @@ Precision
 """
 from __future__ import annotations
 
-import itertools
-
 import mpmath
 
 from refdp.prediction import ProjectedWalk
+from refdp.verify.neighbours import all_datasets, neighbour_function, labelled_domain
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_leq
 
-DOMAIN = tuple(itertools.product(range(4), (0, 1)))
+DOMAIN = labelled_domain(range(4))
 QUERIES = (-1.0, 0.0, 1.0, 2.0, 3.0)
 DPS = 30
-
-
-def _datasets(max_size):
-    for n in range(max_size + 1):
-        yield from itertools.combinations_with_replacement(DOMAIN, n)
-
-
-def _neighbours(dataset, relation, max_size):
-    """Neighbours of a sorted multiset (each unordered pair is produced at least once)."""
-    if relation == "add_remove":
-        if len(dataset) < max_size:
-            for r in DOMAIN:
-                yield tuple(sorted(dataset + (r,)))
-        return
-    for i in sorted(set(range(len(dataset))), key=lambda i: dataset[i]):
-        if i > 0 and dataset[i] == dataset[i - 1]:
-            continue
-        rest = dataset[:i] + dataset[i + 1:]
-        for r in DOMAIN:
-            if r != dataset[i]:
-                yield tuple(sorted(rest + (r,)))
 
 
 def _states(walk, dataset):
@@ -82,11 +60,12 @@ def walk_privacy(epsilon="1", alpha="0.1", walk_relation="replace", relation="re
     walk = ProjectedWalk(epsilon=float(epsilon), alpha=float(alpha), neighbours=walk_relation)
     cache = {}
     pairs = {}
-    for d in _datasets(max_size):
+    neighbours = neighbour_function(relation, DOMAIN)
+    for d in all_datasets(DOMAIN, max_size):
         if d not in cache:
             cache[d] = _states(walk, d)
         sd = cache[d]
-        for d2 in _neighbours(d, relation, max_size):
+        for d2 in neighbours(d):
             if d2 not in cache:
                 cache[d2] = _states(walk, d2)
             sd2 = cache[d2]
