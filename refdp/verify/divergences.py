@@ -1,0 +1,395 @@
+"""Exact divergences between two finite output distributions.
+
+A distribution is a mapping ``output -> probability`` or a sequence of
+probabilities indexed by output. Probabilities may be integers,
+:class:`fractions.Fraction`, floats (taken as the exact binary numbers they
+are), ``mpmath.mpf`` numbers, or ``mpmath.iv`` intervals (taken as enclosures of
+the true probabilities). Every divergence is computed in mpmath at the current
+precision (``mpmath.mp.dps``), or in interval arithmetic (``mpmath.iv`` at its
+current precision) as soon as one probability is an interval; in the latter
+case the result is an interval guaranteed to contain the divergence of every
+pair of distributions inside the enclosures.
+
+An output that has mass under one distribution and none under the other makes
+the max divergence infinite; an exact zero is an integer ``0``, ``Fraction(0)``,
+``0.0`` or an ``mpf`` zero (an interval that merely touches zero is not exact).
+
+References
+----------
+.. [DR14] C. Dwork and A. Roth, "The Algorithmic Foundations of Differential
+   Privacy", 2014, Definition 3.6 (max divergence) and Lemma 3.17.
+.. [BBG18] B. Balle, G. Barthe and M. Gaboardi, "Privacy Amplification by
+   Subsampling", NeurIPS 2018, Sec. 2 (the hockey-stick divergence
+   characterises (epsilon, delta)-DP).
+.. [Mir17] I. Mironov, "Renyi Differential Privacy", CSF 2017, Definition 3.
+.. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+   "Semi-supervised Knowledge Transfer for Deep Learning from Private Training
+   Data", ICLR 2017, Sec. 3.1 (the log-moment alpha(lambda)).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from .._validation import Described, Interval, check_scalar, parameter_error
+from .verdict import enclose, lower, upper
+
+__all__ = [
+    "SUM_TOLERANCE",
+    "as_distribution",
+    "distribution_pair",
+    "max_divergence",
+    "hockey_stick_divergence",
+    "renyi_divergence",
+    "log_moment",
+]
+
+#: Largest admissible ``|sum of probabilities - 1|`` of an input distribution.
+#: Probabilities are used as given (never renormalised); this tolerance only
+#: rejects inputs that are not distributions at all (e.g. a forgotten
+#: normalisation), while admitting float rounding of ordinary mechanisms.
+SUM_TOLERANCE = Fraction(1, 10**9)
+
+_EPSILON = Interval(float, 0, None, closed="left")
+_ORDER = Interval(float, 1, None, closed="neither")
+_LAMBDA = Interval(float, 0, None, closed="neither")
+
+
+# ---------------------------------------------------------------------------
+# Input normalisation
+# ---------------------------------------------------------------------------
+
+def _is_interval(x) -> bool:
+    return isinstance(x, mpmath.iv.mpf)
+
+
+def _check_probability(value, output, name, owner):
+    if _is_interval(value):
+        if upper(value) < 0 or not (mpmath.isfinite(upper(value)) and mpmath.isfinite(lower(value))):
+            raise parameter_error(name, owner, "a distribution of non-negative probabilities",
+                                  Described(f"{value!r} for output {output!r}"))
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise parameter_error(name, owner, "a distribution of real probabilities",
+                              Described(f"{value!r} for output {output!r}"))
+    if isinstance(value, (np.floating, np.integer)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise parameter_error(name, owner, "a distribution of finite probabilities",
+                              Described(f"{value!r} for output {output!r}"))
+    if isinstance(value, mpmath.mpf) and not mpmath.isfinite(value):
+        raise parameter_error(name, owner, "a distribution of finite probabilities",
+                              Described(f"{value!r} for output {output!r}"))
+    if value < 0:
+        raise parameter_error(name, owner, "a distribution of non-negative probabilities",
+                              Described(f"{value!r} for output {output!r}"))
+    return value
+
+
+def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> dict:
+    """Validate a finite distribution and return it as a dict ``output -> probability``.
+
+    Parameters
+    ----------
+    dist : mapping or sequence
+        ``{output: probability}`` or probabilities indexed ``0, 1, ...``.
+    name, owner : str
+        Used in the error message.
+
+    Returns
+    -------
+    dict
+        The same probabilities (types unchanged, NumPy scalars unwrapped).
+
+    Raises
+    ------
+    ValueError
+        If a probability is negative, not a finite real number, or if the
+        probabilities do not sum to 1 within :data:`SUM_TOLERANCE` (the sum is
+        evaluated in interval arithmetic, so rounding in the check itself
+        cannot reject a valid input).
+    """
+    if isinstance(dist, Mapping):
+        items = list(dist.items())
+    elif isinstance(dist, (str, bytes)) or not hasattr(dist, "__len__"):
+        raise parameter_error(name, owner, "a mapping output -> probability or a sequence of probabilities",
+                              dist)
+    else:
+        if isinstance(dist, np.ndarray) and dist.ndim != 1:
+            raise parameter_error(name, owner, "a 1-dimensional sequence of probabilities", dist)
+        items = list(enumerate(dist.tolist() if isinstance(dist, np.ndarray) else dist))
+    if not items:
+        raise parameter_error(name, owner, "a distribution with at least one output", dist)
+    out = {o: _check_probability(v, o, name, owner) for o, v in items}
+    # Sum in interval arithmetic with enough bits for every input to be exact
+    # or tightly enclosed.
+    old = mpmath.iv.prec
+    try:
+        mpmath.iv.prec = max(old, mpmath.mp.prec, 113) + 20
+        total = mpmath.iv.mpf(0)
+        for v in out.values():
+            total += enclose(v)
+        tol = enclose(SUM_TOLERANCE)
+        too_small = upper(total) < 1 - upper(tol)
+        too_large = lower(total) > 1 + upper(tol)
+    finally:
+        mpmath.iv.prec = old
+    if too_small or too_large:
+        shown = mpmath.nstr(mpmath.mpf(total.mid), 17)
+        raise parameter_error(name, owner,
+                              f"a distribution whose probabilities sum to 1 within {float(SUM_TOLERANCE):g}",
+                              Described(f"probabilities summing to {shown}"))
+    return out
+
+
+def distribution_pair(p, q, owner: str = "distribution_pair"):
+    """Validate two distributions over a common output set.
+
+    Parameters
+    ----------
+    p, q : mapping or sequence
+        See :func:`as_distribution`. Two sequences must have the same length
+        (they index the same outputs); mappings may have different keys, a
+        missing output having probability exactly 0.
+
+    Returns
+    -------
+    outputs : list
+        The union of outputs, in the order of ``p`` then the new ones of ``q``.
+    pv, qv : list
+        The probabilities of each output (exact ``0`` where missing).
+    """
+    if (not isinstance(p, Mapping) and not isinstance(q, Mapping)
+            and hasattr(p, "__len__") and hasattr(q, "__len__") and len(p) != len(q)):
+        raise parameter_error("q", owner, f"a sequence of the same length as 'p' ({len(p)})",
+                              Described(f"a sequence of length {len(q)}"))
+    pd = as_distribution(p, "p", owner)
+    qd = as_distribution(q, "q", owner)
+    outputs = list(pd)
+    outputs.extend(o for o in qd if o not in pd)
+    return outputs, [pd.get(o, 0) for o in outputs], [qd.get(o, 0) for o in outputs]
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic in mpmath.mp or mpmath.iv
+# ---------------------------------------------------------------------------
+
+class _Arith:
+    """The few operations the divergences need, in ``mp`` or in ``iv``."""
+
+    def __init__(self, interval: bool):
+        self.interval = interval
+        self.ctx = mpmath.iv if interval else mpmath.mp
+
+    def num(self, x):
+        if self.interval:
+            return enclose(x)
+        if isinstance(x, Fraction):
+            return mpmath.mpf(x.numerator) / x.denominator
+        return mpmath.mpf(x)
+
+    @staticmethod
+    def exact_zero(x) -> bool:
+        if _is_interval(x):
+            return lower(x) == 0 and upper(x) == 0
+        return x == 0
+
+    def inf(self):
+        return self.ctx.mpf("inf")
+
+    def pos(self, x):
+        """max(0, x)."""
+        if self.interval:
+            lo, hi = lower(x), upper(x)
+            return mpmath.iv.mpf([max(lo, 0), max(hi, 0)])
+        return x if x > 0 else mpmath.mpf(0)
+
+    def key(self, x):
+        """Order used to pick the worst output: the upper end for intervals."""
+        return upper(x) if self.interval else x
+
+    def maximum(self, values):
+        if self.interval:
+            return mpmath.iv.mpf([max(lower(v) for v in values), max(upper(v) for v in values)])
+        return max(values)
+
+
+def _arith_for(*seqs) -> _Arith:
+    return _Arith(any(_is_interval(v) for s in seqs for v in s))
+
+
+def _max_divergence(outputs, pv, qv, ar: _Arith):
+    """(value, worst output) of max_o |ln p_o - ln q_o|; exact zeros handled."""
+    best_val, best_out, vals = None, None, []
+    for o, p, q in zip(outputs, pv, qv):
+        zp, zq = ar.exact_zero(p), ar.exact_zero(q)
+        if zp and zq:
+            continue
+        if zp or zq:
+            v = ar.inf()
+        else:
+            p, q = ar.num(p), ar.num(q)
+            v = abs(ar.ctx.log(p) - ar.ctx.log(q))
+        vals.append(v)
+        if best_val is None or ar.key(v) > ar.key(best_val):
+            best_val, best_out = v, o
+    return ar.maximum(vals), best_out
+
+
+def _hockey_stick(outputs, pv, qv, epsilon, ar: _Arith):
+    """(value, largest-contribution output, event) of sum_o max(0, p_o - e^eps q_o)."""
+    factor = ar.ctx.exp(ar.num(epsilon))
+    total = ar.num(0)
+    best_val, best_out, event = None, None, []
+    for o, p, q in zip(outputs, pv, qv):
+        term = ar.pos(ar.num(p) - factor * ar.num(q))
+        total = total + term
+        if ar.key(term) > 0:
+            event.append(o)
+        if best_val is None or ar.key(term) > ar.key(best_val):
+            best_val, best_out = term, o
+    return total, best_out, tuple(event)
+
+
+def _power_sum(pv, qv, am1, ar: _Arith):
+    """sum_o p_o^a q_o^(1-a) = sum_o p_o (p_o/q_o)^(a-1), given am1 = a - 1 > 0.
+
+    Infinite if some q_o = 0 < p_o.
+    """
+    total = ar.num(0)
+    for p, q in zip(pv, qv):
+        if ar.exact_zero(p):
+            continue
+        if ar.exact_zero(q):
+            return ar.inf()
+        p, q = ar.num(p), ar.num(q)
+        total = total + p * ar.ctx.exp(am1 * (ar.ctx.log(p) - ar.ctx.log(q)))
+    return total
+
+
+# ---------------------------------------------------------------------------
+# Public divergences
+# ---------------------------------------------------------------------------
+
+def max_divergence(p, q, *, with_output: bool = False):
+    """Symmetric max divergence ``max_o |ln P(o) / Q(o)|``.
+
+    For finite output sets this is ``max(D_inf(P||Q), D_inf(Q||P))`` with
+    ``D_inf`` the max divergence of [DR14]_ Definition 3.6 (the maximum over
+    events is attained at single outputs). A mechanism is epsilon-DP exactly
+    when this is ``<= epsilon`` for every pair of neighbouring datasets.
+
+    Parameters
+    ----------
+    p, q : mapping or sequence
+        Two distributions over the same outputs (see :func:`distribution_pair`).
+    with_output : bool, default False
+        Also return the output attaining the maximum.
+
+    Returns
+    -------
+    value : mpmath.mpf or mpmath.iv.mpf
+        ``+inf`` when one distribution has mass where the other has none.
+        Outputs with no mass under either distribution are ignored.
+    output : object
+        Only with ``with_output=True``.
+
+    Examples
+    --------
+    Randomised response with ``e^eps = 3``: ``P = (3/4, 1/4)`` and
+    ``Q = (1/4, 3/4)`` give ``ln 3``.
+
+    >>> from fractions import Fraction as F
+    >>> import mpmath
+    >>> mpmath.nstr(max_divergence([F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)]), 15)
+    '1.09861228866811'
+    """
+    outputs, pv, qv = distribution_pair(p, q, "max_divergence")
+    value, output = _max_divergence(outputs, pv, qv, _arith_for(pv, qv))
+    return (value, output) if with_output else value
+
+
+def hockey_stick_divergence(p, q, epsilon):
+    """Hockey-stick divergence ``delta(eps) = sum_o max(0, P(o) - e^eps Q(o))``.
+
+    A mechanism is (epsilon, delta)-DP exactly when this is ``<= delta`` for
+    every ordered pair of neighbouring datasets ([BBG18]_ Sec. 2; [DR14]_
+    Lemma 3.17 for the event form ``max_S P(S) - e^eps Q(S)``, attained at
+    ``S = {o : P(o) > e^eps Q(o)}``). It is not symmetric: check both orders.
+
+    Parameters
+    ----------
+    p, q : mapping or sequence
+    epsilon : float, epsilon >= 0
+        Taken as the exact binary value of the float.
+
+    Returns
+    -------
+    mpmath.mpf or mpmath.iv.mpf
+    """
+    owner = "hockey_stick_divergence"
+    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
+    outputs, pv, qv = distribution_pair(p, q, owner)
+    return _hockey_stick(outputs, pv, qv, epsilon, _arith_for(pv, qv))[0]
+
+
+def renyi_divergence(p, q, order):
+    """Renyi divergence ``D_a(P||Q) = ln(sum_o P(o)^a Q(o)^(1-a)) / (a - 1)``.
+
+    [Mir17]_ Definition 3, for orders ``a > 1``. Infinite when some output has
+    ``P(o) > 0 = Q(o)``.
+
+    Parameters
+    ----------
+    p, q : mapping or sequence
+    order : float, order > 1
+
+    Returns
+    -------
+    mpmath.mpf or mpmath.iv.mpf
+
+    Examples
+    --------
+    Randomised response with ``P = (3/4, 1/4)``, ``Q = (1/4, 3/4)`` at order 2:
+    ``ln(sum_o P(o)^2 / Q(o)) = ln(9/4 + 1/12) = ln(7/3)``.
+
+    >>> from fractions import Fraction as F
+    >>> import mpmath
+    >>> mpmath.nstr(renyi_divergence([F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)], 2), 12)
+    '0.847297860387'
+    """
+    owner = "renyi_divergence"
+    order = check_scalar(order, "order", owner, _ORDER)
+    outputs, pv, qv = distribution_pair(p, q, owner)
+    ar = _arith_for(pv, qv)
+    am1 = ar.num(order) - 1
+    return ar.ctx.log(_power_sum(pv, qv, am1, ar)) / am1
+
+
+def log_moment(p, q, lam):
+    """PATE's log-moment ``alpha(lambda) = ln sum_o P(o) (P(o)/Q(o))^lambda``.
+
+    [PATE17]_ Sec. 3.1 (the moments accountant of Abadi et al.); equals
+    ``lambda * D_{lambda+1}(P||Q)`` in terms of :func:`renyi_divergence`.
+
+    Parameters
+    ----------
+    p, q : mapping or sequence
+        ``p`` is the distribution on ``d``, ``q`` on the neighbour ``d'``.
+    lam : float, lam > 0
+        The order lambda (any positive real).
+
+    Returns
+    -------
+    mpmath.mpf or mpmath.iv.mpf
+    """
+    owner = "log_moment"
+    lam = check_scalar(lam, "lam", owner, _LAMBDA)
+    outputs, pv, qv = distribution_pair(p, q, owner)
+    ar = _arith_for(pv, qv)
+    return ar.ctx.log(_power_sum(pv, qv, ar.num(lam), ar))
