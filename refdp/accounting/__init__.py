@@ -1,0 +1,31 @@
+"""Privacy accounting: conversions, composition, and the moments accountant's (epsilon, delta).
+
+Every float epsilon or delta returned here is an upper bound of the exact value
+of its formula (rounded toward safety, checked against mpmath in the tests).
+
+One concept per module:
+
+* ``conversions``: pure DP to zCDP, zCDP to (epsilon, delta), Rényi DP to
+  (epsilon, delta);
+* ``moments``: log-moments (PATE's moments accountant) to (epsilon, delta), and
+  PATE's data-independent log-moments;
+* ``composition``: basic, advanced (Dwork–Rothblum–Vadhan), zCDP and PATE's
+  closed form;
+* ``optimal_composition``: the exact optimal composition of k epsilon-DP
+  mechanisms (Kairouz–Oh–Viswanath), the reference the others are checked
+  against.
+"""
+from .composition import (EpsilonDelta, advanced_composition, basic_composition,
+                          pate_quick_composition, zcdp_composition)
+from .conversions import pure_dp_to_zcdp, rdp_to_dp, zcdp_to_dp
+from .moments import (DEFAULT_ORDERS, MomentsConversion, moments_to_dp,
+                      pate_data_independent_log_moments)
+from .optimal_composition import optimal_composition_delta, optimal_composition_epsilon
+
+__all__ = [
+    "pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp",
+    "DEFAULT_ORDERS", "MomentsConversion", "moments_to_dp", "pate_data_independent_log_moments",
+    "EpsilonDelta", "basic_composition", "advanced_composition", "zcdp_composition",
+    "pate_quick_composition",
+    "optimal_composition_delta", "optimal_composition_epsilon",
+]

@@ -1,0 +1,69 @@
+"""Pure DP -> zCDP, zCDP -> (epsilon, delta) and Rényi DP -> (epsilon, delta), against exact profiles.
+
+Claim
+    (1) ``pure_dp_to_zcdp``: for every epsilon-DP mechanism and order alpha > 1,
+    D_alpha <= alpha * rho with rho = pure_dp_to_zcdp(epsilon); decided against
+    randomized response, the worst case.
+    (2) ``rdp_to_dp`` (both methods) and ``zcdp_to_dp``: for the k-fold
+    product of randomized-response pairs with parameter epsilon_0, the
+    epsilon returned from its exact Rényi divergence (rounded up) at an order,
+    or from its zCDP parameter k epsilon_0**2 / 2, satisfies
+    exact_delta(epsilon) <= delta, with exact_delta the Kairouz–Oh–Viswanath sum.
+    The ``cks`` epsilon is never above the ``classic`` one.
+Preconditions
+    Randomized response dominates every epsilon-DP mechanism in Rényi and
+    hockey-stick divergence (docs/theory/accounting.rst).
+Precision
+    mpmath at 40 digits, confirmed at 90 (decide_leq; fail closed).
+"""
+import mpmath
+
+from proofs_checks._accounting import float_above, kov_sum, rr_log_moment
+from refdp.accounting import (pure_dp_to_zcdp, rdp_to_dp, zcdp_composition, zcdp_to_dp)
+from refdp.verify.registry import CheckResult, register
+from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+
+DPS = 40
+
+
+@register("accounting.pure_dp_to_zcdp_bounds_renyi",
+          "D_alpha(RR_eps) <= alpha * pure_dp_to_zcdp(eps) for a grid of eps and alpha > 1",
+          covers=("refdp.accounting.pure_dp_to_zcdp",))
+def pure_to_zcdp():
+    verdicts, worst, where = [], mpmath.mpf(0), ""
+    for epsilon in (0.01, 0.1, 1.0, 3.0, 10.0):
+        rho = pure_dp_to_zcdp(epsilon)
+        for alpha in (1.0625, 1.5, 2.0, 4.0, 16.0, 128.0):
+            v, lhs, rhs = decide_leq(lambda: rr_log_moment(epsilon, alpha - 1, 1) / (alpha - 1),
+                                     lambda: alpha * mpmath.mpf(rho), DPS)
+            verdicts.append(v)
+            if lhs / rhs > worst:
+                worst, where = lhs / rhs, f"epsilon={epsilon}, alpha={alpha}"
+    return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
+                       f"{len(verdicts)} decisions; largest D_alpha / (alpha rho) at {where}")
+
+
+@register("accounting.rdp_and_zcdp_to_dp_valid_for_rr_product",
+          "rdp_to_dp (cks, classic) and zcdp_to_dp give epsilon with exact_delta(epsilon) <= delta "
+          "for the k-fold RR product",
+          covers=("refdp.accounting.rdp_to_dp", "refdp.accounting.zcdp_to_dp"))
+def conversions_to_dp():
+    verdicts, worst, where = [], mpmath.mpf(0), ""
+    for epsilon0 in (0.05, 0.5, 2.0):
+        for k in (1, 10, 50):
+            rho = zcdp_composition([pure_dp_to_zcdp(epsilon0)] * k)
+            for delta in (1e-2, 1e-6, 1e-10):
+                candidates = [("zcdp", zcdp_to_dp(rho, delta))]
+                for alpha in (1.5, 2.0, 8.0, 32.0):
+                    renyi = float_above(lambda: rr_log_moment(epsilon0, alpha - 1, k) / (alpha - 1))
+                    cks = rdp_to_dp(alpha, renyi, delta)
+                    classic = rdp_to_dp(alpha, renyi, delta, method="classic")
+                    verdicts.append(Verdict.HOLDS if cks <= classic else Verdict.FAILS)
+                    candidates += [(f"cks alpha={alpha}", cks), (f"classic alpha={alpha}", classic)]
+                for name, eps in candidates:
+                    v, lhs, _ = decide_leq(lambda: kov_sum(epsilon0, k, eps), lambda: mpmath.mpf(delta), DPS)
+                    verdicts.append(v)
+                    if lhs / delta > worst:
+                        worst, where = lhs / delta, f"{name}, epsilon0={epsilon0}, k={k}, delta={delta}"
+    return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
+                       f"{len(verdicts)} decisions; largest exact_delta(epsilon) / delta for {where}")

@@ -1,0 +1,282 @@
+"""From log-moments to (epsilon, delta): PATE's tail bound and the Rényi conversion.
+
+The log-moment of a mechanism at order lambda > 0 is PATE's (Definition 3)
+``alpha(lambda) = max ln E_{o ~ M(d)}[(P[M(d) = o] / P[M(d') = o])**lambda]``
+over neighbours d, d' (and auxiliary inputs), i.e. ``lambda * D_{lambda+1}``
+in Rényi terms (SPEC section 0). Log-moments add up under adaptive composition
+(PATE Theorem 1.1), so an accountant sums them per order and converts once.
+
+References: Papernot et al., ICLR 2017, Theorems 1 and 2; Abadi et al., CCS
+2016, Theorem 2; Canonne, Kamath and Steinke, NeurIPS 2020, Prop. 12.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import Described, Interval, check_array, check_scalar, parameter_error
+from ._rounding import ceil_interval, interval_context
+from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
+
+__all__ = ["DEFAULT_ORDERS", "MomentsConversion", "moments_to_dp",
+           "pate_data_independent_log_moments"]
+
+
+def _default_orders() -> np.ndarray:
+    fine = np.arange(2, 33) / 8.0           # 0.25, 0.375, ..., 4 (step 1/8)
+    middle = np.arange(17, 33) / 4.0        # 4.25, 4.5, ..., 8 (step 1/4)
+    large = np.array([9, 10, 11, 12, 14, 16, 20, 24, 28, 32, 48, 64, 96, 128, 192, 256],
+                     dtype=np.float64)
+    orders = np.concatenate([fine, middle, large])
+    orders.flags.writeable = False
+    return orders
+
+
+#: Default moment orders lambda: 63 values, every one exactly representable
+#: in binary. Step 1/8 on [0.25, 4], step 1/4 on (4, 8] (this range contains
+#: PATE's integer orders 1..8 and the optimal order of most practical
+#: settings), then 9, 10, 11, 12, 14, 16, 20, 24, 28, 32, 48, 64, 96, 128, 192
+#: and 256 for very small delta or very small log-moments. Read-only.
+DEFAULT_ORDERS = _default_orders()
+
+_SCREEN_RTOL = 1e-9  # orders within this relative distance of the float optimum get an exact look
+
+
+@dataclass(frozen=True)
+class MomentsConversion:
+    """(epsilon, delta) guarantees obtained from log-moments by two conversions.
+
+    Exactly one of epsilon and delta was given to :func:`moments_to_dp`; the
+    other is computed by each conversion, and the given one is repeated in
+    both ``*_tail`` and ``*_rdp`` fields.
+
+    Attributes
+    ----------
+    epsilon_tail, delta_tail : float
+        PATE's tail bound (Theorem 1.2): ``delta = min_lambda exp(alpha(lambda)
+        - lambda epsilon)``, equivalently ``epsilon = min_lambda (alpha(lambda)
+        + ln(1/delta)) / lambda``.
+    order_tail : float or None
+        The order lambda attaining the tail bound (None when no order gives a
+        finite epsilon).
+    epsilon_rdp, delta_rdp : float
+        The Rényi conversion of Canonne, Kamath and Steinke (Prop. 12) applied
+        at Rényi order ``lambda + 1`` with ``D = alpha(lambda) / lambda``.
+        Never larger than the tail bound.
+    order_rdp : float or None
+        The moment order lambda (not the Rényi order) attaining it.
+    """
+
+    epsilon_tail: float
+    delta_tail: float
+    order_tail: float | None
+    epsilon_rdp: float
+    delta_rdp: float
+    order_rdp: float | None
+
+    @property
+    def epsilon(self) -> float:
+        """The smaller (tighter) of the two epsilons."""
+        return min(self.epsilon_tail, self.epsilon_rdp)
+
+    @property
+    def delta(self) -> float:
+        """The smaller (tighter) of the two deltas."""
+        return min(self.delta_tail, self.delta_rdp)
+
+
+def _check_orders(orders, owner):
+    return check_array(orders, "orders", owner, ndim=1, min_size=1, interval=POSITIVE)
+
+
+def _check_log_moments(log_moments, orders, owner):
+    lm = check_array(log_moments, "log_moments", owner, ndim=1, min_size=1, finite=False)
+    bad = np.isnan(lm) | (lm < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise parameter_error("log_moments", owner, "an array of numbers in [0, inf]",
+                              Described(f"{lm[i].item()!r} at position ({i},)"))
+    if lm.shape != orders.shape:
+        raise parameter_error("log_moments", owner,
+                              f"an array of the same shape as 'orders' {orders.shape}", lm)
+    return lm
+
+
+def _best_order(float_values, rigorous):
+    """Minimise over orders: screen in floats, then bound the few best exactly.
+
+    ``float_values`` are float estimates per order (``inf`` where the bound is
+    vacuous); ``rigorous(i)`` returns the rounded-up bound at order ``i``.
+    Every returned value is a valid bound at its order, so screening can only
+    cost tightness (at most a relative 1e-9), never validity.
+    """
+    finite = np.isfinite(float_values)
+    if not finite.any():
+        return math.inf, None
+    best_float = float(np.min(float_values[finite]))
+    slack = _SCREEN_RTOL * abs(best_float) + 1e-300
+    candidates = np.flatnonzero(finite & (float_values <= best_float + slack))
+    values = [(rigorous(int(i)), int(i)) for i in candidates]
+    return min(values)
+
+
+def moments_to_dp(log_moments, orders, *, delta=None, epsilon=None):
+    """Convert log-moments to (epsilon, delta)-DP by the tail bound and by the Rényi conversion.
+
+    Given ``delta``, computes epsilon two ways:
+
+    * PATE Theorem 1.2 (tail bound; SPEC section 0):
+      ``epsilon = min_lambda (alpha(lambda) + ln(1/delta)) / lambda``;
+    * the Rényi conversion at order ``lambda + 1`` with
+      ``D = alpha(lambda) / lambda`` (Canonne, Kamath and Steinke, Prop. 12):
+      ``epsilon = min_lambda [(alpha(lambda) + ln(1/delta) - ln(lambda + 1)) / lambda
+      + ln(lambda / (lambda + 1))]``, clipped at 0.
+
+    Given ``epsilon`` instead, computes ``delta = min_lambda exp(alpha(lambda) -
+    lambda epsilon)`` and its Rényi analogue ``min_lambda exp(alpha(lambda) -
+    lambda epsilon) (lambda / (lambda + 1))**lambda / (lambda + 1)``, each
+    capped at 1.
+
+    Parameters
+    ----------
+    log_moments : array_like of float, shape (n_orders,)
+        Upper bounds on alpha(lambda), each in [0, inf]; ``inf`` marks an order
+        where no bound is known (it is skipped). Typically a sum over queries
+        (PATE Theorem 1.1), e.g. from :func:`refdp.core.accountant_log_moments`
+        or :func:`pate_data_independent_log_moments`.
+    orders : array_like of float, shape (n_orders,)
+        The positive orders lambda the moments were computed at, e.g.
+        :data:`DEFAULT_ORDERS`.
+    delta : float in [0, 1), optional
+        Target delta; ``0`` gives ``epsilon = inf``.
+    epsilon : float in (0, inf), optional
+        Target epsilon. Give exactly one of ``delta`` and ``epsilon``.
+
+    Returns
+    -------
+    MomentsConversion
+        Both conversions with the order attaining each. Every float is an
+        upper bound of the exact minimum (screened in floats, then evaluated
+        in interval arithmetic and rounded up).
+
+    Raises
+    ------
+    ValueError
+        If the arrays are empty, of different lengths, contain NaN or negative
+        values (or non-positive orders), or if not exactly one of ``delta``,
+        ``epsilon`` is given, or it is out of range.
+
+    References
+    ----------
+    .. [1] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+       "Semi-supervised Knowledge Transfer for Deep Learning from Private
+       Training Data", ICLR 2017, Theorem 1.
+    .. [2] C. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+       Differential Privacy", NeurIPS 2020, Proposition 12.
+    """
+    owner = "moments_to_dp"
+    orders = _check_orders(orders, owner)
+    log_moments = _check_log_moments(log_moments, orders, owner)
+    if (delta is None) == (epsilon is None):
+        raise parameter_error("delta", owner, "given, or 'epsilon' given, but not both",
+                              Described(f"delta={delta!r} and epsilon={epsilon!r}"))
+    if delta is not None:
+        delta = check_scalar(delta, "delta", owner, DELTA)
+        return _solve_epsilon(log_moments, orders, delta)
+    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
+    return _solve_delta(log_moments, orders, epsilon)
+
+
+def _solve_epsilon(log_moments, orders, delta):
+    if delta == 0.0:
+        return MomentsConversion(math.inf, 0.0, None, math.inf, 0.0, None)
+    results = []
+    for method in ("classic", "cks"):
+        with np.errstate(invalid="ignore", over="ignore"):
+            screen = _epsilon_at_order(orders, log_moments, -math.log(delta), np.log, method)
+
+        def rigorous(i, method=method):
+            with interval_context() as iv:
+                v = _epsilon_at_order(iv.mpf(orders[i]), iv.mpf(log_moments[i]),
+                                      -iv.ln(iv.mpf(delta)), iv.ln, method)
+                return max(0.0, ceil_interval(v))
+
+        eps, i = _best_order(screen, rigorous)
+        results.append((eps, None if i is None else float(orders[i])))
+    (e_tail, o_tail), (e_rdp, o_rdp) = results
+    return MomentsConversion(e_tail, delta, o_tail, e_rdp, delta, o_rdp)
+
+
+def _solve_delta(log_moments, orders, epsilon):
+    results = []
+    for method in ("classic", "cks"):
+        with np.errstate(invalid="ignore", over="ignore"):
+            screen = _log_delta_at_order(orders, log_moments, epsilon, np.log, method)
+
+        def rigorous(i, method=method):
+            with interval_context() as iv:
+                v = _log_delta_at_order(iv.mpf(orders[i]), iv.mpf(log_moments[i]),
+                                        iv.mpf(epsilon), iv.ln, method)
+                return min(1.0, ceil_interval(iv.exp(v)))
+
+        d, i = _best_order(screen, rigorous)
+        results.append((min(1.0, d), None if i is None else float(orders[i])))
+    (d_tail, o_tail), (d_rdp, o_rdp) = results
+    return MomentsConversion(epsilon, d_tail, o_tail, epsilon, d_rdp, o_rdp)
+
+
+def pate_data_independent_log_moments(gamma, orders, n_queries):
+    """Data-independent log-moments of ``n_queries`` LNMax answers (PATE Theorem 2).
+
+    Each answer of LNMax with Laplace noise of scale ``1/gamma`` is
+    (2 gamma)-DP, so its log-moment satisfies
+    ``alpha(lambda) <= min(2 gamma**2 lambda (lambda + 1), 2 gamma lambda)``
+    (PATE Theorem 2; the second term is the pure-DP bound). Summing over the
+    queries (Theorem 1.1) gives
+    ``n_queries * min(2 gamma**2 lambda (lambda + 1), 2 gamma lambda)``. The
+    bound holds for every (2 gamma)-DP mechanism, not only LNMax.
+
+    Parameters
+    ----------
+    gamma : float in (0, inf)
+        Inverse Laplace scale of LNMax.
+    orders : array_like of float, shape (n_orders,)
+        Positive orders lambda, e.g. :data:`DEFAULT_ORDERS`.
+    n_queries : int in [0, inf)
+        Number of answered queries T (0 gives zeros).
+
+    Returns
+    -------
+    ndarray of float, shape (n_orders,)
+        The composed bound per order, each rounded up (interval evaluation).
+
+    Raises
+    ------
+    ValueError
+        If ``gamma`` is not a finite positive float, ``orders`` is empty or has
+        a non-positive or non-finite entry, or ``n_queries`` is a negative or
+        non-integral number.
+
+    References
+    ----------
+    .. [1] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+       "Semi-supervised Knowledge Transfer for Deep Learning from Private
+       Training Data", ICLR 2017, Theorems 1 and 2.
+    """
+    owner = "pate_data_independent_log_moments"
+    gamma = check_scalar(gamma, "gamma", owner, POSITIVE)
+    orders = _check_orders(orders, owner)
+    n_queries = check_scalar(n_queries, "n_queries", owner, Interval(int, 0, None))
+    out = np.empty(orders.shape, dtype=np.float64)
+    with interval_context() as iv:
+        g = iv.mpf(gamma)
+        for i, lam_f in enumerate(orders):
+            lam = iv.mpf(lam_f)
+            renyi = 2 * g * g * lam * (lam + 1)
+            pure = 2 * g * lam
+            # the smaller bound is chosen on upper endpoints: either choice is valid
+            bound = renyi if renyi.b <= pure.b else pure
+            out[i] = ceil_interval(n_queries * bound)
+    return out
