@@ -1,0 +1,42 @@
+"""Differentially private mechanisms (SPEC section 1), one per module.
+
+Releasing mechanisms take ``rng=None`` (normalised with
+:func:`numpy.random.default_rng`); the ``*_distribution`` functions return
+their exact output laws, in doubles or in mpmath, for verification.
+
+==================================  ==========================================
+``laplace_mechanism``               epsilon-DP for L1 sensitivity
+``gaussian_mechanism``              rho-zCDP for L2 sensitivity
+``exponential_mechanism``           epsilon-DP selection from finitely many
+``report_noisy_max``                epsilon-DP argmax with Laplace noise
+``spherical_laplace``               noise with density ~ exp(-beta ||b||)
+==================================  ==========================================
+"""
+from .exponential import exponential_mechanism, exponential_mechanism_distribution
+from .gaussian import gaussian_mechanism, gaussian_sigma_zcdp
+from .laplace import laplace_mechanism, laplace_scale
+from .noisy_max import report_noisy_max, report_noisy_max_distribution
+from .spherical_laplace import spherical_laplace
+
+__all__ = [
+    "laplace_scale",
+    "laplace_mechanism",
+    "gaussian_sigma_zcdp",
+    "gaussian_mechanism",
+    "exponential_mechanism",
+    "exponential_mechanism_distribution",
+    "report_noisy_max",
+    "report_noisy_max_distribution",
+    "spherical_laplace",
+    "PRIVATE_MECHANISMS",
+]
+
+#: Fully qualified names of the public functions that release private output;
+#: each must be covered by a registered check in ``proofs_checks``.
+PRIVATE_MECHANISMS = (
+    "refdp.mechanisms.laplace_mechanism",
+    "refdp.mechanisms.gaussian_mechanism",
+    "refdp.mechanisms.exponential_mechanism",
+    "refdp.mechanisms.report_noisy_max",
+    "refdp.mechanisms.spherical_laplace",
+)
