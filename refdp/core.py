@@ -1,4 +1,4 @@
-"""Validated Python entry points to refdp's compiled kernels.
+r"""Validated Python entry points to refdp's compiled kernels.
 
 These wrappers check their arguments (one message shape, see
 :mod:`refdp._validation`), arrange memory (contiguity, sorting of queries) and
@@ -8,8 +8,8 @@ contain no loops over data. The same kernels are available to Cython code via
 
 References
 ----------
-.. [DF18] C. Dwork and V. Feldman, "Privacy-preserving Prediction", COLT 2018, Sec. 5.
-.. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+.. [DF18] C\. Dwork and V. Feldman, "Privacy-preserving Prediction", COLT 2018, Sec. 5.
+.. [PATE17] N\. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
    "Semi-supervised Knowledge Transfer for Deep Learning from Private Training
    Data", ICLR 2017, Theorems 1-3 and Lemma 4.
 """

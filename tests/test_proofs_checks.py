@@ -39,13 +39,24 @@ def _private_mechanisms():
 
 
 def _resolve(qualname):
-    module, _, attr = qualname.rpartition(".")
-    return getattr(importlib.import_module(module), attr)
+    """Import the longest importable module prefix, then follow attributes (methods too)."""
+    parts = qualname.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(qualname)
 
 
 def test_every_private_mechanism_has_a_registered_check():
     mechanisms = _private_mechanisms()
     assert mechanisms, "no module declares PRIVATE_MECHANISMS"
+    for m in mechanisms:
+        assert callable(_resolve(m)), m
     covered = {name for c in CHECKS for name in c.covers}
     missing = [m for m in mechanisms if m not in covered]
     assert not missing, f"private mechanisms without a registered privacy check: {missing}"

@@ -26,7 +26,7 @@ class CheckResult:
     Attributes
     ----------
     measured : float or mpmath.mpf
-        Worst value found (e.g. the largest |ln P/P'| over all neighbours).
+        Worst value found (e.g. the largest ``|ln P/P'|`` over all neighbours).
     bound : float or mpmath.mpf
         The value the claim bounds it by.
     verdict : Verdict
