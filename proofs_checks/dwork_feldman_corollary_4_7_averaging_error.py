@@ -1,0 +1,162 @@
+"""Closed form of the averaged prediction's law and its extra error, checked exactly.
+
+Claim
+    (SPEC section 2 and docs/theory/soft_majority.rst, derived.) For
+    Z ~ Laplace(0, b) and v in [0, 1],
+    g(v) = E[clip(v + Z, 0, 1)] = v + (b/2)(e^{-v/b} - e^{-(1-v)/b}), and the
+    extra expected error of the private bit over the averaged vote,
+    sup_v |g(v) - v| = (b/2)(1 - e^{-1/b}), is at most E|Z| = b = 1/(eps k)
+    (Dwork & Feldman 2018, Lemma 4.5 and Corollary 4.7).
+Setting
+    Closed form (:func:`refdp.prediction.clipped_laplace_mean`, exact) against
+    an independent evaluation of the expectation by mpmath quadrature of the
+    piecewise integrand (breakpoints at -v, 0 and 1 - v), for v on a grid of
+    [0, 1] and b from 1e-3 to 1e3; the double-precision closed form against the
+    exact one; the extra error at v = j/k for every j, for k in {1, 2, 5, 20,
+    100} and eps in {0.1, 0.5, 1, 4}, against 1/(eps k); and
+    :func:`refdp.prediction.averaging_extra_error_bound` (both variants) never
+    below the exact value.
+Precision
+    Every comparison is decided by ``refdp.verify.decide_leq`` at 30 and 70
+    digits (UNDECIDED fails); the float comparisons use the exact binary value
+    of each double.
+"""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import mpmath
+
+from refdp.prediction import averaging_extra_error_bound, clipped_laplace_mean
+from refdp.verify.registry import CheckResult, register
+from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+
+DPS = 30
+V_GRID = tuple(Fraction(j, 16) for j in range(17)) + (Fraction(1, 3), Fraction(1, 1000))
+B_GRID = (Fraction(1, 1000), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(7, 3),
+          Fraction(100), Fraction(1000))
+
+
+def _mp(x):
+    x = Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def quadrature(v, b):
+    """E[clip(v + Z, 0, 1)] by numerical integration against the Laplace density."""
+    v, b = _mp(v), _mp(b)
+
+    def density(z):
+        return mpmath.exp(-abs(z) / b) / (2 * b)
+
+    # clip(v + z) = 0 for z < -v, v + z on [-v, 1 - v], 1 for z > 1 - v
+    middle = mpmath.quad(lambda z: (v + z) * density(z), [-v, 0, 1 - v] if 0 < v < 1 else [-v, 1 - v])
+    upper = mpmath.exp(-(1 - v) / b) / 2 if v < 1 else 1 - mpmath.exp((1 - v) / b) / 2  # P[Z > 1 - v]
+    return middle + upper
+
+
+def closed_form_vs_quadrature(v_grid, b_grid):
+    verdicts, worst = [], None
+    for v, b in itertools.product(v_grid, b_grid):
+        def diff():
+            with mpmath.workdps(mpmath.mp.dps + 20):
+                d = abs(clipped_laplace_mean(v, b, exact=True, dps=mpmath.mp.dps) - quadrature(v, b))
+            return +d
+
+        verdict, lhs, rhs = decide_leq(diff, lambda: mpmath.mpf(10) ** -25, dps=DPS)
+        verdicts.append(verdict)
+        if worst is None or lhs > worst[1] or not verdict.passed:
+            worst = (verdict, lhs, rhs, f"v={v}, b={b}")
+    return worst_verdict(verdicts), worst, len(verdicts)
+
+
+def float_vs_exact(v_grid, b_grid):
+    verdicts, worst = [], None
+    for v, b in itertools.product(v_grid, b_grid):
+        f = clipped_laplace_mean(float(v), float(b))
+
+        def err():
+            exact = clipped_laplace_mean(Fraction(float(v)), Fraction(float(b)), exact=True,
+                                         dps=mpmath.mp.dps)
+            return abs(mpmath.mpf(f) - exact)
+
+        verdict, lhs, rhs = decide_leq(err, lambda: mpmath.mpf(2) ** -50, dps=DPS)
+        verdicts.append(verdict)
+        if worst is None or lhs > worst[1] or not verdict.passed:
+            worst = (verdict, lhs, rhs, f"v={float(v)!r}, b={float(b)!r}")
+    return worst_verdict(verdicts), worst, len(verdicts)
+
+
+def closed_form_result(v_grid, b_grid):
+    v1, w1, n1 = closed_form_vs_quadrature(v_grid, b_grid)
+    v2, w2, n2 = float_vs_exact(V_GRID, B_GRID)
+    verdict = worst_verdict((v1, v2))
+    detail = (f"{n1} (v, b) pairs: largest |closed form - quadrature| {mpmath.nstr(w1[1], 5)} at {w1[3]} "
+              f"({v1}); {n2} pairs: largest |float - exact| {mpmath.nstr(w2[1], 5)} at {w2[3]} "
+              f"vs 2^-50 ({v2})")
+    main = w1 if not v1.passed or v2.passed else w2
+    return CheckResult(main[1], main[2], verdict, DPS, detail)
+
+
+@register("averaging.closed_form",
+          "E[clip(v + Lap(b), 0, 1)] = v + (b/2)(e^(-v/b) - e^(-(1-v)/b)): closed form equals mpmath "
+          "quadrature to 1e-25 (v in {0, 1/3, 1/2, 5/8, 1}, b in {1e-3, 1/2, 7/3, 1e3}) and the "
+          "double-precision version is within 2^-50 of it (19 v x 7 b)",
+          covers=("refdp.prediction.averaging.clipped_laplace_mean",
+                  "refdp.prediction.averaging.AveragedPrediction.predict"))
+def closed_form():
+    return closed_form_result((Fraction(0), Fraction(1, 3), Fraction(1, 2), Fraction(5, 8), Fraction(1)),
+                              (Fraction(1, 1000), Fraction(1, 2), Fraction(7, 3), Fraction(1000)))
+
+
+@register("averaging.closed_form_full",
+          "as averaging.closed_form, quadrature on 19 values of v in [0, 1] and 7 of b in [1e-3, 1e3]",
+          covers=("refdp.prediction.averaging.clipped_laplace_mean",),
+          quick=False)
+def closed_form_full():
+    return closed_form_result(V_GRID, B_GRID)
+
+
+def extra_error_rows(epsilons=(0.1, 0.5, 1.0, 4.0), ks=(1, 2, 5, 20, 100)):
+    """Decide max_j |g(j/k) - j/k| <= 1/(eps k), and the float bounds >= exact values."""
+    verdicts, rows = [], []
+    for eps, k in itertools.product(epsilons, ks):
+        b = 1 / (Fraction(eps) * k)
+
+        def extra():
+            return max(abs(clipped_laplace_mean(Fraction(j, k), b, exact=True, dps=mpmath.mp.dps) - _mp(Fraction(j, k)))
+                       for j in range(k + 1))
+
+        def tight_exact():
+            bm = _mp(b)
+            return bm / 2 * -mpmath.expm1(-1 / bm)
+
+        paper = averaging_extra_error_bound(eps, k)
+        tight = averaging_extra_error_bound(eps, k, tight=True)
+        checks = (
+            decide_leq(extra, lambda: _mp(b), dps=DPS),                        # extra <= 1/(eps k)
+            decide_leq(lambda: abs(extra() - tight_exact()),                   # extra = tight sup
+                       lambda: mpmath.mpf(10) ** -25, dps=DPS),
+            decide_leq(tight_exact, lambda: mpmath.mpf(tight), dps=DPS),      # tight float >= exact
+        )
+        verdicts.extend(c[0] for c in checks)
+        # the paper's bound as a float is >= 1/(eps k): both rational, compared exactly
+        verdicts.append(Verdict.HOLDS if Fraction(paper) >= b else Verdict.FAILS)
+        rows.append((eps, k, checks[0][1], checks[0][2]))
+    return worst_verdict(verdicts), rows
+
+
+@register("averaging.extra_error",
+          "extra expected error of the averaged private bit, max_v |g(v) - v| = (b/2)(1 - e^(-1/b)), is "
+          "<= 1/(eps k); averaging_extra_error_bound never below the exact values (eps in {0.1..4}, "
+          "k in {1..100})",
+          covers=("refdp.prediction.averaging.averaging_extra_error_bound",
+                  "refdp.prediction.averaging.clipped_laplace_mean"))
+def extra_error():
+    verdict, rows = extra_error_rows()
+    worst = max(rows, key=lambda r: r[2] / r[3])
+    detail = (f"{len(rows)} (eps, k) pairs, 4 claims each ({verdict}); largest ratio extra/(1/(eps k)) = "
+              f"{mpmath.nstr(worst[2] / worst[3], 8)} at eps={worst[0]}, k={worst[1]} "
+              f"(extra {mpmath.nstr(worst[2], 8)} vs {mpmath.nstr(worst[3], 8)})")
+    return CheckResult(worst[2], worst[3], verdict, DPS, detail)

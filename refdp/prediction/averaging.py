@@ -1,0 +1,263 @@
+"""Averaging of teachers with Laplace noise, for agnostic learning (Dwork & Feldman, Cor. 4.7).
+
+The training set is split at random into ``k`` disjoint parts (as for the soft
+majority, :mod:`refdp.prediction._partition`), one binary learner is trained
+per part, and a query ``x`` is answered as follows: with ``v(x) = (1/k) sum_i
+h_i(x)`` in ``[0, 1]`` (a single record moves a single ``h_i``, so ``v`` has
+sensitivity ``1/k``), draw ``p = clip(v(x) + Z, 0, 1)`` with ``Z ~ Lap(b)``,
+``b = 1 / (epsilon k)``, and output 1 with probability ``p``.
+
+The released bit is 1 with probability
+
+.. math::
+
+    g(v) = E[\\mathrm{clip}(v + Z, 0, 1)]
+         = v + \\frac{b}{2}\\left(e^{-v/b} - e^{-(1-v)/b}\\right),
+    \\qquad 0 \\le v \\le 1,
+
+(derived in docs/theory/soft_majority.rst), so the reference path samples one
+Bernoulli(g(v)) directly: the bit has exactly the law of the two-step
+procedure, no continuous noise is sampled in floating point (Mironov 2012) and
+the probability is used as computed. ``clip(v + Z, 0, 1)`` is epsilon-DP (the
+Laplace mechanism followed by clipping), hence so is the bit, for replace-one
+and add/remove neighbours. Against the absolute loss of ``v`` the private bit
+loses at most ``|g(v) - v| <= (b/2)(1 - e^{-1/b}) < 1/(epsilon k)`` in
+expectation.
+
+References
+----------
+.. [DF18] C. Dwork and V. Feldman, "Privacy-preserving Prediction", COLT 2018,
+   Lemma 4.5, Lemma 4.6 and Corollary 4.7.
+.. [Mir12] I. Mironov, "On Significance of the Least Significant Bits for
+   Differential Privacy", CCS 2012.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ._partition import TeacherEnsemble
+
+__all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_bound",
+           "PRIVATE_MECHANISMS"]
+
+#: Public methods that release private output; each is covered by a check in
+#: proofs_checks/dwork_feldman_corollary_4_7_averaging_privacy.py.
+PRIVATE_MECHANISMS = ("refdp.prediction.averaging.AveragedPrediction.predict",)
+
+_POSITIVE = Interval(float, 0, None, closed="neither")
+_UNIT = Interval(float, 0, 1)
+_K = Interval(int, 1, None)
+_DPS = Interval(int, 1, None)
+
+
+def _exact_number(x, name, owner):
+    """An exact rational from an int, float, Fraction or numeric string."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, str):
+        try:
+            return Fraction(x)
+        except (ValueError, ZeroDivisionError):
+            raise parameter_error(name, owner, "a real number", x) from None
+    if isinstance(x, (bool, np.bool_)):
+        raise parameter_error(name, owner, "a real number", x)
+    try:
+        return Fraction(x)
+    except (TypeError, ValueError, OverflowError):
+        raise parameter_error(name, owner, "a finite real number", x) from None
+
+
+def _g_float(v, b):
+    """E[clip(v + Lap(b), 0, 1)] in doubles for v <= 1/2 (accurate to a few ulps absolute)."""
+    # v + (b/2)(e^{-v/b} - e^{-(1-v)/b}) = v - (b/2) e^{-v/b} expm1(-(1-2v)/b)
+    return v - 0.5 * b * np.exp(-v / b) * np.expm1(-(1.0 - 2.0 * v) / b)
+
+
+def clipped_laplace_mean(v, scale, *, exact=False, dps=50):
+    """``E[clip(v + Z, 0, 1)]`` for ``Z ~ Laplace(0, scale)`` and ``v`` in ``[0, 1]``.
+
+    Closed form ``g(v) = v + (b/2)(exp(-v/b) - exp(-(1-v)/b))``, ``b = scale``
+    (docs/theory/soft_majority.rst): the probability that the averaged
+    prediction of [DF18]_ Corollary 4.7 outputs 1 when the mean vote is ``v``.
+    It satisfies ``g(1 - v) = 1 - g(v)``.
+
+    Parameters
+    ----------
+    v : array_like of float in [0, 1], or (exact=True) a real number
+    scale : float > 0
+        Laplace scale ``b``.
+    exact : bool, default False
+        False: doubles; for ``v > 1/2`` the value is ``1 - g(1 - v)`` so that
+        ``1 - g`` is accurate where it is small. True: ``v`` must be a single
+        number (int, float, Fraction or numeric string, used at its exact
+        value) and the result is an mpmath number at ``dps`` digits (guard
+        digits are added for the cancellation when ``b`` is large).
+    dps : int >= 1, default 50
+
+    Returns
+    -------
+    ndarray of float, float, or mpmath.mpf
+
+    Examples
+    --------
+    >>> round(clipped_laplace_mean(0.0, 0.1), 6)   # (b/2)(1 - e^(-1/b))
+    0.049998
+    >>> float(clipped_laplace_mean(0.5, 3.0))
+    0.5
+    """
+    owner = "clipped_laplace_mean"
+    dps = check_scalar(dps, "dps", owner, _DPS)
+    if exact:
+        vv = _exact_number(v, "v", owner)
+        bb = _exact_number(scale, "scale", owner)
+        if not 0 <= vv <= 1:
+            raise parameter_error("v", owner, "a real number in the range [0, 1]", v)
+        if bb <= 0:
+            raise parameter_error("scale", owner, "a real number in the range (0, inf)", scale)
+        guard = 10 + int(mpmath.log10(1 + mpmath.mpf(bb.numerator) / bb.denominator))
+        with mpmath.workdps(dps + guard):
+            b = mpmath.mpf(bb.numerator) / bb.denominator
+            x = mpmath.mpf(vv.numerator) / vv.denominator
+            g = x + b / 2 * (mpmath.exp(-x / b) - mpmath.exp(-(1 - x) / b))
+        with mpmath.workdps(dps):
+            return +g
+    scale = check_scalar(scale, "scale", owner, _POSITIVE)
+    arr = check_array(v, "v", owner, interval=_UNIT)
+    low = arr <= 0.5
+    out = np.where(low, _g_float(np.where(low, arr, 0.0), scale),
+                   1.0 - _g_float(np.where(low, 0.0, 1.0 - arr), scale))
+    return out if out.ndim else float(out)
+
+
+def averaging_extra_error_bound(epsilon, k, *, tight=False):
+    """Bound on the extra expected error of the private bit over the averaged vote.
+
+    For every point and label, ``E|y - bit| - |y - v(x)| <= |g(v) - v|``
+    ([DF18]_ Lemma 4.5 with a 1-Lipschitz loss, Corollary 4.7).
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    k : int >= 1
+    tight : bool, default False
+        False: ``E|Lap(b)| = b = 1 / (epsilon k)``, the paper's bound.
+        True: the exact supremum over ``v`` of ``|g(v) - v|``,
+        ``(b/2)(1 - exp(-1/b))``, attained at ``v = 0`` and ``v = 1``.
+
+    Returns
+    -------
+    float
+        Rounded upward: never below the exact value.
+    """
+    owner = "averaging_extra_error_bound"
+    epsilon = check_scalar(epsilon, "epsilon", owner, _POSITIVE)
+    k = check_scalar(k, "k", owner, _K)
+    b = 1 / (Fraction(epsilon) * k)
+    if not tight:
+        value = float(b)
+        return value if Fraction(value) >= b else float(np.nextafter(value, np.inf))
+    with mpmath.workdps(40):
+        bm = mpmath.mpf(b.numerator) / b.denominator
+        exact = bm / 2 * -mpmath.expm1(-1 / bm)
+        value = float(exact)
+        if mpmath.mpf(value) < exact:
+            value = float(np.nextafter(value, np.inf))
+    return value
+
+
+class AveragedPrediction(TeacherEnsemble):
+    """Private binary prediction by noisy averaging of ``k`` teachers ([DF18]_ Corollary 4.7).
+
+    Each answer to one query is ``epsilon``-DP with respect to the training set,
+    for replace-one and add/remove neighbours; ``q`` answers cost ``q * epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    k : int >= 1
+        Number of parts and teachers; the Laplace scale is ``1 / (epsilon k)``.
+    learner : class, callable or estimator
+        Binary learner (see :mod:`refdp.prediction._partition`).
+    classes : None or sequence of two labels, default None
+        ``None`` means ``(0, 1)``. ``classes[1]`` plays the role of 1 in
+        ``v(x)``; ``classes[0]`` is the vote of an empty part.
+    neighbours : {"replace", "add_remove"}, default "replace"
+        As for :class:`refdp.prediction.SoftMajority`.
+    rng : None, int, SeedSequence, BitGenerator or Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.prediction import AveragedPrediction
+    >>> class Majority:
+    ...     def fit(self, X, y):
+    ...         self.label = int(2 * y.sum() >= len(y))
+    ...         return self
+    ...     def predict(self, X):
+    ...         return np.full(len(X), self.label)
+    >>> X = np.zeros((100, 1)); y = (np.arange(100) % 4 != 0).astype(int)
+    >>> ap = AveragedPrediction(epsilon=1.0, k=10, learner=Majority, rng=0).fit(X, y)
+    >>> ap.average_vote([[0.0]]).tolist()
+    [1.0]
+    >>> round(float(ap.prob_one([[0.0]])[0]), 6)   # 1 - (b/2)(1 - e^(-1/b)), b = 0.1
+    0.950002
+    """
+
+    _binary = True
+
+    @property
+    def scale(self):
+        """Laplace scale ``b = 1 / (epsilon k)``."""
+        return 1.0 / (self.epsilon * self.k)
+
+    def average_vote(self, Xq):
+        """``v(x) = (1/k) sum_i h_i(x)`` per query (not private: for analysis)."""
+        return self.vote_counts(Xq)[:, 1] / self.k
+
+    def prob_one(self, Xq):
+        """Exact ``P[output = classes_[1]]`` per query, ``g(v(x))``, in doubles (not private)."""
+        return clipped_laplace_mean(self.average_vote(Xq), self.scale)
+
+    def exact_prob_one(self, Xq, dps=50):
+        """As :meth:`prob_one`, in mpmath at ``dps`` digits from the exact ``v = n_1/k`` and ``b``."""
+        counts = self.vote_counts(Xq)[:, 1]
+        b = 1 / (Fraction(self.epsilon) * self.k)
+        return [clipped_laplace_mean(Fraction(int(c), self.k), b, exact=True, dps=dps) for c in counts]
+
+    def predict(self, Xq, rng=None):
+        """Private labels: ``classes_[1]`` with probability ``g(v(x))``, each epsilon-DP.
+
+        Parameters
+        ----------
+        Xq : array_like of float, shape (q, d)
+        rng : None, int, SeedSequence, BitGenerator or Generator, optional
+            ``None`` uses the generator given at construction.
+
+        Returns
+        -------
+        ndarray, shape (q,)
+
+        Notes
+        -----
+        Reference path: one uniform ``U`` per query and one Bernoulli with the
+        exact probability, rather than a Laplace draw followed by a Bernoulli.
+        The two have the same law for the released bit (which is all that is
+        released), and the direct path never samples continuous noise in
+        floating point. The smaller of the two outcome probabilities is the
+        one compared with ``U`` (``U < g(v)`` gives ``classes_[1]`` when ``v
+        <= 1/2``; ``U < g(1 - v)`` gives ``classes_[0]`` when ``v > 1/2``), so
+        each probability is used as computed, to a few units in the last place.
+        """
+        rng = self._rng if rng is None else check_rng(rng)
+        v = self.average_vote(Xq)
+        u = rng.random(v.shape[0])
+        low = v <= 0.5
+        small = np.where(low, _g_float(np.where(low, v, 0.0), self.scale),
+                         _g_float(np.where(low, 0.0, 1.0 - v), self.scale))
+        hit = u < small
+        one = np.where(low, hit, ~hit)
+        return self.classes_[one.astype(np.int64)]

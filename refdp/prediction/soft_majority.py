@@ -1,0 +1,247 @@
+"""Soft majority of teachers trained on disjoint random parts (Dwork & Feldman, Theorem 4.1).
+
+The training set is split at random into ``k`` disjoint parts (rule and proof
+in :mod:`refdp.prediction._partition` and docs/theory/soft_majority.rst), one
+learner is trained per part, and a query ``x`` is answered with label ``y``
+with probability
+
+.. math::
+
+    P[y \\mid x] = \\frac{\\exp(\\varepsilon\\, n_y(x) / 2)}{\\sum_{y'} \\exp(\\varepsilon\\, n_{y'}(x) / 2)},
+    \\qquad n_y(x) = \\#\\{i : h_i(x) = y\\},
+
+the exponential mechanism on the vote counts. A single record lies in a single
+part, so it can move a single vote: every count changes by at most 1, and each
+answer is epsilon-DP for replace-one and for add/remove neighbours alike.
+Using ``exp(epsilon n_y)`` instead would only be 2 epsilon-DP.
+
+References
+----------
+.. [DF18] C. Dwork and V. Feldman, "Privacy-preserving Prediction", COLT 2018,
+   Theorem 4.1.
+.. [MT07] F. McSherry and K. Talwar, "Mechanism Design via Differential
+   Privacy", FOCS 2007, Theorem 6.
+"""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..mechanisms import exponential_mechanism_distribution
+from ._partition import TeacherEnsemble
+
+__all__ = ["SoftMajority", "soft_majority_k", "soft_majority_probabilities", "PRIVATE_MECHANISMS"]
+
+#: Public methods that release private output; each is covered by a check in
+#: proofs_checks/dwork_feldman_theorem_4_1_soft_majority_privacy.py.
+PRIVATE_MECHANISMS = ("refdp.prediction.soft_majority.SoftMajority.predict",)
+
+_EPSILON = Interval(float, 0, None, closed="neither")
+_ALPHA = Interval(float, 0, 1, closed="neither")
+_CLASSES = Interval(int, 2, None)
+_DPS = Interval(int, 1, None)
+
+
+def soft_majority_k(epsilon, alpha, n_classes=2):
+    """Number of teachers for the soft-majority accuracy guarantee.
+
+    Returns ``k = ceil(4 ln(2 (C - 1) / alpha) / epsilon)`` with ``C =
+    n_classes``. For binary labels (``C = 2``) this is ``ceil(4 ln(2 / alpha)
+    / epsilon)`` (SPEC section 2, derived). With this ``k``, at every point
+    where at most ``k / 4`` of the ``k`` votes are wrong, the soft majority
+    errs with probability at most ``alpha / 2`` (proof in
+    docs/theory/soft_majority.rst: the error is at most
+    ``(C - 1) exp(-epsilon k / 4)``). The factor ``C - 1`` is needed: with
+    ``C > 2`` classes each class without a vote still keeps probability
+    ``exp(-epsilon n_y / 2)`` relative to the majority, and the binary ``k``
+    can then miss ``alpha / 2``.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+        Privacy parameter per prediction.
+    alpha : float in (0, 1)
+        Target: error probability at most ``alpha / 2`` at good points.
+    n_classes : int >= 2, default 2
+        Number of classes ``C``.
+
+    Returns
+    -------
+    int
+        ``k``. The logarithm and the division are evaluated in mpmath at 50
+        digits from the exact values of the floats, so rounding cannot make
+        ``k`` one too small.
+
+    Examples
+    --------
+    >>> soft_majority_k(1.0, 0.1)
+    12
+    >>> soft_majority_k(1.0, 0.1, n_classes=10)
+    21
+    """
+    owner = "soft_majority_k"
+    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
+    alpha = check_scalar(alpha, "alpha", owner, _ALPHA)
+    n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
+    with mpmath.workdps(50):
+        value = 4 * mpmath.log(2 * (n_classes - 1) / mpmath.mpf(alpha)) / mpmath.mpf(epsilon)
+        k = int(mpmath.ceil(value))
+    return max(k, 1)
+
+
+def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50):
+    """Output law of the soft majority given the vote counts ([DF18]_ Theorem 4.1).
+
+    ``P[y] = exp(epsilon n_y / 2) / sum_y' exp(epsilon n_y' / 2)``: the
+    exponential mechanism ([MT07]_) with utility ``n_y`` of sensitivity 1,
+    computed by :func:`refdp.mechanisms.exponential_mechanism_distribution`.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_classes,) or (q, n_classes)
+        Vote counts, non-negative.
+    epsilon : float > 0
+    exact : bool, default False
+        False: doubles (the probabilities :meth:`SoftMajority.predict` samples
+        from). True: mpmath numbers at ``dps`` digits.
+    dps : int >= 1, default 50
+
+    Returns
+    -------
+    ndarray of float, or list of mpmath.mpf / list of lists
+        Same leading shape as ``counts``.
+    """
+    owner = "soft_majority_probabilities"
+    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
+    dps = check_scalar(dps, "dps", owner, _DPS)
+    counts = check_array(counts, "counts", owner, ndim=(1, 2), dtype="integer",
+                         interval=Interval(int, 0, None))
+    if counts.shape[-1] < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    rows = counts if counts.ndim == 2 else counts[None, :]
+    if rows.shape[0] == 0:
+        return [] if exact else np.empty((0, counts.shape[-1]))
+    if exact:
+        out = [exponential_mechanism_distribution([int(c) for c in row], epsilon, exact=True, dps=dps)
+               for row in rows]
+        return out if counts.ndim == 2 else out[0]
+    uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
+    table = np.array([exponential_mechanism_distribution(row.astype(np.float64), epsilon) for row in uniq])
+    out = table[np.asarray(inverse).ravel()]
+    return out if counts.ndim == 2 else out[0]
+
+
+class SoftMajority(TeacherEnsemble):
+    """Private prediction by the soft majority of ``k`` teachers ([DF18]_ Theorem 4.1).
+
+    Each answer to one query is ``epsilon``-DP with respect to the training set,
+    for replace-one and for add/remove neighbours; answering ``q`` queries with
+    the same teachers is ``q * epsilon``-DP (basic composition).
+
+    Parameters
+    ----------
+    epsilon : float > 0
+        Privacy parameter per prediction.
+    k : int >= 1
+        Number of parts and teachers (see :func:`soft_majority_k`). Under
+        replace-one neighbours ``k`` may not exceed the number of records.
+    learner : class, callable or estimator
+        Anything with ``fit(X, y)`` and ``predict(X)``: a factory returning a
+        fresh learner, or an unfitted estimator that is cloned per part (see
+        :mod:`refdp.prediction._partition`).
+    classes : None, int or sequence, default None
+        Declared labels: ``None`` means ``(0, 1)``, an int ``C`` means
+        ``0..C-1``. They are never inferred from the data (the set of labels
+        present is private). ``classes[0]`` is the vote of an empty part.
+    neighbours : {"replace", "add_remove"}, default "replace"
+        The neighbour relation the guarantee is stated for. The mechanism is
+        the same; under ``"add_remove"`` the number of records is not public,
+        so ``k`` larger than it is accepted (surplus parts are empty).
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        Normalised once with :func:`numpy.random.default_rng`; drives the
+        partition, the teachers' streams (one per teacher, spawned) and
+        :meth:`predict` when it is given no generator of its own.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    teachers_ : list
+        Fitted teachers (a ``ConstantPredictor`` for empty or single-label parts).
+    part_sizes_ : ndarray of int64, shape (k,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.prediction import SoftMajority
+    >>> class Threshold:
+    ...     def fit(self, X, y):
+    ...         self.t = X[y == 1, 0].min() if (y == 1).any() else np.inf
+    ...         return self
+    ...     def predict(self, X):
+    ...         return (X[:, 0] >= self.t).astype(int)
+    >>> X = np.linspace(0, 1, 200)[:, None]; y = (X[:, 0] > 0.5).astype(int)
+    >>> sm = SoftMajority(epsilon=1.0, k=15, learner=Threshold, rng=0).fit(X, y)
+    >>> sm.vote_counts([[0.1], [0.9]]).tolist()
+    [[15, 0], [0, 15]]
+    >>> sm.predict_proba([[0.9]]).round(6).tolist()
+    [[0.000553, 0.999447]]
+    """
+
+    def predict_proba(self, Xq):
+        """Exact output probabilities per query, in doubles (not private: for analysis).
+
+        Parameters
+        ----------
+        Xq : array_like of float, shape (q, d)
+
+        Returns
+        -------
+        ndarray of float, shape (q, n_classes)
+            Row ``i`` is the law :meth:`predict` samples from at ``Xq[i]``,
+            ``soft_majority_probabilities(vote_counts(Xq)[i], epsilon)``.
+        """
+        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon)
+
+    def exact_proba(self, Xq, dps=50):
+        """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists)."""
+        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon, exact=True, dps=dps)
+
+    def predict(self, Xq, rng=None):
+        """Private labels: each epsilon-DP with respect to the training set ([DF18]_ Theorem 4.1).
+
+        Parameters
+        ----------
+        Xq : array_like of float, shape (q, d)
+        rng : None, int, SeedSequence, BitGenerator or Generator, optional
+            ``None`` uses the generator given at construction.
+
+        Returns
+        -------
+        ndarray, shape (q,)
+            Labels from ``classes_``.
+
+        Notes
+        -----
+        For each query, with ``p`` the row of :meth:`predict_proba`,
+        ``c = numpy.cumsum(p)`` and one uniform ``U`` on the ``2**-53`` grid
+        of ``[0, 1)``, the output index is the smallest ``j`` with ``U <
+        c[j]`` (drawn again in the rare case ``U >= c[-1]``), the rule of
+        :func:`refdp.mechanisms.exponential_mechanism`: each probability is
+        used as computed. The realised law differs from ``p`` by the rounding
+        of the running sum only (at most ``(C + 1)**2 * 2**-53`` in total
+        variation). Answering ``q`` queries costs ``q * epsilon``.
+        """
+        rng = self._rng if rng is None else check_rng(rng)
+        probs = self.predict_proba(Xq)
+        cumulative = np.cumsum(probs, axis=1)
+        out = np.empty(probs.shape[0], dtype=np.int64)
+        todo = np.arange(probs.shape[0])
+        while todo.size:
+            u = rng.random(todo.size)
+            c = cumulative[todo]
+            ok = u < c[:, -1]
+            out[todo[ok]] = (u[ok, None] >= c[ok]).sum(axis=1)
+            todo = todo[~ok]
+        return self.classes_[out]
