@@ -30,7 +30,7 @@ from refdp.verify.verdict import Verdict
 
 ALPHA = 1e-6
 POSITIVE_BAD = Interval(float, 0, None, closed="neither").invalid_examples()   # nan, -1, 0, inf
-MODULES = ("laplace", "gaussian", "exponential", "noisy_max", "spherical_laplace")
+MODULES = ("laplace", "gaussian", "exponential", "noisy_max", "spherical")
 
 # ------------------------------------------------------------ validation ----
 

@@ -39,9 +39,9 @@ def _private_mechanisms():
 
 
 def _resolve(qualname):
-    """Import the longest importable module prefix, then follow attributes (methods too)."""
+    """Import the longest importable proper module prefix, then follow attributes (methods too)."""
     parts = qualname.split(".")
-    for i in range(len(parts), 0, -1):
+    for i in range(len(parts) - 1, 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:i]))
         except ImportError:

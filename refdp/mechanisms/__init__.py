@@ -16,7 +16,7 @@ from .exponential import exponential_mechanism, exponential_mechanism_distributi
 from .gaussian import gaussian_mechanism, gaussian_sigma_zcdp
 from .laplace import laplace_mechanism, laplace_scale
 from .noisy_max import report_noisy_max, report_noisy_max_distribution
-from .spherical_laplace import spherical_laplace
+from .spherical import spherical_laplace
 
 __all__ = [
     "laplace_scale",
