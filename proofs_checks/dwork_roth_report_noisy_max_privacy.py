@@ -26,46 +26,19 @@ Sampler
 """
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
+from proofs_checks._histogram_sweep import sweep
 from proofs_checks._sampler_law import sampler_check
 from refdp.mechanisms import report_noisy_max, report_noisy_max_distribution
-from refdp.verify.check import check_mechanism, summarise
-from refdp.verify.neighbours import all_datasets
+from refdp.verify.check import summarise
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import worst_verdict
 
 EPSILONS = (0.5, 1.0, 2.0)   # full sweep
 QUICK_EPSILONS = (1.0, 2.0)  # --quick subset
-DPS = 30
 SEED = 20140
 ALPHA = 1e-6  # false-failure rate of each sampler configuration
-
-
-def histogram_law(m, epsilon, monotone):
-    """Dataset -> exact law of report-noisy-max on its histogram over range(m)."""
-
-    def dist(dataset):
-        scores = [dataset.count(h) for h in range(m)]
-        return report_noisy_max_distribution(scores, epsilon, monotone=monotone, exact=True,
-                                             dps=mpmath.mp.dps)
-
-    return dist
-
-
-def sweep(max_size, epsilons=EPSILONS, domain_sizes=(1, 2, 3, 4)):
-    """Exact worst-case checks over all neighbours; returns (results, labels)."""
-    results, labels = [], []
-    for eps in epsilons:
-        for m in domain_sizes:
-            datasets = list(all_datasets(range(m), max_size))
-            relations = (("add_remove", True),) if m == 1 else (("replace", False), ("add_remove", True))
-            for relation, monotone in relations:
-                results.append(check_mechanism(histogram_law(m, eps, monotone), datasets, eps,
-                                               neighbours=relation, dps=DPS, domain=range(m)))
-                labels.append(f"eps={eps}, m={m}, {relation}, monotone={monotone}")
-    return results, labels
 
 
 @register("report_noisy_max.privacy_exhaustive",
@@ -75,7 +48,7 @@ def sweep(max_size, epsilons=EPSILONS, domain_sizes=(1, 2, 3, 4)):
           covers=("refdp.mechanisms.report_noisy_max",
                   "refdp.mechanisms.report_noisy_max_distribution"))
 def privacy_quick():
-    return summarise(*sweep(3, QUICK_EPSILONS))
+    return summarise(*sweep(report_noisy_max_distribution, 3, QUICK_EPSILONS))
 
 
 @register("report_noisy_max.privacy_exhaustive_full",
@@ -84,7 +57,7 @@ def privacy_quick():
                   "refdp.mechanisms.report_noisy_max_distribution"),
           quick=False)
 def privacy_full():
-    return summarise(*sweep(4))
+    return summarise(*sweep(report_noisy_max_distribution, 4, EPSILONS))
 
 
 @register("report_noisy_max.sampler_matches_law",

@@ -25,45 +25,18 @@ Sampler
 """
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
+from proofs_checks._histogram_sweep import sweep
 from proofs_checks._sampler_law import sampler_check
 from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
-from refdp.verify.check import check_mechanism, summarise
-from refdp.verify.neighbours import all_datasets
+from refdp.verify.check import summarise
 from refdp.verify.registry import register
 
 EPSILONS = (0.5, 1.0, 2.0)   # full sweep
 QUICK_EPSILONS = (1.0, 2.0)  # --quick subset
-DPS = 30
 SEED = 20070
 ALPHA = 1e-6  # false-failure rate of the sampler check
-
-
-def histogram_law(m, epsilon, monotone):
-    """Dataset -> exact law of the exponential mechanism on its histogram over range(m)."""
-
-    def dist(dataset):
-        scores = [dataset.count(h) for h in range(m)]
-        return exponential_mechanism_distribution(scores, epsilon, monotone=monotone, exact=True,
-                                                  dps=mpmath.mp.dps)
-
-    return dist
-
-
-def sweep(max_size, epsilons=EPSILONS, domain_sizes=(1, 2, 3, 4)):
-    """Exact worst-case checks over all neighbours; returns (results, labels)."""
-    results, labels = [], []
-    for eps in epsilons:
-        for m in domain_sizes:
-            datasets = list(all_datasets(range(m), max_size))
-            relations = (("add_remove", True),) if m == 1 else (("replace", False), ("add_remove", True))
-            for relation, monotone in relations:
-                results.append(check_mechanism(histogram_law(m, eps, monotone), datasets, eps,
-                                               neighbours=relation, dps=DPS, domain=range(m)))
-                labels.append(f"eps={eps}, m={m}, {relation}, monotone={monotone}")
-    return results, labels
 
 
 @register("exponential_mechanism.privacy_exhaustive",
@@ -73,7 +46,7 @@ def sweep(max_size, epsilons=EPSILONS, domain_sizes=(1, 2, 3, 4)):
           covers=("refdp.mechanisms.exponential_mechanism",
                   "refdp.mechanisms.exponential_mechanism_distribution"))
 def privacy_quick():
-    return summarise(*sweep(3, QUICK_EPSILONS))
+    return summarise(*sweep(exponential_mechanism_distribution, 3, QUICK_EPSILONS))
 
 
 @register("exponential_mechanism.privacy_exhaustive_full",
@@ -82,7 +55,7 @@ def privacy_quick():
                   "refdp.mechanisms.exponential_mechanism_distribution"),
           quick=False)
 def privacy_full():
-    return summarise(*sweep(4))
+    return summarise(*sweep(exponential_mechanism_distribution, 4, EPSILONS))
 
 
 @register("exponential_mechanism.sampler_matches_law",
