@@ -71,9 +71,27 @@ ctypedef fused vote_t:
     uint64_t
 
 
-cdef inline Py_ssize_t _count_votes(const vote_t* votes, Py_ssize_t n_teachers,
-                                    Py_ssize_t n_queries, Py_ssize_t n_classes,
-                                    int64_t* counts) noexcept nogil:
+cdef enum:
+    # Compare-and-count path (n_classes <= _VOTE_SMALL_CLASSES): queries are
+    # processed in blocks of _VOTE_BLOCK; each block keeps one uint8 counter
+    # per (class, query) in a 32 KiB stack buffer that stays in L1, and the
+    # counters are flushed into the int64 output every _VOTE_FLUSH teachers
+    # (a multiple of 4 below 256, so a uint8 counter cannot overflow).
+    _VOTE_BLOCK = 1024
+    _VOTE_SMALL_CLASSES = 32
+    _VOTE_FLUSH = 252
+    # Scatter path (more classes): int64 counters of one block of queries,
+    # about _VOTE_SCATTER_CELLS * 8 bytes, stay in L2 while the rows stream.
+    _VOTE_SCATTER_CELLS = 32768
+
+
+cdef inline Py_ssize_t _count_votes_sequential(const vote_t* votes, Py_ssize_t n_teachers,
+                                               Py_ssize_t n_queries, Py_ssize_t n_classes,
+                                               int64_t* counts) noexcept nogil:
+    # Reference order (teacher-major, as in refdp._twins.count_votes). The fast
+    # paths fall back to it when some vote lies outside [0, n_classes), so that
+    # the returned index is the first bad one in C order and ``counts`` holds
+    # exactly the votes before it.
     cdef Py_ssize_t t, q
     cdef const vote_t* row
     cdef uint64_t v, c = <uint64_t> n_classes
@@ -88,6 +106,159 @@ cdef inline Py_ssize_t _count_votes(const vote_t* votes, Py_ssize_t n_teachers,
                 return t * n_queries + q
             counts[q * n_classes + <Py_ssize_t> v] += 1
     return -1
+
+
+cdef inline uint8_t _encode_row(const vote_t* row, uint8_t* code, Py_ssize_t b,
+                                Py_ssize_t n_classes) noexcept nogil:
+    # code[q] = vote, or 255 (matches no class) when the vote is outside
+    # [0, n_classes); n_classes <= _VOTE_SMALL_CLASSES fits every vote type,
+    # so the comparisons stay in the vote's own width (and vectorise up to
+    # 32 bits).
+    cdef Py_ssize_t q
+    cdef vote_t v, c = <vote_t> n_classes
+    cdef uint8_t ok, bad = 0
+    for q in range(b):
+        v = row[q]
+        if vote_t is int16_t or vote_t is int32_t:
+            ok = (v >= 0) & (v < c)
+        elif vote_t is int64_t:
+            # no 64-bit vector compare on baseline x86-64: one unsigned test
+            ok = <uint64_t> v < <uint64_t> c
+        else:
+            ok = v < c
+        bad |= ok ^ 1
+        code[q] = <uint8_t> v if ok else 255
+    return bad
+
+
+cdef inline uint8_t _max_byte4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
+                               const uint8_t* r3, Py_ssize_t b, uint8_t m) noexcept nogil:
+    cdef Py_ssize_t q
+    cdef uint8_t u
+    for q in range(b):
+        u = r0[q] if r0[q] > r1[q] else r1[q]
+        u = u if u > r2[q] else r2[q]
+        u = u if u > r3[q] else r3[q]
+        m = m if m > u else u
+    return m
+
+
+cdef inline void _tally4(uint8_t* cnt, const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
+                         const uint8_t* r3, Py_ssize_t b, Py_ssize_t n_classes) noexcept nogil:
+    # cnt[c * _VOTE_BLOCK + q] += number of the four rows voting c at query q.
+    cdef Py_ssize_t c, q
+    cdef uint8_t cc
+    cdef uint8_t* p
+    for c in range(n_classes):
+        p = cnt + c * _VOTE_BLOCK
+        cc = <uint8_t> c
+        for q in range(b):
+            p[q] = <uint8_t> (p[q] + (r0[q] == cc) + (r1[q] == cc) + (r2[q] == cc) + (r3[q] == cc))
+
+
+cdef inline Py_ssize_t _count_votes_small(const vote_t* votes, Py_ssize_t n_teachers,
+                                          Py_ssize_t n_queries, Py_ssize_t n_classes,
+                                          int64_t* counts) noexcept nogil:
+    cdef uint8_t cnt[_VOTE_SMALL_CLASSES * _VOTE_BLOCK]
+    cdef uint8_t code[4 * _VOTE_BLOCK]
+    cdef const uint8_t* r[4]
+    cdef const vote_t* row
+    cdef Py_ssize_t q0, b, t, t1, g, j, q, c
+    cdef uint64_t cls = <uint64_t> n_classes
+    cdef uint8_t bad, top
+    cdef int64_t* out
+    q0 = 0
+    while q0 < n_queries:
+        b = n_queries - q0
+        if b > _VOTE_BLOCK:
+            b = _VOTE_BLOCK
+        out = counts + q0 * n_classes
+        memset(out, 0, <size_t> (b * n_classes) * sizeof(int64_t))
+        bad = 0
+        top = 0
+        t = 0
+        while t < n_teachers:
+            t1 = t + _VOTE_FLUSH
+            if t1 > n_teachers:
+                t1 = n_teachers
+            memset(cnt, 0, <size_t> (n_classes * _VOTE_BLOCK))
+            while t < t1:
+                # a group of g <= 4 teachers; in the tally, missing rows point
+                # at an all-255 row (no class), in the range check at row 0
+                g = t1 - t
+                if g > 4:
+                    g = 4
+                for j in range(4):
+                    if j < g:
+                        row = votes + (t + j) * n_queries + q0
+                        if vote_t is int8_t or vote_t is uint8_t:
+                            # one-byte votes are compared in place: a negative
+                            # int8 reads as a byte >= 128 > n_classes, so the
+                            # byte maximum detects both ends of the range.
+                            r[j] = <const uint8_t*> row
+                        else:
+                            bad |= _encode_row(row, code + j * _VOTE_BLOCK, b, n_classes)
+                            r[j] = code + j * _VOTE_BLOCK
+                    else:
+                        if j == g:
+                            memset(code + j * _VOTE_BLOCK, 255, <size_t> b)
+                        r[j] = code + g * _VOTE_BLOCK
+                if vote_t is int8_t or vote_t is uint8_t:
+                    top = _max_byte4(r[0], r[1 if g > 1 else 0], r[2 if g > 2 else 0],
+                                     r[3 if g > 3 else 0], b, top)
+                _tally4(cnt, r[0], r[1], r[2], r[3], b, n_classes)
+                t += g
+            for q in range(b):
+                for c in range(n_classes):
+                    out[q * n_classes + c] += cnt[c * _VOTE_BLOCK + q]
+        if bad or <uint64_t> top >= cls:
+            return _count_votes_sequential(votes, n_teachers, n_queries, n_classes, counts)
+        q0 += b
+    return -1
+
+
+cdef inline Py_ssize_t _count_votes_scatter(const vote_t* votes, Py_ssize_t n_teachers,
+                                            Py_ssize_t n_queries, Py_ssize_t n_classes,
+                                            int64_t* counts) noexcept nogil:
+    cdef Py_ssize_t t, q, q0, q1, block
+    cdef const vote_t* row
+    cdef int64_t* cb
+    cdef uint64_t v, bad, c = <uint64_t> n_classes
+    block = _VOTE_SCATTER_CELLS // n_classes
+    if block < 64:
+        block = 64
+    q0 = 0
+    while q0 < n_queries:
+        q1 = q0 + block
+        if q1 > n_queries:
+            q1 = n_queries
+        cb = counts + q0 * n_classes
+        memset(cb, 0, <size_t> ((q1 - q0) * n_classes) * sizeof(int64_t))
+        bad = 0
+        for t in range(n_teachers):
+            row = votes + t * n_queries
+            for q in range(q0, q1):
+                v = <uint64_t> row[q]
+                bad |= (v >= c)
+                cb[(q - q0) * n_classes + <Py_ssize_t> (v if v < c else 0)] += 1
+        if bad:
+            return _count_votes_sequential(votes, n_teachers, n_queries, n_classes, counts)
+        q0 = q1
+    return -1
+
+
+cdef inline Py_ssize_t _count_votes(const vote_t* votes, Py_ssize_t n_teachers,
+                                    Py_ssize_t n_queries, Py_ssize_t n_classes,
+                                    int64_t* counts) noexcept nogil:
+    # Both fast paths are cache-blocked over queries (a teacher-major sweep
+    # would stream the whole counts array once per teacher) and accumulate
+    # range violations instead of exiting early, which lets the compiler
+    # vectorise the inner loops; any violation triggers the sequential pass.
+    if n_classes <= 0:
+        return _count_votes_sequential(votes, n_teachers, n_queries, n_classes, counts)
+    if n_classes <= _VOTE_SMALL_CLASSES:
+        return _count_votes_small(votes, n_teachers, n_queries, n_classes, counts)
+    return _count_votes_scatter(votes, n_teachers, n_queries, n_classes, counts)
 
 
 cdef Py_ssize_t count_votes_int8(const int8_t* votes, Py_ssize_t n_teachers, Py_ssize_t n_queries, Py_ssize_t n_classes, int64_t* counts) noexcept nogil:
@@ -129,12 +300,26 @@ cdef double laplace_difference_log_tail(double gap, double gamma) noexcept nogil
     return log(2.0 + z) - z - LOG4
 
 
+cdef enum:
+    # Lemma 4's log-tails of gaps below this bound are kept in a stack table
+    # (8 KiB) filled on first use within a call; larger gaps are computed directly.
+    _GAP_TABLE = 1024
+    _GAP_WORDS = 16         # _GAP_TABLE / 64 bits marking the filled entries
+
+
 cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n_classes,
                        double gamma, double* log_q) noexcept nogil:
+    # Each lt below is log(2 + z) - z - LOG4 with z = gamma * gap, evaluated by
+    # exactly these operations; a gap met before in the same call reads the
+    # value computed then (gaps are integers and repeat across rows), which
+    # changes nothing in the result.
+    cdef double ltab[_GAP_TABLE]
+    cdef uint64_t seen[_GAP_WORDS]
     cdef Py_ssize_t i, j, jstar
     cdef const int64_t* row
-    cdef int64_t top
+    cdef int64_t top, g
     cdef double z, zbar, lt, m, s, w, r, lse
+    memset(seen, 0, sizeof(seen))
     for i in range(n_queries):
         row = counts + i * n_classes
         jstar = 0
@@ -151,8 +336,17 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
         for j in range(n_classes):
             if j == jstar:
                 continue
-            z = gamma * <double> (top - row[j])
-            lt = log(2.0 + z) - z - LOG4
+            g = top - row[j]
+            z = gamma * <double> g
+            if <uint64_t> g < _GAP_TABLE:
+                if (seen[g >> 6] >> (g & 63)) & 1:
+                    lt = ltab[g]
+                else:
+                    lt = log(2.0 + z) - z - LOG4
+                    ltab[g] = lt
+                    seen[g >> 6] |= (<uint64_t> 1) << (g & 63)
+            else:
+                lt = log(2.0 + z) - z - LOG4
             if lt > m:
                 r = exp(m - lt)
                 s = s * r + 1.0
@@ -195,65 +389,191 @@ def _py_lemma4_log_q(const int64_t[:, ::1] counts, double gamma):
 # --------------------------------------------------------------------------
 # 4. accountant log-sum-exp
 # --------------------------------------------------------------------------
-cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
-                                 const double* orders, Py_ssize_t n_orders,
-                                 double gamma, double* out) noexcept nogil:
-    cdef Py_ssize_t i, k
-    cdef double E = exp(2.0 * gamma)
+cdef enum:
+    # orders handled per pass over the queries (their order-only terms live on the stack)
+    _ORDER_CHUNK = 64
+
+
+cdef inline void _order_terms(const double* orders, Py_ssize_t m, double gamma,
+                              double* lam_, double* best_, double* g2l_) noexcept nogil:
+    # Order-only quantities: the data-independent bound (Theorem 2) and the
+    # pure-DP bound 2 gamma lambda, each rounded upward, and 2 gamma lambda.
+    cdef Py_ssize_t k
+    cdef double lam, indep, pure
+    for k in range(m):
+        lam = orders[k]
+        indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
+        pure = 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+        best_[k] = indep if indep < pure else pure
+        lam_[k] = lam
+        g2l_[k] = 2.0 * gamma * lam
+
+
+cdef inline void _query_terms(double lq, const double* lam_, const double* best_,
+                              const double* g2l_, Py_ssize_t m, double E, double threshold,
+                              double* terms) noexcept nogil:
+    # terms[k] = min(order-only bound, Theorem 3 rounded upward) for one query.
+    # Query-only quantities are computed once; Theorem 3 is evaluated only when
+    # hi = max(a, b) < best, because otherwise val = hi + log1p(exp(lo - hi))
+    # >= hi and err >= 0 give, in floating point too, val + err >= best, and
+    # the minimum is best either way. Every evaluated operation is the one of
+    # the reference formulation, in the same order.
+    cdef Py_ssize_t k
+    cdef double q, x, a1, a2, fa1, fa2, flq, slack_x
+    cdef double lam, a, b, hi, lo, val, err, best
+    q = exp(lq)
+    if not (q < threshold):
+        for k in range(m):
+            terms[k] = best_[k]
+        return
+    x = E * q
+    a1 = log1p(-q)
+    a2 = log1p(-x)
+    fa1 = fabs(a1)
+    fa2 = fabs(a2)
+    flq = fabs(lq) if lq > -INFINITY else 0.0
+    slack_x = 8.0 * EPS * x / (1.0 - x)
+    for k in range(m):
+        lam = lam_[k]
+        best = best_[k]
+        a = (1.0 + lam) * a1 - lam * a2
+        b = lq + g2l_[k]
+        if a > b:
+            hi = a
+            lo = b
+        else:
+            hi = b
+            lo = a
+        if hi < best:
+            val = hi + log1p(exp(lo - hi))
+            err = 64.0 * EPS * ((1.0 + lam) * fa1 + lam * fa2 + flq
+                                + g2l_[k] + fabs(val) + 1.0) \
+                + (1.0 + 2.0 * lam) * slack_x
+            val = val + err
+            if val < best:
+                best = val
+        terms[k] = best
+
+
+cdef inline double _theorem3_threshold(double E) noexcept nogil:
     # Thm 3 needs q < (e^{2g} - 1)/(e^{4g} - 1) = 1/(e^{2g} + 1); the computed
     # threshold is lowered by a few ulps so that rounding never admits a q
     # outside the theorem's range.
-    cdef double threshold = (1.0 / (E + 1.0)) * (1.0 - 8.0 * EPS)
-    cdef double lq, q, x, a1, a2, lam, a, b, hi, lo, val, err, best, indep, pure
-    cdef double slack_x
+    return (1.0 / (E + 1.0)) * (1.0 - 8.0 * EPS)
+
+
+cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
+                                 const double* orders, Py_ssize_t n_orders,
+                                 double gamma, double* out) noexcept nogil:
+    # The per-query terms of a run of equal consecutive log_q values are
+    # computed once and added once per query, in query order, so the result
+    # does not depend on whether runs occur.
+    cdef Py_ssize_t i, k, k0, m
+    cdef double E = exp(2.0 * gamma)
+    cdef double threshold = _theorem3_threshold(E)
+    cdef double lam_[_ORDER_CHUNK]
+    cdef double best_[_ORDER_CHUNK]
+    cdef double g2l_[_ORDER_CHUNK]
+    cdef double terms[_ORDER_CHUNK]
+    cdef double acc[_ORDER_CHUNK]
+    k0 = 0
+    while k0 < n_orders:
+        m = n_orders - k0
+        if m > _ORDER_CHUNK:
+            m = _ORDER_CHUNK
+        _order_terms(orders + k0, m, gamma, lam_, best_, g2l_)
+        for k in range(m):
+            acc[k] = 0.0
+        for i in range(n_queries):
+            if i == 0 or not (log_q[i] == log_q[i - 1]):
+                _query_terms(log_q[i], lam_, best_, g2l_, m, E, threshold, terms)
+            for k in range(m):
+                acc[k] += terms[k]
+        # sequential summation of n_queries non-negative terms: relative error
+        # at most (n_queries - 1) * EPS / 2; round the total upward by n_queries * EPS.
+        for k in range(m):
+            out[k0 + k] = acc[k] * (1.0 + (n_queries + 2) * EPS)
+        k0 += m
+
+
+cdef void _accountant_table(const double* values, Py_ssize_t n_values,
+                            const double* orders, Py_ssize_t n_orders, double gamma,
+                            double* table) noexcept nogil:
+    # table[i * n_orders + k] = the term of a query with log_q = values[i].
+    cdef Py_ssize_t i, k0, m
+    cdef double E = exp(2.0 * gamma)
+    cdef double threshold = _theorem3_threshold(E)
+    cdef double lam_[_ORDER_CHUNK]
+    cdef double best_[_ORDER_CHUNK]
+    cdef double g2l_[_ORDER_CHUNK]
+    k0 = 0
+    while k0 < n_orders:
+        m = n_orders - k0
+        if m > _ORDER_CHUNK:
+            m = _ORDER_CHUNK
+        _order_terms(orders + k0, m, gamma, lam_, best_, g2l_)
+        for i in range(n_values):
+            _query_terms(values[i], lam_, best_, g2l_, m, E, threshold,
+                         table + i * n_orders + k0)
+        k0 += m
+
+
+cdef void _accountant_gather_sum(const int64_t* index, Py_ssize_t n_queries,
+                                 const double* table, Py_ssize_t n_orders,
+                                 double* out) noexcept nogil:
+    # out[k] = (sum over queries i, in order, of table[index[i], k]) rounded
+    # upward exactly as in accountant_log_moments.
+    cdef Py_ssize_t i, k
+    cdef const double* row
     for k in range(n_orders):
         out[k] = 0.0
     for i in range(n_queries):
-        lq = log_q[i]
-        q = exp(lq)
-        if q < threshold:
-            x = E * q
-            a1 = log1p(-q)
-            a2 = log1p(-x)
-            slack_x = 8.0 * EPS * x / (1.0 - x)
+        row = table + index[i] * n_orders
         for k in range(n_orders):
-            lam = orders[k]
-            indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
-            pure = 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
-            best = indep if indep < pure else pure
-            if q < threshold:
-                a = (1.0 + lam) * a1 - lam * a2
-                b = lq + 2.0 * gamma * lam
-                if a > b:
-                    hi = a
-                    lo = b
-                else:
-                    hi = b
-                    lo = a
-                val = hi + log1p(exp(lo - hi))
-                err = 64.0 * EPS * ((1.0 + lam) * fabs(a1) + lam * fabs(a2)
-                                    + (fabs(lq) if lq > -INFINITY else 0.0)
-                                    + 2.0 * gamma * lam + fabs(val) + 1.0) \
-                    + (1.0 + 2.0 * lam) * slack_x
-                val = val + err
-                if val < best:
-                    best = val
-            out[k] += best
-    # sequential summation of n_queries non-negative terms: relative error
-    # at most (n_queries - 1) * EPS / 2; round the total upward by n_queries * EPS.
+            out[k] += row[k]
     for k in range(n_orders):
         out[k] = out[k] * (1.0 + (n_queries + 2) * EPS)
 
 
 def _py_accountant_log_moments(const double[::1] log_q, const double[::1] orders, double gamma):
     cdef Py_ssize_t n = log_q.shape[0], m = orders.shape[0]
+    cdef Py_ssize_t n_values, k0, mc, chunk
     out = np.zeros(m, dtype=np.float64)
     cdef double[::1] o = out
     if m == 0:
         return out
     cdef const double* pl = &log_q[0] if n > 0 else NULL
-    with nogil:
-        accountant_log_moments(pl, n, &orders[0], m, gamma, &o[0])
+    if n < 2:
+        with nogil:
+            accountant_log_moments(pl, n, &orders[0], m, gamma, &o[0])
+        return out
+    # Vote histograms repeat, and so do their log_q: when at most half of the
+    # values are distinct, evaluate the bounds once per distinct value and sum
+    # them per query in the original order (the same sum, term for term, as
+    # accountant_log_moments computes).
+    values, inverse = np.unique(np.asarray(log_q), return_inverse=True)
+    n_values = values.shape[0]
+    if 2 * n_values > n:
+        with nogil:
+            accountant_log_moments(pl, n, &orders[0], m, gamma, &o[0])
+        return out
+    cdef const double[::1] v = np.ascontiguousarray(values, dtype=np.float64)
+    cdef const int64_t[::1] idx = np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64)
+    cdef double[:, ::1] table
+    # at most 2**22 table entries (32 MiB) at a time
+    chunk = (1 << 22) // n_values
+    if chunk < 1:
+        chunk = 1
+    k0 = 0
+    while k0 < m:
+        mc = m - k0
+        if mc > chunk:
+            mc = chunk
+        table = np.empty((n_values, mc), dtype=np.float64)
+        with nogil:
+            _accountant_table(&v[0], n_values, &orders[k0], mc, gamma, &table[0, 0])
+            _accountant_gather_sum(&idx[0], n, &table[0, 0], mc, &o[k0])
+        k0 += mc
     return out
 
 

@@ -292,3 +292,41 @@ def test_kernels_release_the_gil(kernel):
         done.wait(0.001)
     th.join()
     assert polls >= 3
+
+
+# ------------------------------------------- blocked paths of the kernels --
+
+@pytest.mark.parametrize("shape, n_classes", [
+    ((253, 2100), 5), ((600, 1500), 32), ((9, 2049), 33), ((3, 700), 200), ((256, 1025), 2),
+])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int64])
+def test_count_votes_blocked_paths(shape, n_classes, dtype):
+    """Several query blocks, > 252 teachers (byte-counter flushes), > 32 classes (direct path).
+
+    The reference is a vectorised bincount (the Python twin is too slow at
+    these sizes; it is compared on small shapes above).
+    """
+    if np.iinfo(dtype).max < n_classes:
+        pytest.skip("labels do not fit the dtype")
+    rng = np.random.default_rng(sum(shape) + n_classes)
+    votes = rng.integers(0, n_classes, size=shape).astype(dtype)
+    n_teachers, n_queries = shape
+    flat = votes.astype(np.int64) + n_classes * np.arange(n_queries)[None, :]
+    want = np.bincount(flat.ravel(), minlength=n_queries * n_classes).reshape(n_queries, n_classes)
+    np.testing.assert_array_equal(core.count_votes(votes, n_classes), want)
+    # bad votes in the last teacher's row, in two different blocks: the first is reported
+    bad = n_classes if np.iinfo(dtype).max >= n_classes else -1
+    votes[-1, n_queries - 3] = bad
+    votes[-1, n_queries // 2] = bad
+    with pytest.raises(ValueError, match=rf"\(teacher={n_teachers - 1}, query={n_queries // 2}\)"):
+        core.count_votes(votes, n_classes)
+
+
+def test_accountant_with_repeated_log_q_equals_twin():
+    """More than half the log q values repeat: the kernel evaluates each distinct value once."""
+    rng = np.random.default_rng(8)
+    base = core.lemma4_log_q(rng.multinomial(250, [0.9] + [0.1 / 9] * 9, size=40), 0.05)
+    lq = rng.choice(base, size=5000)
+    orders = np.linspace(0.5, 64, 64)
+    np.testing.assert_allclose(core.accountant_log_moments(lq, orders, 0.05),
+                               _twins.accountant_log_moments(lq, orders, 0.05), rtol=RTOL)
