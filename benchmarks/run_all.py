@@ -18,7 +18,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = ["bench_votes.py", "bench_walk.py", "bench_accountant.py", "bench_logsumexp.py"]
+SCRIPTS = ["bench_votes.py", "bench_walk.py", "bench_projected_walk.py", "bench_accountant.py",
+           "bench_logsumexp.py", "bench_posterior_sampling.py"]
 
 
 def main():

@@ -1,0 +1,383 @@
+"""Tests of refdp.learning: the finite-class learner, one posterior sample and the fast sampler."""
+import doctest
+import math
+import os
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import refdp.learning
+import refdp.learning._inversion as fast_inversion
+from refdp.learning import (
+    empirical_risks,
+    exponential_mechanism_learner,
+    exponential_mechanism_learner_distribution,
+    exponential_mechanism_learner_utility_bound,
+    one_posterior_sample,
+    one_posterior_sample_distribution,
+    posterior_epsilon,
+    posterior_temperature,
+)
+from refdp.learning._inversion import certified_inverse_cdf_index
+from refdp.learning._rounding import float_at_least, float_at_most
+from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
+from refdp.mechanisms._inversion import inverse_cdf_index
+
+BAD_EPSILONS = [0, 0.0, -1.0, math.nan, math.inf, "1", None, True]
+LOSSES = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+
+
+# -- validation ----------------------------------------------------------------
+
+def test_message_shape():
+    with pytest.raises(ValueError) as info:
+        exponential_mechanism_learner([0.1, 0.2], 10, -1.0)
+    assert str(info.value) == ("The 'epsilon' parameter of exponential_mechanism_learner must be a float "
+                               "in the range (0, inf). Got -1.0 instead.")
+
+
+@pytest.mark.parametrize("epsilon", BAD_EPSILONS)
+def test_learner_rejects_bad_epsilon(epsilon):
+    for f in (exponential_mechanism_learner, exponential_mechanism_learner_distribution):
+        with pytest.raises(ValueError, match=f"The 'epsilon' parameter of {f.__name__} must be a float"):
+            f([0.1, 0.2], 10, epsilon)
+    with pytest.raises(ValueError, match="'epsilon' parameter of exponential_mechanism_learner_distribution"):
+        exponential_mechanism_learner_distribution([0.1, 0.2], 10, epsilon, exact=True)
+    with pytest.raises(ValueError, match="'epsilon' parameter of exponential_mechanism_learner_utility_bound"):
+        exponential_mechanism_learner_utility_bound(10, 2, epsilon, 0.1)
+
+
+@pytest.mark.parametrize("epsilon", BAD_EPSILONS)
+def test_posterior_rejects_bad_epsilon(epsilon):
+    if epsilon is None:   # None means "no target": t = 1
+        return
+    for f in (one_posterior_sample, one_posterior_sample_distribution):
+        with pytest.raises(ValueError, match=f"The 'epsilon' parameter of {f.__name__} must be a float"):
+            f(LOSSES, 1.0, epsilon=epsilon)
+    with pytest.raises(ValueError, match="The 'epsilon' parameter of posterior_temperature"):
+        posterior_temperature(epsilon, 1.0)
+
+
+def test_empty_hypothesis_class():
+    with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner must be an array "
+                                         "with at least 1 element"):
+        exponential_mechanism_learner([], 10, 1.0)
+    with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner_distribution"):
+        exponential_mechanism_learner_distribution([], 10, 1.0, exact=True)
+    with pytest.raises(ValueError, match="at least one hypothesis"):
+        empirical_risks(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="one record"):
+        empirical_risks(np.zeros((3, 0)))
+    with pytest.raises(ValueError, match="'losses' parameter of one_posterior_sample must be an array with at "
+                                         "least one parameter"):
+        one_posterior_sample(np.zeros((0, 3)), 1.0)
+    with pytest.raises(ValueError, match="'losses' parameter of one_posterior_sample_distribution"):
+        one_posterior_sample_distribution([], 1.0, exact=True)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, math.nan, math.inf])
+def test_losses_and_risks_outside_unit_interval(bad):
+    with pytest.raises(ValueError, match="'losses' parameter of empirical_risks"):
+        empirical_risks([[0.0, bad]])
+    with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner"):
+        exponential_mechanism_learner([0.0, bad], 5, 1.0)
+    with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner_distribution"):
+        exponential_mechanism_learner_distribution([0.0, bad], 5, 1.0)
+
+
+def test_exact_risks_outside_unit_interval_and_not_numbers():
+    with pytest.raises(ValueError, match=r"range \[0, 1\]. Got Fraction\(3, 2\) at position \(1,\)"):
+        exponential_mechanism_learner_distribution([Fraction(0), Fraction(3, 2)], 5, 1.0, exact=True)
+    with pytest.raises(ValueError, match="'risks' parameter"):
+        exponential_mechanism_learner_distribution(["x"], 5, 1.0, exact=True)
+    with pytest.raises(ValueError, match="'risks' parameter"):
+        exponential_mechanism_learner_distribution([math.nan], 5, 1.0, exact=True)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 2.5, math.nan])
+def test_posterior_losses_outside_bound(bad):
+    losses = LOSSES.copy()
+    losses[1, 2] = bad
+    with pytest.raises(ValueError, match="'losses' parameter of one_posterior_sample must be an array"):
+        one_posterior_sample(losses, 2.0)
+    exact_losses = losses.tolist()
+    with pytest.raises(ValueError, match=r"'losses' parameter of one_posterior_sample_distribution.*position \(1, 2\)"):
+        one_posterior_sample_distribution(exact_losses, 2.0, exact=True)
+
+
+def test_posterior_other_bad_inputs():
+    with pytest.raises(ValueError, match="'loss_bound' parameter of one_posterior_sample must be a float in "
+                                         r"the range \(0, inf\)"):
+        one_posterior_sample(LOSSES, 0.0)
+    with pytest.raises(ValueError, match="'log_prior' parameter of one_posterior_sample must be an array of "
+                                         r"shape \(4\)"):
+        one_posterior_sample(LOSSES, 1.0, log_prior=[0.0, 1.0])
+    with pytest.raises(ValueError, match="'log_prior' parameter of one_posterior_sample must be an array of "
+                                         "finite numbers"):
+        one_posterior_sample(LOSSES, 1.0, log_prior=[0.0, math.nan, 0.0, 0.0])
+    with pytest.raises(ValueError, match="'temperature' parameter of one_posterior_sample must be None when "
+                                         "'epsilon' is given"):
+        one_posterior_sample(LOSSES, 1.0, epsilon=1.0, temperature=0.5)
+    with pytest.raises(ValueError, match="'temperature' parameter of one_posterior_sample must be a float"):
+        one_posterior_sample(LOSSES, 1.0, temperature=-1.0)
+    with pytest.raises(ValueError, match="'neighbours' parameter of one_posterior_sample must be one of "
+                                         "'replace', 'add_remove'"):
+        one_posterior_sample(LOSSES, 1.0, neighbours="swap")
+    with pytest.raises(ValueError, match="'temperature' parameter of one_posterior_sample must be small enough"):
+        one_posterior_sample(np.ones((2, 3)), 1.0, temperature=1e308)
+    with pytest.raises(ValueError, match="equal length"):
+        one_posterior_sample_distribution([[0, 1], [1]], 1.0, exact=True)
+    with pytest.raises(ValueError, match=r"'log_prior' parameter of one_posterior_sample_distribution.*"
+                                         r"position \(1,\)"):
+        one_posterior_sample_distribution([[0], [1]], 1.0, log_prior=[0, "x"], exact=True)
+    with pytest.raises(ValueError, match="'epsilon' parameter of posterior_temperature must be large enough"):
+        posterior_temperature(5e-324, 1e300)
+
+
+@pytest.mark.parametrize("n", [0, -1, 1.5, math.nan, "3"])
+def test_bad_sample_size(n):
+    with pytest.raises(ValueError, match="'n_samples' parameter of exponential_mechanism_learner must be an int "
+                                         r"in the range \[1, inf\)"):
+        exponential_mechanism_learner([0.5], n, 1.0)
+
+
+@pytest.mark.parametrize("beta", [0, -0.5, 1.5, math.nan])
+def test_bad_beta(beta):
+    with pytest.raises(ValueError, match=r"'beta' parameter of exponential_mechanism_learner_utility_bound "
+                                         r"must be a float in the range \(0, 1\]"):
+        exponential_mechanism_learner_utility_bound(10, 3, 1.0, beta)
+
+
+# -- laws and sampling -----------------------------------------------------------
+
+def test_empirical_risks():
+    assert empirical_risks([[0, 1, 1, 0], [0, 0, 0, 1], [1, 1, 1, 1]]).tolist() == [0.5, 0.25, 1.0]
+
+
+def test_learner_law_is_the_exponential_mechanism_on_minus_total_loss():
+    risks = [Fraction(3, 8), Fraction(0), Fraction(1), Fraction(5, 8)]
+    got = exponential_mechanism_learner_distribution(risks, 8, 1.5, exact=True, dps=40)
+    want = exponential_mechanism_distribution([-8 * r for r in risks], 1.5, sensitivity=1, exact=True, dps=40)
+    assert got == want
+    # by hand: P[h] = exp(-1.5 * 8 R(h) / 2) / Z
+    with mpmath.workdps(40):
+        w = [mpmath.exp(-mpmath.mpf(1.5) * 8 * mpmath.mpf(r.numerator) / r.denominator / 2) for r in risks]
+        z = mpmath.fsum(w)
+        for g, v in zip(got, w):
+            assert abs(g - v / z) < mpmath.mpf(10) ** -38
+
+
+def test_float_law_matches_exact_law():
+    rng = np.random.default_rng(3)
+    risks = rng.integers(0, 51, 200) / 50
+    floats = exponential_mechanism_learner_distribution(risks, 50, 0.7)
+    exact = exponential_mechanism_learner_distribution([Fraction(float(r)) for r in risks], 50, 0.7,
+                                                       exact=True, dps=30)
+    rel = max(abs(float(e) - f) / float(e) for e, f in zip(exact, floats))
+    assert rel < 1e-13
+
+
+@given(st.lists(st.integers(0, 20), min_size=1, max_size=30), st.floats(0.01, 20.0),
+       st.integers(0, 2**32 - 1))
+def test_learner_draw_equals_reference_exponential_mechanism(errors, epsilon, seed):
+    # same seed -> same index as refdp.mechanisms.exponential_mechanism on scores -n R (sensitivity 1),
+    # whose sampler is the exact-integer inversion
+    n = 20
+    risks = np.array(errors) / n
+    got = exponential_mechanism_learner(risks, n, epsilon, rng=seed)
+    want = exponential_mechanism(-(n * risks), epsilon, sensitivity=1.0, rng=seed)
+    assert got == want
+
+
+def test_learner_determinism_and_rng_forms():
+    risks = np.linspace(0, 1, 50)
+    a = [exponential_mechanism_learner(risks, 10, 1.0, rng=s) for s in range(30)]
+    assert a == [exponential_mechanism_learner(risks, 10, 1.0, rng=s) for s in range(30)]
+    assert len(set(a)) > 3
+    g = np.random.default_rng(5)
+    seq = [exponential_mechanism_learner(risks, 10, 1.0, rng=g) for _ in range(5)]
+    assert seq == [exponential_mechanism_learner(risks, 10, 1.0, rng=np.random.default_rng(5)) for _ in
+                   range(1)] + seq[1:]
+    assert exponential_mechanism_learner(risks, 10, 1.0, rng=np.random.SeedSequence(1)) == \
+        exponential_mechanism_learner(risks, 10, 1.0, rng=np.random.PCG64(np.random.SeedSequence(1)))
+
+
+def test_single_hypothesis():
+    assert exponential_mechanism_learner([0.3], 5, 1.0, rng=0) == 0
+    assert exponential_mechanism_learner_distribution([0.3], 5, 1.0).tolist() == [1.0]
+
+
+def test_posterior_law_by_hand():
+    prior = [0.0, 1.0, -1.0, 0.5]
+    got = one_posterior_sample_distribution(LOSSES.tolist(), 1.0, log_prior=prior, temperature=0.75,
+                                            exact=True, dps=40)
+    with mpmath.workdps(40):
+        w = [mpmath.exp(-mpmath.mpf("0.75") * mpmath.mpf(sum(row)) + r) for row, r in zip(LOSSES.tolist(), prior)]
+        z = mpmath.fsum(w)
+        for g, v in zip(got, w):
+            assert abs(g - v / z) < mpmath.mpf(10) ** -38
+    floats = one_posterior_sample_distribution(LOSSES, 1.0, log_prior=prior, temperature=0.75)
+    assert np.allclose(floats, [float(g) for g in got], rtol=1e-14, atol=0)
+
+
+def test_posterior_tempering_options_agree():
+    for relation in ("replace", "add_remove"):
+        t = posterior_temperature(0.8, 2.0, relation)
+        for seed in range(20):
+            assert one_posterior_sample(LOSSES, 2.0, epsilon=0.8, neighbours=relation, rng=seed) == \
+                one_posterior_sample(LOSSES, 2.0, temperature=t, rng=seed)
+    assert posterior_temperature(0.8, 2.0) == 0.2 and posterior_temperature(0.8, 2.0, "add_remove") == 0.4
+    for seed in range(10):
+        assert one_posterior_sample(LOSSES, 1.0, rng=seed) == one_posterior_sample(LOSSES, 1.0, temperature=1.0,
+                                                                                   rng=seed)
+
+
+def test_posterior_without_records_is_the_prior():
+    prior = np.array([0.0, 1.0, 2.0])
+    p = one_posterior_sample_distribution(np.zeros((3, 0)), 1.0, log_prior=prior)
+    assert np.allclose(p, np.exp(prior) / np.exp(prior).sum(), rtol=1e-15)
+
+
+@given(st.floats(1e-6, 1e6), st.floats(1e-6, 1e6), st.sampled_from(["replace", "add_remove"]))
+def test_temperature_rounded_down_and_epsilon_rounded_up(epsilon, bound, relation):
+    k = 2 if relation == "replace" else 1
+    t = posterior_temperature(epsilon, bound, relation)
+    assert k * Fraction(t) * Fraction(bound) <= Fraction(epsilon)                  # never above the target
+    assert k * Fraction(math.nextafter(t, math.inf)) * Fraction(bound) > Fraction(epsilon)   # the largest such
+    e = posterior_epsilon(bound, t, relation)
+    assert Fraction(e) >= k * Fraction(t) * Fraction(bound)                        # never below the exact
+    assert Fraction(math.nextafter(e, 0)) < k * Fraction(t) * Fraction(bound)
+    assert e <= epsilon
+
+
+@given(st.integers(1, 10**6), st.integers(1, 10**9), st.floats(1e-3, 1e3), st.floats(1e-12, 1.0))
+def test_utility_bound_is_rounded_up(n, h, epsilon, beta):
+    got = exponential_mechanism_learner_utility_bound(n, h, epsilon, beta)
+    with mpmath.workdps(60):
+        exact = 2 / (n * mpmath.mpf(epsilon)) * (mpmath.log(h) - mpmath.log(mpmath.mpf(beta)))
+        assert mpmath.mpf(got) >= exact
+        assert mpmath.mpf(math.nextafter(got, -math.inf)) < exact or got == 0.0
+
+
+def test_utility_bound_values():
+    assert exponential_mechanism_learner_utility_bound(5, 1, 1.0, 1.0) == 0.0
+    assert exponential_mechanism_learner_utility_bound(1000, 100, 1.0, 0.05) == pytest.approx(
+        2 / 1000 * (math.log(100) + math.log(20)), rel=1e-15)
+
+
+def test_rounding_helpers():
+    third = Fraction(1, 3)
+    assert Fraction(float_at_least(third)) >= third > Fraction(math.nextafter(float_at_least(third), 0))
+    assert Fraction(float_at_most(third)) <= third < Fraction(math.nextafter(float_at_most(third), 1))
+    assert float_at_least(Fraction(1, 4)) == float_at_most(Fraction(1, 4)) == 0.25
+    assert float_at_least(Fraction(10) ** 400) == math.inf
+    assert float_at_most(Fraction(10) ** 400) == np.finfo(float).max
+    assert float_at_least(mpmath.mpf(2) ** -1100) == 5e-324
+    assert float_at_most(mpmath.mpf(2) ** -1100) == 0.0
+
+
+# -- the certified sampler ---------------------------------------------------------
+
+@given(st.lists(st.floats(0, 1e300, allow_subnormal=True), min_size=1, max_size=60),
+       st.lists(st.integers(0, 2**53 - 1), min_size=1, max_size=10))
+def test_certified_inversion_equals_exact_inversion(values, grid_points):
+    p = np.array(values, dtype=np.float64)
+    if not p.sum() > 0:
+        p[0] = 1.0
+    for r in grid_points:
+        u = r / 2**53
+        assert certified_inverse_cdf_index(p, u) == inverse_cdf_index(p, u)
+
+
+def test_certified_inversion_at_boundaries_uses_the_fallback(monkeypatch):
+    calls = []
+
+    def counting(p, u):
+        calls.append(u)
+        return inverse_cdf_index(p, u)
+
+    monkeypatch.setattr(fast_inversion, "inverse_cdf_index", counting)
+    p = np.array([0.1, 0.2, 0.0, 0.3, 0.4])
+    total = sum(Fraction(v) for v in p)
+    running = Fraction(0)
+    for k, v in enumerate(p):
+        running += Fraction(v)
+        r = int(running / total * 2**53)
+        for u in ((r - 1) / 2**53, r / 2**53, (r + 1) / 2**53):
+            if 0 <= u < 1:
+                assert certified_inverse_cdf_index(p, u) == inverse_cdf_index(p, u)
+    assert calls, "boundary uniforms must reach the exact fallback"
+    assert certified_inverse_cdf_index(p, 0.5) == 3       # far from every boundary: certified, no new call
+    n_calls = len(calls)
+    certified_inverse_cdf_index(p, 0.5)
+    assert len(calls) == n_calls
+
+
+def test_certified_inversion_overflowing_running_sum():
+    p = np.array([1e308, 1e308, 1e308])   # the float running sum overflows: exact fallback
+    for u in (0.0, 0.3, 0.34, 0.5, 0.7, 1 - 2**-53):
+        assert certified_inverse_cdf_index(p, u) == inverse_cdf_index(p, u)
+    assert certified_inverse_cdf_index(p, 0.5) == 1
+
+
+def test_certified_inversion_never_returns_a_zero_probability():
+    p = np.array([0.0, 0.5, 0.0, 0.0, 0.5, 0.0])
+    for r in range(0, 2**53, 2**47):
+        assert p[certified_inverse_cdf_index(p, r / 2**53)] > 0
+
+
+# -- the utility bound on sampled data ----------------------------------------------
+
+def test_sampled_failure_rate_at_most_beta():
+    # Nearly tight profile: one risk 0, 16 risks k/n just above the bound; its exact failure
+    # probability p_fail <= beta (checked exactly in proofs_checks/lecture_notes_utility_bound.py).
+    # Failures among N draws ~ Binomial(N, p_fail). Reject if the count exceeds c_hi, the
+    # (1 - 1e-6)-quantile of Binomial(N, beta) (stochastically larger when p_fail <= beta), or
+    # falls below c_lo, the 1e-6-quantile of Binomial(N, p_fail) (the sampler realises p_fail):
+    # false-failure rate <= 2e-6.
+    from proofs_checks.lecture_notes_utility_bound import adversarial_errors, failing_hypotheses, \
+        failure_probability
+    n, eps, beta, draws = 50, 1.0, 0.2, 4000
+    errors = adversarial_errors(17, n, eps, beta)
+    failing = failing_hypotheses(errors, n, eps, beta)
+    with mpmath.workdps(30):
+        p_fail = float(failure_probability(errors, n, eps, failing))
+    assert 0.75 * beta < p_fail <= beta
+    rng = np.random.default_rng(2024)
+    risks = np.array(errors) / n
+    count = sum(exponential_mechanism_learner(risks, n, eps, rng=rng) in failing for _ in range(draws))
+    c_hi = stats.binom.isf(1e-6, draws, beta)
+    c_lo = stats.binom.ppf(1e-6, draws, p_fail)
+    assert c_lo <= count <= c_hi
+
+
+# -- documentation -------------------------------------------------------------------
+
+@pytest.mark.parametrize("module", ["finite_class", "posterior", "thresholds_impossibility"])
+def test_docstring_examples(module):
+    mod = getattr(refdp.learning, module)
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_docs_page_examples_run():
+    docs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "learning.rst")
+    result = doctest.testfile(docs, module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_halved_utility_bound_is_violated():
+    # The profile "one risk 0, |H| - 1 risks at the smallest k/n above tau/2" fails the halved
+    # bound tau/2 with probability far above beta: the constant 2 of Theorem 2 cannot be halved.
+    n, eps, beta, size = 200, 1.0, 0.05, 17
+    half = exponential_mechanism_learner_utility_bound(n, size, eps, beta) / 2
+    k = math.floor(half * n) + 1
+    errors = [0] + [k] * (size - 1)
+    law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, eps, exact=True, dps=30)
+    assert Fraction(k, n) > Fraction(half)
+    assert mpmath.fsum(law[1:]) > 5 * beta
