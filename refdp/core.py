@@ -160,6 +160,10 @@ def lemma4_log_q(counts, gamma):
                          interval=Interval(int, 0, None))
     if counts.shape[1] < 1:
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    if counts.size and not np.isfinite(gamma * float(counts.max())):
+        # gamma * gap would overflow to inf and the kernel's log-tail to NaN
+        raise parameter_error("gamma", owner, "such that gamma * max(counts) is finite",
+                              Described(f"{gamma!r} with max(counts) = {int(counts.max())}"))
     return _core._py_lemma4_log_q(np.ascontiguousarray(counts, dtype=np.int64), gamma)
 
 

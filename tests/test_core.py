@@ -179,6 +179,8 @@ def test_lemma4_edges():
         core.lemma4_log_q([[1, -1]], 0.1)
     with pytest.raises(ValueError, match="'gamma' parameter"):
         core.lemma4_log_q([[1, 0]], 0.0)
+    with pytest.raises(ValueError, match="'gamma' parameter .* finite"):
+        core.lemma4_log_q([[2, 0]], 1e308)
 
 
 # ---------------------------------------------------------- accountant ----
