@@ -60,6 +60,18 @@ def test_tie_rule_makes_output_independent_of_input_order():
         np.testing.assert_array_equal(ProjectedWalk(1.0, 0.05).fit(x[perm], y[perm]).predict_proba(q), p)
 
 
+def test_sort_by_tie_rule_equals_lexsort():
+    from refdp.prediction.walk import _sort_by_tie_rule
+    rng = np.random.default_rng(12)
+    for n, levels in ((1, 3), (2, 1), (50, 3), (1000, 20), (1000, 10**6)):
+        x = rng.integers(0, levels, size=n).astype(float)
+        y = rng.integers(0, 2, size=n)
+        order = np.lexsort((y, x))
+        xs, ys = _sort_by_tie_rule(x, y)
+        np.testing.assert_array_equal(xs, x[order])
+        np.testing.assert_array_equal(ys, y[order])
+
+
 def test_tie_rule_orders_label_zero_first():
     # Two records at x = 0 with labels 1 and 0; s = 1 > B = ln 1.5, so order matters:
     # label 0 first: 0 -> clip(-1) = -B -> clip(-B + 1) = +B;

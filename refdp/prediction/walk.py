@@ -147,6 +147,27 @@ def exact_walk_log_odds(records, x, step, big_b):
     return a * step + b * big_b
 
 
+def _sort_by_tie_rule(x, y):
+    """The records sorted lexicographically by ``(x, y)``, as contiguous arrays.
+
+    Equal ``(x, y)`` records are interchangeable, so only the sorted sequence
+    of values matters: sort by ``x`` (an unstable sort suffices) and then, in
+    every run of equal ``x``, put the run's zeros before its ones. Same result
+    as ``np.lexsort((y, x))`` at about a third of its cost.
+    """
+    order = np.argsort(x)
+    xs = np.ascontiguousarray(x[order])
+    ys = y[order].astype(np.int8)
+    n = xs.shape[0]
+    if n > 1 and np.any(xs[1:] == xs[:-1]):
+        starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+        ends = np.r_[starts[1:], n]
+        ones = np.add.reduceat(ys.astype(np.int64), starts)
+        first_one = np.repeat(ends - ones, ends - starts)
+        ys = (np.arange(n) >= first_one).astype(np.int8)
+    return xs, np.ascontiguousarray(ys)
+
+
 class ProjectedWalk:
     """Exponential projected walk: private prediction for thresholds and unions of intervals.
 
@@ -230,11 +251,9 @@ class ProjectedWalk:
             i = int(np.argmax((y != 0) & (y != 1)))
             raise parameter_error("y", owner, "an array of labels in {0, 1}",
                                   Described(f"{y[i].item()} at position ({i},)"))
-        order = np.lexsort((y, x))
         self.step_ = walk_step(eps, nb)
         self.bound_ = math.log((1 - alpha) / alpha)
-        self.x_ = np.ascontiguousarray(x[order])
-        self.y_ = np.ascontiguousarray(y[order].astype(np.int8))
+        self.x_, self.y_ = _sort_by_tie_rule(x, y)
         self.steps_ = self.step_ * (2.0 * self.y_ - 1.0)
         return self
 
