@@ -3,6 +3,7 @@
 Set ``REFDP_DEBUG=1`` in the environment to build with bounds checking,
 wraparound and division checks turned back on (debug builds).
 """
+import glob
 import os
 
 import numpy as np
@@ -21,21 +22,23 @@ COMPILER_DIRECTIVES = {
     "embedsignature": True,
 }
 
+# Every compiled module is refdp/_<name>.pyx (with its .pxd beside it).
 extensions = [
     Extension(
-        "refdp._core",
-        sources=["refdp/_core.pyx"],
+        f"refdp.{os.path.splitext(os.path.basename(path))[0]}",
+        sources=[path],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
     )
+    for path in sorted(glob.glob(os.path.join("refdp", "_*.pyx")))
 ]
 
 setup(
     # proofs_checks is installed as a top-level package so that an installed
     # `refdp verify` finds the checks without the source tree.
     packages=find_packages(include=["refdp", "refdp.*", "proofs_checks"]),
-    package_data={"refdp": ["_core.pyx", "_core.pxd", "*.pxd"]},
+    package_data={"refdp": ["*.pyx", "*.pxd"]},
     ext_modules=cythonize(extensions, compiler_directives=COMPILER_DIRECTIVES),
     zip_safe=False,
 )

@@ -1,5 +1,8 @@
 """The ``refdp`` command line.
 
+``refdp pate ...`` and ``refdp audit ...`` are described by ``refdp pate -h``
+and ``refdp audit -h``.
+
 ``refdp verify [--quick] [--json] [--only TEXT] [--list]`` runs every check
 registered in ``proofs_checks/`` (privacy claims decided exactly in mpmath,
 theorem bounds on data, kernels against their twins), prints one row per check
@@ -97,18 +100,31 @@ def _verify(args) -> int:
     return 1 if n_fail else 0
 
 
+# Subcommands implemented next to their concept: module with add_arguments(parser) and run(args).
+SUBCOMMANDS = {
+    "pate": ("refdp.pate.cli", "PATE analysis of a vote or count array: epsilon by every analysis"),
+    "audit": ("refdp.audit.cli", "black-box audit of a mechanism: a lower bound on its epsilon"),
+}
+
+
 def main(argv=None) -> int:
+    import importlib
+
     parser = argparse.ArgumentParser(prog="refdp", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="run the verification report (exact privacy checks, theorem checks)")
-    v.add_argument("--quick", action="store_true", help="run the quick subset (< 30 s)")
+    v.add_argument("--quick", action="store_true", help="run the quick subset")
     v.add_argument("--json", action="store_true", help="machine-readable output")
     v.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
     v.add_argument("--list", action="store_true", help="list the selected checks and exit")
+    modules = {}
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        modules[name] = importlib.import_module(module)
+        modules[name].add_arguments(sub.add_parser(name, help=help_text, description=help_text))
     args = parser.parse_args(argv)
     if args.command == "verify":
         return _verify(args)
-    return 2  # pragma: no cover - argparse enforces the choices
+    return modules[args.command].run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,48 @@
+# cython: language_level=3
+"""C signatures of refdp's exact-LNMax kernels, for other Cython code to cimport.
+
+Every kernel is ``noexcept nogil`` and works on caller-owned buffers; the
+Python wrappers (:mod:`refdp.pate.lnmax_law`, :mod:`refdp.pate.exact`) validate
+arguments and build the Gauss-Legendre tables. ``gx, gw`` (``gm`` points) is the
+rule of the numerical fallback on [-1, 1] (refdp.pate._law_twin.GL_M points);
+``rx, rw`` (``rm = (C + 1) // 2`` points) the rule of the unbounded right piece.
+Workspaces: ``lnmax_workspace_doubles(C)`` doubles and
+``lnmax_workspace_ints(C)`` int64 for the law, the ``lnmax_exact_*`` sizes for
+an exact query.
+
+Example
+-------
+.. code-block:: cython
+
+    from libc.stdint cimport int64_t
+    from refdp._lnmax cimport lnmax_log_law
+
+    cdef void law(const int64_t* counts, Py_ssize_t C, double gamma, const double* gx,
+                  const double* gw, const double* rx, const double* rw, double* work,
+                  int64_t* iwork, double* out) noexcept nogil:
+        lnmax_log_law(counts, C, gamma, gx, gw, 12, rx, rw, (C + 1) // 2, work, iwork, out)
+"""
+from libc.stdint cimport int64_t
+
+cdef Py_ssize_t lnmax_workspace_doubles(Py_ssize_t C) noexcept nogil
+cdef Py_ssize_t lnmax_workspace_ints(Py_ssize_t C) noexcept nogil
+cdef Py_ssize_t lnmax_exact_workspace_doubles(Py_ssize_t C) noexcept nogil
+cdef Py_ssize_t lnmax_exact_workspace_ints(Py_ssize_t C) noexcept nogil
+
+# out[j] = log P[argmax_i (counts[i] + Lap(1/gamma)) = j], j < C (counts >= 0).
+cdef void lnmax_log_law(const int64_t* counts, Py_ssize_t C, double gamma,
+                        const double* gx, const double* gw, Py_ssize_t gm,
+                        const double* rx, const double* rw, Py_ssize_t rm,
+                        double* work, int64_t* iwork, double* out) noexcept nogil
+
+# For one count vector: log_q = log P[M(n) != j*], log_q2 = log P[M(n^-) != j*]
+# (one vote moved from j* to the runner-up), fwd[k] / both[k] the worst-case
+# log-moment at orders[k] over all neighbours (forward / both directions,
+# at least 0), max_abs_log the largest |log P| met. Not rounded.
+cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
+                            const double* orders, Py_ssize_t K,
+                            const double* gx, const double* gw, Py_ssize_t gm,
+                            const double* rx, const double* rw, Py_ssize_t rm,
+                            double* work, int64_t* iwork,
+                            double* log_q, double* log_q2, double* fwd, double* both,
+                            double* max_abs_log) noexcept nogil

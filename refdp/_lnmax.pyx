@@ -1,0 +1,638 @@
+# cython: language_level=3
+"""Compiled kernels for PATE's exact LNMax analysis.
+
+``lnmax_log_law`` computes the exact output law of LNMax (report-noisy-max
+with Lap(1/gamma) noise on vote counts; Papernot et al., ICLR 2017, Eq. 1) for
+one count vector, as natural logarithms; ``lnmax_exact_query`` adds, for one
+count vector, the exact probability that LNMax misses the plurality class,
+its two-sided counterpart, and the worst-case log-moment over all neighbouring
+count vectors. Both are declared in ``_lnmax.pxd`` (``noexcept nogil``).
+
+The pure-Python twin in :mod:`refdp.pate._law_twin` performs the same
+floating-point operations in the same order; the tests require equal results.
+The algorithm and its error analysis are in ``docs/theory/pate.rst``.
+The ``_py_*`` entry points are called by :mod:`refdp.pate.lnmax_law` and
+:mod:`refdp.pate.exact`, which validate every argument first.
+"""
+from libc.math cimport exp, log, log1p, expm1, fabs, INFINITY
+from libc.stdint cimport int64_t
+
+import numpy as np
+
+cdef double LN2 = 0.6931471805599453
+cdef double U_ROUND = 1.1102230246251565e-16   # 2**-53
+cdef double TOL = 1e-12                        # same as refdp.pate._law_twin.TOL
+cdef double SHORT = 0.25                       # refdp.pate._law_twin.SHORT
+cdef double SERIES_MAX = 0.7                   # refdp.pate._law_twin.SERIES_MAX
+cdef double TWO_M60 = 8.673617379884035e-19    # 2**-60
+
+cdef enum:
+    SERIES_TERMS = 1000                        # refdp.pate._law_twin.SERIES_TERMS
+
+# INV[p] = 1 / (p + 1), rounded once (the twin uses the same table)
+cdef double INV[2 * SERIES_TERMS + 2]
+cdef Py_ssize_t _i
+for _i in range(2 * SERIES_TERMS + 2):
+    INV[_i] = 1.0 / (_i + 1.0)
+cdef double TWO_M62 = 2.168404344971009e-19    # 2**-62
+
+
+cdef inline void _lse_add(double* m, double* s, double lt) noexcept nogil:
+    # (m, s) stands for exp(m) * s
+    if lt == -INFINITY:
+        return
+    if lt > m[0]:
+        s[0] = s[0] * exp(m[0] - lt) + 1.0
+        m[0] = lt
+    else:
+        s[0] = s[0] + exp(lt - m[0])
+
+
+cdef inline double _lse_value(double m, double s) noexcept nogil:
+    if s > 0.0:
+        return m + log(s)
+    return -INFINITY
+
+
+cdef inline double _jtilde(Py_ssize_t kappa, Py_ssize_t top, double L) noexcept nogil:
+    # exp(-top L) * integral_0^L exp(kappa s) ds, kappa <= top
+    if kappa > 0:
+        return exp(-(<double> (top - kappa)) * L) * (-expm1(-(<double> kappa) * L)) / (<double> kappa)
+    if kappa < 0:
+        return exp(-(<double> top) * L) * (expm1((<double> kappa) * L) / (<double> kappa))
+    return L * exp(-(<double> top) * L)
+
+
+cdef inline void _sort_int64(int64_t* a, Py_ssize_t n) noexcept nogil:
+    # insertion sort (C is small next to the O(C^3) law)
+    cdef Py_ssize_t i, j
+    cdef int64_t v
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+cdef int _piece_closed(Py_ssize_t U, double L, Py_ssize_t n_low, Py_ssize_t n_lv,
+                       const int64_t* lmult, const double* alphas,
+                       double* q, double* e, double* et, double* jt, double* jl,
+                       double* s_up, double* s_lows) noexcept nogil:
+    # Closed form on a bounded piece; returns 0 when the running error bound
+    # exceeds TOL (the caller then integrates the piece numerically).
+    cdef Py_ssize_t i, r, m, length
+    cdef double al, coef, b_up, b_low, qu, s
+    q[0] = 1.0
+    e[0] = 1.0
+    length = 1
+    for i in range(n_lv):
+        al = alphas[i]
+        for r in range(lmult[i]):
+            q[length] = -al * q[length - 1]
+            e[length] = al * e[length - 1]
+            m = length - 1
+            while m >= 1:
+                q[m] = q[m] - al * q[m - 1]
+                e[m] = e[m] + al * e[m - 1]
+                m -= 1
+            length += 1
+    for m in range(n_low + 1):
+        jt[m] = _jtilde(U - m, U, L)
+    for m in range(n_low):
+        jl[m] = _jtilde(U - 1 - m, U - 1, L)
+    coef = (4.0 * n_low + 16.0) * U_ROUND
+    s_up[0] = 0.0
+    b_up = 0.0
+    for m in range(n_low + 1):
+        s_up[0] += q[m] * jt[m]
+        b_up += e[m] * jt[m]
+    if not (s_up[0] > 0.0 and coef * b_up <= TOL * s_up[0]):
+        return 0
+    et[0] = e[0]
+    for m in range(1, n_low):
+        et[m] = e[m] + 0.5 * et[m - 1]
+    b_low = 0.0
+    for m in range(n_low):
+        b_low += et[m] * jl[m]
+    for i in range(n_lv):
+        al = alphas[i]
+        qu = q[0]
+        s = qu * jl[0]
+        for m in range(1, n_low):
+            qu = q[m] + al * qu
+            s += qu * jl[m]
+        if not (s > 0.0 and coef * b_low <= TOL * s):
+            return 0
+        s_lows[i] = s
+    return 1
+
+
+cdef int _series_weights(Py_ssize_t deg, Py_ssize_t a, double Y, double* G) noexcept nogil:
+    # G[m] = sum_j beta_j / (j + m + 1), beta_j = binom(a - 1 + j, j) Y^j (see the twin); 0 on failure
+    cdef Py_ssize_t j, m
+    cdef double beta = 1.0
+    for m in range(deg + 1):
+        G[m] = 0.0
+    for j in range(SERIES_TERMS):
+        for m in range(deg + 1):
+            G[m] += beta * INV[j + m]
+        if Y * (a + j) <= 0.5 * (j + 1) and beta * (deg + 1) <= TWO_M62:
+            return 1
+        beta = beta * (Y * (a + j) * INV[j])
+        if not (beta < INFINITY):
+            return 0
+    return 0
+
+
+cdef Py_ssize_t _positive_product(Py_ssize_t n_lv, const int64_t* lmult, const double* alphas,
+                                  double Y, Py_ssize_t skip, double* ch) noexcept nogil:
+    # coefficients of prod((1 - alpha) + alpha Y z) over the lower classes, one copy
+    # of distinct value ``skip`` left out; returns the degree
+    cdef Py_ssize_t i, r, m, length, reps
+    cdef double lo, hi
+    ch[0] = 1.0
+    length = 1
+    for i in range(n_lv):
+        lo = 1.0 - alphas[i]
+        hi = alphas[i] * Y
+        reps = lmult[i] - (1 if i == skip else 0)
+        for r in range(reps):
+            ch[length] = hi * ch[length - 1]
+            m = length - 1
+            while m >= 1:
+                ch[m] = lo * ch[m] + hi * ch[m - 1]
+                m -= 1
+            ch[0] = lo * ch[0]
+            length += 1
+    return length - 1
+
+
+cdef int _piece_series(Py_ssize_t U, double L, Py_ssize_t n_low, Py_ssize_t n_lv,
+                       const int64_t* lmult, const double* alphas, double* ch, double* g_up,
+                       double* g_low, double* s_up, double* s_lows) noexcept nogil:
+    # positive series in y = 1 - exp(-s) (see the twin); 0 on failure
+    cdef double Y, t
+    cdef Py_ssize_t i, m
+    if n_low >= SERIES_TERMS:
+        return 0
+    Y = -expm1(-L)
+    if not _series_weights(n_low, U + 1, Y, g_up):
+        return 0
+    if not _series_weights(n_low - 1, U, Y, g_low):
+        return 0
+    _positive_product(n_lv, lmult, alphas, Y, -1, ch)
+    t = 0.0
+    for m in range(n_low + 1):
+        t += ch[m] * g_up[m]
+    s_up[0] = Y * t
+    for i in range(n_lv):
+        _positive_product(n_lv, lmult, alphas, Y, i, ch)
+        t = 0.0
+        for m in range(n_low):
+            t += ch[m] * g_low[m]
+        s_lows[i] = Y * t
+    if not s_up[0] > 0.0:
+        return 0
+    for i in range(n_lv):
+        if not s_lows[i] > 0.0:
+            return 0
+    return 1
+
+
+cdef void _piece_numeric(Py_ssize_t U, double L, Py_ssize_t n_low, Py_ssize_t n_lv,
+                         const int64_t* lmult, const double* alphas, const double* log_alphas,
+                         Py_ssize_t C, double logB, const double* gx, const double* gw,
+                         Py_ssize_t gm, double* l1, double* am, double* as_,
+                         double* out_up, double* out_low) noexcept nogil:
+    # Composite Gauss-Legendre in s on [0, L], graded mesh; every node value is
+    # a product of positive factors, summed in log space.
+    cdef Py_ssize_t i, k
+    cdef double e0, h0, rate, hh, nxt, lo, hi, half, mid, s, ev, lw, lg, up_m, up_s
+    up_m = -INFINITY
+    up_s = 0.0
+    for i in range(n_lv):
+        am[i] = -INFINITY
+        as_[i] = 0.0
+    h0 = L if L < 0.5 / (<double> C) else 0.5 / (<double> C)
+    lo = 0.0
+    while lo < L:
+        rate = U + n_low * exp(-lo)
+        hh = 4.0 / (rate if rate > 1.0 else 1.0)
+        e0 = h0 if h0 > lo else lo
+        if e0 < hh:
+            hh = e0
+        nxt = lo + hh
+        hi = L if nxt >= L else nxt
+        half = 0.5 * (hi - lo)
+        mid = 0.5 * (hi + lo)
+        for k in range(gm):
+            s = mid + half * gx[k]
+            ev = exp(-s)
+            lw = log(half * gw[k])
+            for i in range(n_lv):
+                l1[i] = log1p(-alphas[i] * ev)
+            lg = logB + U * s
+            for i in range(n_lv):
+                lg += lmult[i] * l1[i]
+            _lse_add(&up_m, &up_s, lw + lg)
+            for i in range(n_lv):
+                _lse_add(&am[i], &as_[i], lw + lg - l1[i] + log_alphas[i] - s)
+        lo = hi
+    out_up[0] = _lse_value(up_m, up_s)
+    for i in range(n_lv):
+        out_low[i] = _lse_value(am[i], as_[i])
+
+
+cdef Py_ssize_t lnmax_workspace_doubles(Py_ssize_t C) noexcept nogil:
+    return 18 * (C + 2)
+
+
+cdef Py_ssize_t lnmax_workspace_ints(Py_ssize_t C) noexcept nogil:
+    return 4 * (C + 2)
+
+
+cdef void lnmax_log_law(const int64_t* counts, Py_ssize_t C, double gamma,
+                        const double* gx, const double* gw, Py_ssize_t gm,
+                        const double* rx, const double* rw, Py_ssize_t rm,
+                        double* work, int64_t* iwork, double* out) noexcept nogil:
+    cdef Py_ssize_t i, j, k, K, U, n_low, n_lv, c
+    cdef int64_t vk, total, above_sum, above_cnt, v0
+    cdef double left, L, logB, up_log, scale_low, x, v, lw, lq, lo_v
+    cdef int ok
+    if C == 1:
+        out[0] = 0.0
+        return
+    # workspace
+    cdef double* q = work
+    cdef double* e = q + (C + 2)
+    cdef double* et = e + (C + 2)
+    cdef double* jt = et + (C + 2)
+    cdef double* jl = jt + (C + 2)
+    cdef double* alphas = jl + (C + 2)
+    cdef double* log_alphas = alphas + (C + 2)
+    cdef double* l1 = log_alphas + (C + 2)
+    cdef double* acc_m = l1 + (C + 2)
+    cdef double* acc_s = acc_m + (C + 2)
+    cdef double* am = acc_s + (C + 2)
+    cdef double* as_ = am + (C + 2)
+    cdef double* s_lows = as_ + (C + 2)
+    cdef double* low_out = s_lows + (C + 2)
+    cdef double* ch = low_out + (C + 2)
+    cdef double* g_up = ch + (C + 2)
+    cdef double* g_low = g_up + (C + 2)
+    cdef double s_up = 0.0
+    cdef double num_up = 0.0
+    cdef int64_t* vals = iwork
+    cdef int64_t* mult = vals + (C + 2)
+    cdef int64_t* cls = mult + (C + 2)
+    # distinct values, ascending, with multiplicities
+    total = 0
+    for i in range(C):
+        vals[i] = counts[i]
+        total += counts[i]
+    _sort_int64(vals, C)
+    K = 0
+    for i in range(C):
+        if K == 0 or vals[i] != vals[K - 1]:
+            vals[K] = vals[i]
+            mult[K] = 1
+            K += 1
+        else:
+            mult[K - 1] += 1
+    for i in range(C):
+        # index of each class's value among the distinct values
+        j = 0
+        while vals[j] != counts[i]:
+            j += 1
+        cls[i] = j
+    for k in range(K):
+        acc_m[k] = -INFINITY
+        acc_s[k] = 0.0
+    # left piece (-inf, v_0]
+    v0 = vals[0]
+    left = -(<double> C) * LN2 - log(<double> C) - gamma * (<double> (total - C * v0))
+    for k in range(K):
+        _lse_add(&acc_m[k], &acc_s[k], left)
+    above_sum = total
+    above_cnt = C
+    for k in range(K):
+        vk = vals[k]
+        above_sum -= vk * mult[k]
+        above_cnt -= mult[k]
+        U = above_cnt
+        n_low = C - U
+        n_lv = k + 1
+        for i in range(n_lv):
+            alphas[i] = 0.5 * exp(-gamma * (<double> (vk - vals[i])))
+            log_alphas[i] = -LN2 - gamma * (<double> (vk - vals[i]))
+        if k == K - 1:
+            # right piece: exact Gauss-Legendre in v = exp(-s) on [0, 1]
+            for i in range(n_lv):
+                am[i] = -INFINITY
+                as_[i] = 0.0
+            for j in range(rm):
+                x = rx[j]
+                v = 0.5 * (x + 1.0)
+                lw = log(0.5 * rw[j])
+                for i in range(n_lv):
+                    l1[i] = log1p(-alphas[i] * v)
+                lq = 0.0
+                for i in range(n_lv):
+                    lq += mult[i] * l1[i]
+                for i in range(n_lv):
+                    _lse_add(&am[i], &as_[i], lw + lq - l1[i])
+            for i in range(n_lv):
+                _lse_add(&acc_m[i], &acc_s[i], log_alphas[i] + _lse_value(am[i], as_[i]))
+            break
+        L = gamma * (<double> (vals[k + 1] - vk))
+        logB = -(<double> U) * LN2 - gamma * (<double> (above_sum - U * vk))
+        if L > SHORT:
+            ok = _piece_closed(U, L, n_low, n_lv, mult, alphas, q, e, et, jt, jl, &s_up, s_lows)
+            if ok:
+                up_log = logB + U * L + log(s_up)
+                for i in range(k + 1, K):
+                    _lse_add(&acc_m[i], &acc_s[i], up_log)
+                scale_low = logB + (U - 1) * L
+                for i in range(n_lv):
+                    _lse_add(&acc_m[i], &acc_s[i], scale_low + log_alphas[i] + log(s_lows[i]))
+                continue
+        ok = 0
+        if L <= SERIES_MAX:
+            ok = _piece_series(U, L, n_low, n_lv, mult, alphas, ch, g_up, g_low, &s_up, s_lows)
+        if ok:
+            up_log = logB + log(s_up)
+            for i in range(k + 1, K):
+                _lse_add(&acc_m[i], &acc_s[i], up_log)
+            for i in range(n_lv):
+                _lse_add(&acc_m[i], &acc_s[i], logB + log_alphas[i] + log(s_lows[i]))
+        else:
+            _piece_numeric(U, L, n_low, n_lv, mult, alphas, log_alphas, C, logB, gx, gw, gm,
+                           l1, am, as_, &num_up, low_out)
+            for i in range(k + 1, K):
+                _lse_add(&acc_m[i], &acc_s[i], num_up)
+            for i in range(n_lv):
+                _lse_add(&acc_m[i], &acc_s[i], low_out[i])
+    for i in range(C):
+        c = cls[i]
+        out[i] = _lse_value(acc_m[c], acc_s[c])
+
+
+cdef inline double _lse_excluding(const double* x, Py_ssize_t n, Py_ssize_t skip) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double m = -INFINITY, s = 0.0
+    for i in range(n):
+        if i != skip and x[i] > m:
+            m = x[i]
+    if m == -INFINITY:
+        return -INFINITY
+    for i in range(n):
+        if i != skip:
+            s = s + exp(x[i] - m)
+    return m + log(s)
+
+
+cdef inline double _wlse(const double* x, const double* w, Py_ssize_t n) noexcept nogil:
+    # log sum_i w[i] exp(x[i])
+    cdef Py_ssize_t i
+    cdef double m = -INFINITY, s = 0.0
+    for i in range(n):
+        if x[i] > m:
+            m = x[i]
+    if m == -INFINITY:
+        return -INFINITY
+    for i in range(n):
+        s += w[i] * exp(x[i] - m)
+    return m + log(s)
+
+
+cdef Py_ssize_t _move_groups(const int64_t* counts, Py_ssize_t C, Py_ssize_t a, Py_ssize_t b,
+                             int64_t* reps, double* weights, int64_t* seen_val,
+                             int64_t* seen_pos) noexcept nogil:
+    # classes other than a, b with equal counts share their terms: one
+    # representative (first in index order) per count value, with its multiplicity
+    cdef Py_ssize_t o, i, g = 0, ns = 0
+    cdef int64_t c
+    cdef int hit
+    for o in range(C):
+        if o == a or o == b:
+            reps[g] = o
+            weights[g] = 1.0
+            g += 1
+            continue
+        c = counts[o]
+        hit = 0
+        for i in range(ns):
+            if seen_val[i] == c:
+                weights[seen_pos[i]] += 1.0
+                hit = 1
+                break
+        if not hit:
+            seen_val[ns] = c
+            seen_pos[ns] = g
+            ns += 1
+            reps[g] = o
+            weights[g] = 1.0
+            g += 1
+    return g
+
+
+cdef inline void _pair_moments(const double* ga, const double* gb, const double* w,
+                               const double* gs, const double* gS, double smax, Py_ssize_t ng,
+                               double lam, double* x, double* E, double* f, double* r) noexcept nogil:
+    # forward and reverse log-moments of one pair of laws (see the twin's pair_moments)
+    cdef Py_ssize_t i
+    cdef double mf = -INFINITY, tf = 0.0, tr = 0.0, emin = INFINITY
+    for i in range(ng):
+        x[i] = ga[i] + lam * (ga[i] - gb[i])
+        if x[i] > mf:
+            mf = x[i]
+    for i in range(ng):
+        E[i] = exp(x[i] - mf)
+        if E[i] < emin:
+            emin = E[i]
+    for i in range(ng):
+        tf += w[i] * E[i]
+    f[0] = mf + log(tf)
+    if emin > 1e-290:
+        for i in range(ng):
+            tr += w[i] * (gS[i] / E[i])
+        r[0] = (smax - mf) + log(tr)
+    else:
+        for i in range(ng):
+            x[i] = gb[i] + lam * (gb[i] - ga[i])
+        r[0] = _wlse(x, w, ng)
+
+
+cdef Py_ssize_t lnmax_exact_workspace_doubles(Py_ssize_t C) noexcept nogil:
+    return lnmax_workspace_doubles(C) + 9 * (C + 2)
+
+
+cdef Py_ssize_t lnmax_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
+    return lnmax_workspace_ints(C) + 7 * (C + 2)
+
+
+cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
+                            const double* orders, Py_ssize_t K,
+                            const double* gx, const double* gw, Py_ssize_t gm,
+                            const double* rx, const double* rw, Py_ssize_t rm,
+                            double* work, int64_t* iwork,
+                            double* log_q, double* log_q2, double* fwd, double* both,
+                            double* max_abs_log) noexcept nogil:
+    cdef Py_ssize_t i, j, k, o, a, b, jstar, runner, nd, xi, yi
+    cdef double big, m, s, f, r, g, lam, lq2, t
+    cdef int found = 0
+    cdef double* lp = work + lnmax_workspace_doubles(C)
+    cdef double* lpp = lp + (C + 2)
+    cdef double* terms = lpp + (C + 2)
+    cdef double* weights = terms + (C + 2)
+    cdef double* ga = weights + (C + 2)
+    cdef double* gb = ga + (C + 2)
+    cdef double* gs = gb + (C + 2)
+    cdef double* gS = gs + (C + 2)
+    cdef double* E = gS + (C + 2)
+    cdef double smax
+    cdef int64_t* nn = iwork + lnmax_workspace_ints(C)
+    cdef int64_t* dv = nn + (C + 2)       # distinct values, ascending
+    cdef int64_t* first = dv + (C + 2)    # first class with that value
+    cdef int64_t* second = first + (C + 2)  # second class with that value, or -1
+    cdef int64_t* reps = second + (C + 2)
+    cdef int64_t* seen_val = reps + (C + 2)
+    cdef int64_t* seen_pos = seen_val + (C + 2)
+    cdef Py_ssize_t ng
+    for k in range(K):
+        fwd[k] = 0.0
+        both[k] = 0.0
+    if C == 1:
+        log_q[0] = -INFINITY
+        log_q2[0] = -INFINITY
+        max_abs_log[0] = 0.0
+        return
+    lnmax_log_law(counts, C, gamma, gx, gw, gm, rx, rw, rm, work, iwork, lp)
+    big = fabs(lp[0])
+    for o in range(1, C):
+        if fabs(lp[o]) > big:
+            big = fabs(lp[o])
+    jstar = 0
+    for j in range(1, C):
+        if counts[j] > counts[jstar]:
+            jstar = j
+    runner = 0 if jstar != 0 else 1
+    for j in range(C):
+        if j != jstar and counts[j] > counts[runner]:
+            runner = j
+    log_q[0] = _lse_excluding(lp, C, jstar)
+    lq2 = log_q[0]
+    # distinct values and their first two classes
+    for i in range(C):
+        dv[i] = counts[i]
+    _sort_int64(dv, C)
+    nd = 0
+    for i in range(C):
+        if nd == 0 or dv[i] != dv[nd - 1]:
+            dv[nd] = dv[i]
+            nd += 1
+    for i in range(nd):
+        first[i] = -1
+        second[i] = -1
+    for j in range(C):
+        i = 0
+        while dv[i] != counts[j]:
+            i += 1
+        if first[i] < 0:
+            first[i] = j
+        elif second[i] < 0:
+            second[i] = j
+    for xi in range(nd):
+        if dv[xi] < 1:
+            continue
+        a = first[xi]
+        for yi in range(nd):
+            if yi == xi:
+                if second[xi] < 0:
+                    continue
+                b = second[xi]
+            else:
+                b = first[yi]
+            for i in range(C):
+                nn[i] = counts[i]
+            nn[a] -= 1
+            nn[b] += 1
+            lnmax_log_law(nn, C, gamma, gx, gw, gm, rx, rw, rm, work, iwork, lpp)
+            for o in range(C):
+                if fabs(lpp[o]) > big:
+                    big = fabs(lpp[o])
+            if counts[a] == counts[jstar] and counts[b] == counts[runner] and b != jstar:
+                lq2 = _lse_excluding(lpp, C, a)
+                found = 1
+            ng = _move_groups(counts, C, a, b, reps, weights, seen_val, seen_pos)
+            smax = -INFINITY
+            for i in range(ng):
+                o = reps[i]
+                ga[i] = lp[o]
+                gb[i] = lpp[o]
+                gs[i] = ga[i] + gb[i]
+                if gs[i] > smax:
+                    smax = gs[i]
+            for i in range(ng):
+                gS[i] = exp(gs[i] - smax)
+            for k in range(K):
+                _pair_moments(ga, gb, weights, gs, gS, smax, ng, orders[k], terms, E, &f, &r)
+                if f > fwd[k]:
+                    fwd[k] = f
+                g = f if f > r else r
+                if g > both[k]:
+                    both[k] = g
+    if not found:
+        lq2 = log_q[0]
+    log_q2[0] = lq2 if lq2 > log_q[0] else log_q[0]
+    max_abs_log[0] = big
+
+
+def _py_lnmax_log_law(const int64_t[:, ::1] counts, double gamma,
+                      const double[::1] gx, const double[::1] gw,
+                      const double[::1] rx, const double[::1] rw):
+    """Log-probabilities of LNMax for every row of ``counts`` (validated by the caller)."""
+    cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], i
+    out = np.empty((n, C), dtype=np.float64)
+    if n == 0 or C == 0:
+        return out
+    cdef double[:, ::1] o = out
+    work_arr = np.empty(lnmax_workspace_doubles(C), dtype=np.float64)
+    iwork_arr = np.empty(lnmax_workspace_ints(C), dtype=np.int64)
+    cdef double[::1] work = work_arr
+    cdef int64_t[::1] iwork = iwork_arr
+    cdef Py_ssize_t gm = gx.shape[0], rm = rx.shape[0]
+    with nogil:
+        for i in range(n):
+            lnmax_log_law(&counts[i, 0], C, gamma, &gx[0], &gw[0], gm, &rx[0], &rw[0], rm,
+                          &work[0], &iwork[0], &o[i, 0])
+    return out
+
+
+def _py_lnmax_exact(const int64_t[:, ::1] counts, double gamma, const double[::1] orders,
+                    const double[::1] gx, const double[::1] gw,
+                    const double[::1] rx, const double[::1] rw):
+    """Per row: log q, two-sided log q, forward and two-sided worst log-moments, max |log P|."""
+    cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], i
+    log_q = np.empty(n, dtype=np.float64)
+    log_q2 = np.empty(n, dtype=np.float64)
+    fwd = np.zeros((n, K), dtype=np.float64)
+    both = np.zeros((n, K), dtype=np.float64)
+    big = np.empty(n, dtype=np.float64)
+    if n == 0 or C == 0 or K == 0:
+        return log_q, log_q2, fwd, both, big
+    cdef double[::1] lq = log_q, lq2 = log_q2, bg = big
+    cdef double[:, ::1] fw = fwd, bo = both
+    work_arr = np.empty(lnmax_exact_workspace_doubles(C), dtype=np.float64)
+    iwork_arr = np.empty(lnmax_exact_workspace_ints(C), dtype=np.int64)
+    cdef double[::1] work = work_arr
+    cdef int64_t[::1] iwork = iwork_arr
+    cdef Py_ssize_t gm = gx.shape[0], rm = rx.shape[0]
+    with nogil:
+        for i in range(n):
+            lnmax_exact_query(&counts[i, 0], C, gamma, &orders[0], K, &gx[0], &gw[0], gm,
+                              &rx[0], &rw[0], rm, &work[0], &iwork[0],
+                              &lq[i], &lq2[i], &fw[i, 0], &bo[i, 0], &bg[i])
+    return log_q, log_q2, fwd, both, big

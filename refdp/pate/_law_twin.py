@@ -1,0 +1,508 @@
+"""Pure-Python twin of the compiled kernels in ``refdp/_lnmax.pyx``.
+
+Two kernels, written here operation for operation as the Cython code does
+them, so that the tests can require the two to agree to 1e-12 (relative, on
+probabilities; absolute, on logarithms):
+
+* :func:`log_law` -- the exact output law of LNMax (report-noisy-max with
+  ``Lap(1/gamma)`` noise on vote counts, Papernot et al. 2017, Eq. 1) for one
+  count vector, as natural logarithms of the probabilities;
+* :func:`exact_query` -- for one count vector, the exact ``q = P[M(n) != j*]``,
+  its two-sided counterpart ``P[M(n^-) != j*]`` (one vote moved from the top
+  class to the runner-up) and the worst-case log-moment over every
+  neighbouring count vector (one vote moved between two classes), in the
+  forward direction and in both directions.
+
+The algorithm and its error analysis are in ``docs/theory/pate.rst``; in
+short, the law is the integral over the real line of piecewise-exponential
+functions. Its pieces are cut by the distinct scaled counts. The unbounded
+pieces are integrated exactly (the right one by Gauss-Legendre in
+``v = exp(-s)``, where the integrand is a polynomial of degree ``C - 1``).
+A bounded piece longer than :data:`SHORT` is integrated in closed form after
+expanding a product of ``C`` binomials, with a running bound on the rounding
+error of the expansion; short pieces, and pieces up to :data:`SERIES_MAX`
+whose bound exceeds :data:`TOL`, by a series in ``y = 1 - exp(-s)`` whose
+terms are all positive; the remaining pieces by composite Gauss-Legendre on a
+graded mesh, from pointwise products that involve no cancellation.
+
+This module is the reference used when the compiled module is not built and
+in the tests; it is slow (pure Python loops).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "log_law", "exact_query", "moves"]
+
+LN2 = math.log(2.0)
+EPS = 2.0**-52
+U_ROUND = 2.0**-53
+#: Largest accepted running bound on the relative rounding error of a piece
+#: integrated in closed form; above it the piece is integrated numerically.
+TOL = 1e-12
+#: Bound assumed on the relative error of each computed probability when the
+#: analysis rounds its results upward (docs/theory/pate.rst, "Accuracy").
+ETA = 1e-11
+#: Nodes per sub-interval of the composite Gauss-Legendre fallback.
+GL_M = 12
+#: Pieces at most this long (in units of the Laplace scale) are integrated by
+#: the positive series; longer ones first try the closed form.
+SHORT = 0.25
+#: Longest piece on which the positive series is tried when the closed form fails.
+SERIES_MAX = 0.7
+#: Most terms of a positive series before giving up (then: numerical fallback).
+SERIES_TERMS = 1000
+
+
+def gl_rule(m):
+    """Gauss-Legendre nodes and weights on [-1, 1] (``m`` points)."""
+    x, w = np.polynomial.legendre.leggauss(int(m))
+    return [float(v) for v in x], [float(v) for v in w]
+
+
+def _lse_add(acc, j, lt):
+    """Add exp(lt) to the streaming log-sum-exp ``acc[j] = (m, s)`` (value exp(m) s)."""
+    m, s = acc[j]
+    if lt == -math.inf:
+        return
+    if lt > m:
+        acc[j] = (lt, s * math.exp(m - lt) + 1.0)
+    else:
+        acc[j] = (m, s + math.exp(lt - m))
+
+
+def _lse_value(m, s):
+    return m + math.log(s) if s > 0.0 else -math.inf
+
+
+def _jtilde(kappa, top, L):
+    """exp(-top L) * integral_0^L exp(kappa s) ds, for kappa <= top."""
+    if kappa > 0:
+        return math.exp(-(top - kappa) * L) * (-math.expm1(-kappa * L)) / kappa
+    if kappa < 0:
+        return math.exp(-top * L) * (math.expm1(kappa * L) / kappa)
+    return L * math.exp(-top * L)
+
+
+def _mesh(L, U, n_low, C):
+    """Sub-interval edges of [0, L] for the numerical fallback (graded, capped by the growth rate)."""
+    edges = [0.0]
+    h0 = min(L, 0.5 / C)
+    while edges[-1] < L:
+        e = edges[-1]
+        rate = U + n_low * math.exp(-e)
+        hh = min(4.0 / max(rate, 1.0), max(h0, e))
+        nxt = e + hh
+        edges.append(L if nxt >= L else nxt)
+    return edges
+
+
+def _piece_closed(U, L, lower, alphas, n_low):
+    """Closed form on a bounded piece; returns (S_up, [S_u]) or None when the error bound is too large.
+
+    ``lower`` are the distinct lower values with multiplicities, ``alphas``
+    their alpha = exp(-gamma (v_k - w)) / 2.
+    """
+    q = [1.0]
+    e = [1.0]
+    for (w, mult), al in zip(lower, alphas):
+        for _ in range(mult):
+            qn = [q[0]]
+            en = [e[0]]
+            for m in range(1, len(q)):
+                qn.append(q[m] - al * q[m - 1])
+                en.append(e[m] + al * e[m - 1])
+            qn.append(-al * q[-1])
+            en.append(al * e[-1])
+            q, e = qn, en
+    # upper classes: exp(-U L) J(U - t), t = 0..n_low; lower classes (integrand
+    # one exponential lower): exp(-(U - 1) L) J(U - 1 - t), t = 0..n_low - 1
+    jt = [_jtilde(U - t, U, L) for t in range(n_low + 1)]
+    jl = [_jtilde(U - 1 - t, U - 1, L) for t in range(n_low)]
+    coef = (4.0 * n_low + 16.0) * U_ROUND
+    s_up = 0.0
+    b_up = 0.0
+    for m in range(n_low + 1):
+        s_up += q[m] * jt[m]
+        b_up += e[m] * jt[m]
+    if not (s_up > 0.0 and coef * b_up <= TOL * s_up):
+        return None
+    # e~_m = e_m + e~_{m-1} / 2 bounds the synthetic-division coefficients and their errors
+    et = [e[0]]
+    for m in range(1, n_low):
+        et.append(e[m] + 0.5 * et[-1])
+    b_low = 0.0
+    for m in range(n_low):
+        b_low += et[m] * jl[m]
+    s_lows = []
+    for al in alphas:
+        qu = q[0]
+        s = qu * jl[0]
+        for m in range(1, n_low):
+            qu = q[m] + al * qu
+            s += qu * jl[m]
+        if not (s > 0.0 and coef * b_low <= TOL * s):
+            return None
+        s_lows.append(s)
+    return s_up, s_lows
+
+
+#: INV[p] = 1 / (p + 1), rounded once (the compiled kernel uses the same table).
+INV = [1.0 / (p + 1.0) for p in range(2 * SERIES_TERMS + 2)]
+
+
+def _series_weights(deg, a, Y):
+    """G[m] = sum_j beta_j / (j + m + 1), m = 0..deg, beta_j = binom(a - 1 + j, j) Y**j.
+
+    Every term is positive. The sum stops after the first j with
+    Y (a + j) <= (j + 1) / 2 (from there on each term is at most half the
+    previous one, so the remainder is at most the last term) and
+    beta_j (deg + 1) <= 2**-62 (G[m] >= 1/(deg + 1), so the remainder is below
+    2**-62 of every G[m]). Returns None if SERIES_TERMS terms do not suffice.
+    """
+    G = [0.0] * (deg + 1)
+    beta = 1.0
+    for j in range(SERIES_TERMS):
+        for m in range(deg + 1):
+            G[m] += beta * INV[j + m]
+        if Y * (a + j) <= 0.5 * (j + 1) and beta * (deg + 1) <= 2.168404344971009e-19:
+            return G
+        beta = beta * (Y * (a + j) * INV[j])
+        if not (beta < math.inf):
+            return None
+    return None
+
+
+def _positive_product(lower, alphas, Y, skip):
+    """Coefficients of prod ((1 - alpha) + alpha Y z) over the lower classes, one copy of ``skip`` left out."""
+    ch = [1.0]
+    for i, ((w, mult), al) in enumerate(zip(lower, alphas)):
+        lo = 1.0 - al
+        hi = al * Y
+        for _ in range(mult - (1 if i == skip else 0)):
+            nc = [lo * ch[0]]
+            for m in range(1, len(ch)):
+                nc.append(lo * ch[m] + hi * ch[m - 1])
+            nc.append(hi * ch[-1])
+            ch = nc
+    return ch
+
+
+def _piece_series(U, L, lower, alphas, n_low):
+    """Bounded piece by the positive series in y = 1 - exp(-s); (S_up, [S_u]) or None.
+
+    On the piece each lower factor is (1 - alpha) + alpha y with positive
+    coefficients, ds = dy / (1 - y) and exp(U s) = (1 - y)**-U, so the upper
+    integrand is B (1 - y)**-(U + 1) prod(...) and the lower one (value u)
+    B alpha_u (1 - y)**-U prod(... without one u); both expand into series
+    with positive terms, integrated termwise over [0, Y], Y = 1 - exp(-L):
+    S = Y sum_m ch[m] G[m] with ch the coefficients of prod(...) in Y z and G
+    from :func:`_series_weights`.
+    """
+    if n_low >= SERIES_TERMS:
+        return None
+    Y = -math.expm1(-L)
+    g_up = _series_weights(n_low, U + 1, Y)
+    g_low = _series_weights(n_low - 1, U, Y)
+    if g_up is None or g_low is None:
+        return None
+    ch = _positive_product(lower, alphas, Y, -1)
+    t = 0.0
+    for m in range(n_low + 1):
+        t += ch[m] * g_up[m]
+    s_up = Y * t
+    s_lows = []
+    for i in range(len(lower)):
+        ch = _positive_product(lower, alphas, Y, i)
+        t = 0.0
+        for m in range(n_low):
+            t += ch[m] * g_low[m]
+        s_lows.append(Y * t)
+    if not s_up > 0.0 or not all(v > 0.0 for v in s_lows):
+        return None
+    return s_up, s_lows
+
+
+def _piece_numeric(U, L, lower, alphas, log_alphas, n_low, C, logB, rule):
+    """Composite Gauss-Legendre in s on [0, L]; returns log of (I_up, [I_u]) without the scale."""
+    xs, ws = rule
+    k = len(alphas)
+    up = (-math.inf, 0.0)
+    lows = [(-math.inf, 0.0)] * k
+    acc = [up] + lows
+    edges = _mesh(L, U, n_low, C)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        half = 0.5 * (hi - lo)
+        mid = 0.5 * (hi + lo)
+        for x, w in zip(xs, ws):
+            s = mid + half * x
+            ev = math.exp(-s)
+            lw = math.log(half * w)
+            l1 = [math.log1p(-al * ev) for al in alphas]
+            lg = logB + U * s
+            for (wv, mult), v in zip(lower, l1):
+                lg += mult * v
+            _lse_add(acc, 0, lw + lg)
+            for i in range(k):
+                _lse_add(acc, i + 1, lw + lg - l1[i] + log_alphas[i] - s)
+    return [_lse_value(*a) for a in acc]
+
+
+def log_law(counts, gamma, rule=None):
+    """Natural logs of P[argmax_j (n_j + Lap(1/gamma)) = j] for one count vector.
+
+    Parameters
+    ----------
+    counts : sequence of int
+        Vote counts, non-negative.
+    gamma : float
+        Inverse Laplace scale.
+    rule : tuple, optional
+        The Gauss-Legendre rule of the fallback (default :func:`gl_rule` of
+        :data:`GL_M` points).
+    """
+    if rule is None:
+        rule = gl_rule(GL_M)
+    n = [int(c) for c in counts]
+    C = len(n)
+    if C == 1:
+        return [0.0]
+    vals = sorted(set(n))
+    K = len(vals)
+    mult = {v: 0 for v in vals}
+    for c in n:
+        mult[c] += 1
+    acc_val = {v: (-math.inf, 0.0) for v in vals}   # per distinct value: classes with equal counts are exchangeable
+
+    def add(v, lt):
+        m, s = acc_val[v]
+        if lt == -math.inf:
+            return
+        if lt > m:
+            acc_val[v] = (lt, s * math.exp(m - lt) + 1.0)
+        else:
+            acc_val[v] = (m, s + math.exp(lt - m))
+
+    total = sum(n)
+    # left piece (-inf, v_0]: every class upper, integral B / C
+    v0 = vals[0]
+    left = -C * LN2 - math.log(C) - gamma * float(total - C * v0)
+    for v in vals:
+        add(v, left)
+    above_sum = total      # sum of counts strictly above the current value
+    above_cnt = C
+    lower = []
+    for k in range(K):
+        vk = vals[k]
+        lower.append((vk, mult[vk]))
+        above_sum -= vk * mult[vk]
+        above_cnt -= mult[vk]
+        U = above_cnt
+        n_low = C - U
+        alphas = [0.5 * math.exp(-gamma * float(vk - w)) for w, _ in lower]
+        log_alphas = [-LN2 - gamma * float(vk - w) for w, _ in lower]
+        if k == K - 1:
+            # right piece: U = 0, integrand alpha_u Q_u(v) dv on [0, 1], a polynomial
+            # of degree C - 1: exact with ceil(C/2) Gauss-Legendre points
+            xs, ws = gl_rule((C + 1) // 2)
+            accs = [(-math.inf, 0.0)] * len(lower)
+            for x, w in zip(xs, ws):
+                v = 0.5 * (x + 1.0)
+                lw = math.log(0.5 * w)
+                l1 = [math.log1p(-al * v) for al in alphas]
+                lq = 0.0
+                for (wv, mu), t in zip(lower, l1):
+                    lq += mu * t
+                for i in range(len(lower)):
+                    _lse_add(accs, i, lw + lq - l1[i])
+            for i, (w, _) in enumerate(lower):
+                add(w, log_alphas[i] + _lse_value(*accs[i]))
+            break
+        L = gamma * float(vals[k + 1] - vk)
+        logB = -U * LN2 - gamma * float(above_sum - U * vk)
+        res = None
+        if L > SHORT:
+            res = _piece_closed(U, L, lower, alphas, n_low)
+            if res is not None:
+                s_up, s_lows = res
+                up_log = logB + U * L + math.log(s_up)
+                for v in vals[k + 1:]:
+                    add(v, up_log)
+                scale_low = logB + (U - 1) * L
+                for i, (w, _) in enumerate(lower):
+                    add(w, scale_low + log_alphas[i] + math.log(s_lows[i]))
+                continue
+        if L <= SERIES_MAX:
+            res = _piece_series(U, L, lower, alphas, n_low)
+        if res is not None:
+            s_up, s_lows = res
+            up_log = logB + math.log(s_up)
+            for v in vals[k + 1:]:
+                add(v, up_log)
+            for i, (w, _) in enumerate(lower):
+                add(w, logB + log_alphas[i] + math.log(s_lows[i]))
+        else:
+            logs = _piece_numeric(U, L, lower, alphas, log_alphas, n_low, C, logB, rule)
+            for v in vals[k + 1:]:
+                add(v, logs[0])
+            for i, (w, _) in enumerate(lower):
+                add(w, logs[i + 1])
+    return [_lse_value(*acc_val[c]) for c in n]
+
+
+def _lse(values):
+    m = max(values)
+    if m == -math.inf:
+        return -math.inf
+    return m + math.log(sum(math.exp(v - m) for v in values))
+
+
+def _wlse(values, weights):
+    """log sum_i weights[i] exp(values[i]) (weights are positive counts)."""
+    m = max(values)
+    if m == -math.inf:
+        return -math.inf
+    t = 0.0
+    for v, w in zip(values, weights):
+        t += w * math.exp(v - m)
+    return m + math.log(t)
+
+
+def pair_moments(a, b, w, s, S, smax, lam):
+    """(forward, reverse) log-moments of one pair of laws at order ``lam``.
+
+    ``a``, ``b``: log-probabilities of the output groups under the two laws,
+    ``w`` their multiplicities, ``s = a + b``, ``S = exp(s - max s)``. The
+    reverse sum reuses the forward exponentials: with ``x = a + lam (a - b)``
+    and ``y = b + lam (b - a) = s - x``,
+    ``sum w exp(y) = exp(max s - max x) * sum w S / exp(x - max x)``.
+    When an ``exp(x - max x)`` is below 1e-290 the reverse sum is formed
+    directly (the reuse would lose range).
+    """
+    x = [ai + lam * (ai - bi) for ai, bi in zip(a, b)]
+    mf = max(x)
+    E = [math.exp(xi - mf) for xi in x]
+    tf = 0.0
+    for wi, ei in zip(w, E):
+        tf += wi * ei
+    f = mf + math.log(tf)
+    if min(E) > 1e-290:
+        tr = 0.0
+        for wi, si, ei in zip(w, S, E):
+            tr += wi * (si / ei)
+        r = (smax - mf) + math.log(tr)
+    else:
+        r = _wlse([bi + lam * (bi - ai) for ai, bi in zip(a, b)], w)
+    return f, r
+
+
+def move_groups(counts, a, b):
+    """Output classes whose terms differ in a log-moment of the move (a, b), with multiplicities.
+
+    Classes other than ``a`` and ``b`` with equal counts have equal
+    probabilities under both laws; each such group is represented by its
+    first class (index order).
+    """
+    seen = {}
+    reps = []
+    for o, c in enumerate(counts):
+        if o == a or o == b:
+            reps.append([o, 1])
+        elif c in seen:
+            reps[seen[c]][1] += 1
+        else:
+            seen[c] = len(reps)
+            reps.append([o, 1])
+    return [r[0] for r in reps], [r[1] for r in reps]
+
+
+def moves(counts):
+    """Representative single-vote moves (a, b): one per pair of count values (source, target).
+
+    Classes with equal counts are exchangeable, so moving a vote from any class
+    with count x to any other class with count y gives the same log-moments.
+    """
+    n = [int(c) for c in counts]
+    first = {}
+    second = {}
+    for i, c in enumerate(n):
+        if c not in first:
+            first[c] = i
+        elif c not in second:
+            second[c] = i
+    out = []
+    for x in sorted(first):
+        if x < 1:
+            continue
+        a = first[x]
+        for y in sorted(first):
+            if y == x:
+                if x in second:
+                    out.append((a, second[x]))
+            else:
+                out.append((a, first[y]))
+    return out
+
+
+def exact_query(counts, gamma, orders, rule=None):
+    """Exact data-dependent quantities of one LNMax answer.
+
+    Returns
+    -------
+    log_q, log_q2 : float
+        ``log P[M(n) != j*]`` and ``log P[M(n^-) != j*]`` with ``j*`` the first
+        largest count and ``n^-`` the vector with one vote moved from ``j*``
+        to the first runner-up (``-inf`` for a single class).
+    alpha_fwd, alpha_both : list of float
+        Per order, ``max_{n'} log sum_o P(o) (P(o)/P'(o))**lam`` over the
+        neighbours ``n'`` (forward), and the max of that and the reverse
+        ``log sum_o P'(o) (P'(o)/P(o))**lam`` (both), at least 0. Not rounded.
+    max_abs_log : float
+        The largest ``|log P(o)|`` over every law computed (it enters the
+        rounding margins).
+    """
+    if rule is None:
+        rule = gl_rule(GL_M)
+    n = [int(c) for c in counts]
+    C = len(n)
+    K = len(orders)
+    if C == 1:
+        return -math.inf, -math.inf, [0.0] * K, [0.0] * K, 0.0
+    lp = log_law(n, gamma, rule)
+    big = max(abs(v) for v in lp)
+    jstar = max(range(C), key=lambda j: (n[j], -j))
+    log_q = _lse([lp[j] for j in range(C) if j != jstar])
+    runner = max((j for j in range(C) if j != jstar), key=lambda j: (n[j], -j))
+    fwd = [0.0] * K
+    both = [0.0] * K
+    log_q2 = None
+    for a, b in moves(n):
+        m = list(n)
+        m[a] -= 1
+        m[b] += 1
+        lpp = log_law(m, gamma, rule)
+        for v in lpp:
+            if abs(v) > big:
+                big = abs(v)
+        if n[a] == n[jstar] and n[b] == n[runner] and (b != jstar):
+            # the move top -> runner-up (up to exchangeable classes): relabel so that
+            # the class losing the vote plays j*
+            log_q2 = _lse([lpp[j] for j in range(C) if j != a])
+        reps, weights = move_groups(n, a, b)
+        ga = [lp[o] for o in reps]
+        gb = [lpp[o] for o in reps]
+        gs = [u + v for u, v in zip(ga, gb)]
+        smax = max(gs)
+        gS = [math.exp(v - smax) for v in gs]
+        for k, lam in enumerate(orders):
+            f, r = pair_moments(ga, gb, weights, gs, gS, smax, lam)
+            if f > fwd[k]:
+                fwd[k] = f
+            g = f if f > r else r
+            if g > both[k]:
+                both[k] = g
+    if log_q2 is None:      # no vote can leave the top class (cannot happen with T >= 1)
+        log_q2 = log_q
+    return log_q, (log_q2 if log_q2 > log_q else log_q), fwd, both, big

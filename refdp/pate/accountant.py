@@ -1,0 +1,386 @@
+r"""PATE's moments accountant for LNMax answers (Theorems 1-3, Lemma 4).
+
+Each answer of LNMax with noise :math:`\mathrm{Lap}(1/\gamma)` on vote counts
+:math:`n` has, for every order :math:`\lambda > 0`, a log-moment bounded by
+
+* :math:`2\gamma^2\lambda(\lambda + 1)` and :math:`2\gamma\lambda`
+  (Theorem 2 and the pure-DP bound; data-independent), and
+* Theorem 3, :math:`\log\big((1 - q)(\frac{1 - q}{1 - e^{2\gamma}q})^{\lambda}
+  + q e^{2\gamma\lambda}\big)`, for any :math:`q \ge P[M(n) \ne j^*]` with
+  :math:`q < (e^{2\gamma} - 1)/(e^{4\gamma} - 1)` (the theorem's own range;
+  the published analysis script used :math:`q < 1/2`).
+
+The bounds of the answers add up (Theorem 1.1) and convert to
+:math:`(\varepsilon, \delta)` by the tail bound (Theorem 1.2) and by the
+tighter Rényi conversion, reported side by side with the order attaining each
+(:func:`refdp.accounting.moments_to_dp`).
+
+Analyses (names used throughout):
+
+``"data_independent"``
+    Theorem 2 alone (:func:`refdp.accounting.pate_data_independent_log_moments`).
+``"theorem3"``
+    PATE's data-dependent analysis: Theorem 3 with Lemma 4's union bound
+    :math:`q = \sum_{j \ne j^*} (2 + \gamma g_j)/(4 e^{\gamma g_j})`
+    (:func:`refdp.core.lemma4_log_q`), per query the minimum with Theorem 2
+    (:func:`refdp.core.accountant_log_moments`).
+``"theorem3_exact_q"``
+    The same with the exact :math:`q` of the LNMax law
+    (:func:`refdp.pate.exact_analysis`); needs ``exact=True``.
+``"exact"``
+    The exact worst-case log-moment of every answer over all neighbouring
+    vote vectors (:func:`refdp.pate.exact_analysis`), per query the minimum
+    with Theorem 2; needs ``exact=True``.
+
+**Two-sided (default).** Theorem 3 at the sensitive data :math:`d` bounds
+:math:`\alpha(\lambda; d, d')`, the moments of the privacy loss under
+:math:`M(d)`, for every neighbour :math:`d'`; an :math:`(\varepsilon,
+\delta)` guarantee also needs the reverse :math:`\alpha(\lambda; d', d)`, and
+the exact analysis shows that the reverse can exceed Theorem 3 at :math:`d`
+(docs/theory/pate.rst gives an example). With ``two_sided=True`` refdp feeds
+Theorem 3 with the largest :math:`q` over :math:`d` and all its neighbours,
+which it proves is attained by moving one vote from the plurality class to
+the runner-up; Theorem 3 at each neighbour then covers the reverse direction.
+``two_sided=False`` reproduces the paper's one-sided analysis.
+
+Every data-dependent value is itself sensitive; publishing it needs
+:func:`refdp.pate.release_epsilon`.
+
+References
+----------
+.. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+   "Semi-supervised Knowledge Transfer for Deep Learning from Private Training
+   Data", ICLR 2017, Theorems 1-3 and Lemma 4.
+.. [CKS20] C. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+   Differential Privacy", NeurIPS 2020, Prop. 12.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import core
+from .._validation import Interval, Options, check_option, check_scalar, parameter_error
+from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
+from ..mechanisms._args import check_flag
+from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
+from .exact import exact_analysis
+
+__all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_sided_counts",
+           "lemma4_two_sided_log_q"]
+
+#: Names of the analyses, in the order they are reported.
+ANALYSES = ("data_independent", "theorem3", "theorem3_exact_q", "exact")
+_ANALYSIS = Options(ANALYSES)
+_EPS = 2.0**-52
+_TEACHERS = Interval(int, 1, None)
+
+
+def two_sided_counts(counts):
+    """For each row: the vote vector with one vote moved from the plurality class to the runner-up.
+
+    Returns ``(moved, gap)``: ``moved`` (Q, C) and the top-two gap per row
+    (``-1`` for a single class, where nothing moves). ``j*`` is the first
+    largest count and the runner-up the first largest among the others.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    q, c = counts.shape
+    moved = counts.copy()
+    if c == 1:
+        return moved, np.full(q, -1, dtype=np.int64)
+    rows = np.arange(q)
+    top = np.argmax(counts, axis=1)
+    others = counts.copy()
+    others[rows, top] = -1
+    runner = np.argmax(others, axis=1)
+    gap = counts[rows, top] - counts[rows, runner]
+    moved[rows, top] -= 1
+    moved[rows, runner] += 1
+    return moved, gap
+
+
+def lemma4_two_sided_log_q(counts, gamma):
+    """log of Lemma 4's q at the worst neighbour (gap >= 3), +inf where Theorem 3 cannot apply."""
+    moved, gap = two_sided_counts(counts)
+    out = core.lemma4_log_q(moved, gamma)
+    # gap <= 2: Lemma 4 gives q >= (2 + 2 gamma) / (4 e^{2 gamma}) >= 1/(e^{2 gamma} + 1)
+    # at n itself (docs/theory/pate.rst), so Theorem 3 is out of range on both sides.
+    out[gap <= 2] = np.inf
+    out[gap < 0] = -np.inf
+    return out
+
+
+def _best_bounds(gamma, orders):
+    """min(Theorem 2, 2 gamma lambda) per order, rounded upward as in the compiled kernel."""
+    lam = orders
+    indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * _EPS)
+    pure = 2.0 * gamma * lam * (1.0 + 4.0 * _EPS)
+    return np.minimum(indep, pure)
+
+
+def _upward_sum(rows):
+    """Sum of non-negative per-query rows (n, K), rounded upward."""
+    n = rows.shape[0]
+    return rows.sum(axis=0) * (1.0 + (n + 2) * _EPS)
+
+
+class PATEAccountant:
+    """Moments accountant of LNMax answers ([PATE17]_ Theorems 1-3).
+
+    Parameters
+    ----------
+    gamma : float > 0
+        LNMax's inverse Laplace scale.
+    orders : array_like of float > 0, optional
+        Moment orders (default :data:`refdp.accounting.DEFAULT_ORDERS`, 63
+        values from 0.25 to 256).
+    n_classes : int >= 1, optional
+        Needed by :meth:`add_votes`; checked against the columns of counts.
+    n_teachers : int >= 1, optional
+        If given, every count row must sum to it.
+    exact : bool, default False
+        Also run :func:`refdp.pate.exact_analysis` on each batch (enables the
+        ``"theorem3_exact_q"`` and ``"exact"`` analyses).
+    two_sided : bool, default True
+        Bound the log-moments in both directions (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.pate import PATEAccountant
+    >>> acc = PATEAccountant(0.05, n_classes=10)
+    >>> rng = np.random.default_rng(0)
+    >>> votes = rng.choice(10, size=(250, 100), p=[0.82] + [0.02] * 9)
+    >>> r = acc.add_votes(votes).epsilon(1e-5)
+    >>> r.epsilon < 1.0 < acc.epsilon(1e-5, "data_independent").epsilon
+    True
+    """
+
+    def __init__(self, gamma, *, orders=None, n_classes=None, n_teachers=None, exact=False,
+                 two_sided=True):
+        owner = "PATEAccountant"
+        self.gamma = check_gamma(gamma, owner)
+        self.orders = check_orders(orders, owner)
+        self.n_classes = None if n_classes is None else check_scalar(n_classes, "n_classes", owner,
+                                                                     Interval(int, 1, None))
+        self.n_teachers = None if n_teachers is None else check_scalar(n_teachers, "n_teachers", owner,
+                                                                       _TEACHERS)
+        self.exact = check_flag(exact, "exact", owner)
+        self.two_sided = check_flag(two_sided, "two_sided", owner)
+        self._log_q = []
+        self._log_q2 = []
+        self._exact_q = []
+        self._exact_q2 = []
+        self._exact_fwd = []
+        self._exact_both = []
+        self._n = 0
+
+    @property
+    def n_queries(self) -> int:
+        """Number of answers accounted for."""
+        return self._n
+
+    def add_counts(self, counts):
+        """Account for LNMax answers given their vote counts, shape (Q, C).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Empty or negative counts, a row without votes, a row whose total
+            differs from ``n_teachers`` (when declared), or a number of
+            columns different from ``n_classes`` (when declared).
+        """
+        owner = "PATEAccountant.add_counts"
+        arr = check_counts(counts, owner, n_teachers=self.n_teachers)
+        if self.n_classes is not None and arr.shape[1] != self.n_classes:
+            raise parameter_error("counts", owner, f"an array of shape (any, {self.n_classes})", arr)
+        self._log_q.append(core.lemma4_log_q(arr, self.gamma))
+        self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
+        if self.exact:
+            r = exact_analysis(arr, self.gamma, self.orders)
+            best = _best_bounds(self.gamma, self.orders)[None, :]
+            self._exact_q.append(r.log_q)
+            self._exact_q2.append(r.log_q_two_sided)
+            self._exact_fwd.append(_upward_sum(np.minimum(r.log_moments_forward, best)))
+            self._exact_both.append(_upward_sum(np.minimum(r.log_moments, best)))
+        self._n += arr.shape[0]
+        return self
+
+    def add_votes(self, votes):
+        """Account for LNMax answers given a (teachers x queries) array of labels in [0, n_classes).
+
+        Returns
+        -------
+        self
+        """
+        owner = "PATEAccountant.add_votes"
+        if self.n_classes is None:
+            raise parameter_error("n_classes", "PATEAccountant", "given to count votes (an int >= 1)", None)
+        counts = counts_from_votes(votes, self.n_classes, owner)
+        return self.add_counts(counts)
+
+    def log_moments(self, analysis="theorem3", *, two_sided=None):
+        """Composed log-moment bounds per order (Theorem 1.1), rounded upward.
+
+        Parameters
+        ----------
+        analysis : {"data_independent", "theorem3", "theorem3_exact_q", "exact"}
+        two_sided : bool, optional
+            Overrides the accountant's setting for this call.
+
+        Returns
+        -------
+        ndarray, shape (K,)
+        """
+        owner = "PATEAccountant.log_moments"
+        analysis = check_option(analysis, "analysis", owner, _ANALYSIS)
+        two = self.two_sided if two_sided is None else check_flag(two_sided, "two_sided", owner)
+        if analysis == "data_independent":
+            return pate_data_independent_log_moments(self.gamma, self.orders, self._n)
+        if analysis in ("theorem3_exact_q", "exact") and not self.exact:
+            raise parameter_error("analysis", owner, "'data_independent' or 'theorem3' (the accountant "
+                                  "was built with exact=False)", analysis)
+        if self._n == 0:
+            return np.zeros(self.orders.shape)
+        if analysis == "theorem3":
+            lq = np.concatenate(self._log_q2 if two else self._log_q)
+            return core.accountant_log_moments(lq, self.orders, self.gamma)
+        if analysis == "theorem3_exact_q":
+            lq = np.concatenate(self._exact_q2 if two else self._exact_q)
+            return core.accountant_log_moments(lq, self.orders, self.gamma)
+        parts = self._exact_both if two else self._exact_fwd
+        total = np.array([math.fsum(col) for col in np.array(parts).T])
+        return total * (1.0 + (len(parts) + 2) * _EPS)
+
+    def epsilon(self, delta, analysis="theorem3", *, two_sided=None):
+        """(epsilon, delta) by the tail bound and the Rényi conversion.
+
+        Parameters
+        ----------
+        delta : float in (0, 1)
+        analysis : str, default "theorem3"
+        two_sided : bool, optional
+            Overrides the accountant's setting for this call.
+
+        Returns
+        -------
+        refdp.accounting.MomentsConversion
+            ``epsilon_tail``/``order_tail`` (PATE Theorem 1.2) and
+            ``epsilon_rdp``/``order_rdp`` ([CKS20]_); ``.epsilon`` is the
+            smaller.
+        """
+        delta = check_delta(delta, "PATEAccountant.epsilon")
+        return moments_to_dp(self.log_moments(analysis, two_sided=two_sided), self.orders, delta=delta)
+
+    def report(self, delta):
+        """Every available analysis at ``delta``, as a :class:`PATEAnalysis`."""
+        delta = check_delta(delta, "PATEAccountant.report")
+        names = ANALYSES if self.exact else ANALYSES[:2]
+        moments = {name: self.log_moments(name) for name in names}
+        results = {name: moments_to_dp(m, self.orders, delta=delta) for name, m in moments.items()}
+        quick = pate_quick_composition(self.gamma, self._n, delta) if self._n >= 1 else 0.0
+        return PATEAnalysis(gamma=self.gamma, delta=delta, n_queries=self._n, orders=self.orders,
+                            two_sided=self.two_sided, log_moments=moments, results=results,
+                            quick_composition=quick)
+
+
+@dataclass(frozen=True)
+class PATEAnalysis:
+    """The (epsilon, delta) of a set of LNMax answers under each analysis.
+
+    Attributes
+    ----------
+    gamma, delta : float
+    n_queries : int
+    orders : ndarray
+    two_sided : bool
+    log_moments : dict
+        Analysis name -> composed log-moments per order.
+    results : dict
+        Analysis name -> :class:`refdp.accounting.MomentsConversion`.
+    quick_composition : float
+        PATE's closed form ``4 T gamma^2 + 2 gamma sqrt(2 T ln(1/delta))``
+        (Section 3.1, :func:`refdp.accounting.pate_quick_composition`).
+    """
+
+    gamma: float
+    delta: float
+    n_queries: int
+    orders: np.ndarray
+    two_sided: bool
+    log_moments: dict = field(repr=False)
+    results: dict
+    quick_composition: float
+
+    def as_dict(self) -> dict:
+        """Plain-Python summary (for JSON)."""
+        out = {"gamma": self.gamma, "delta": self.delta, "n_queries": self.n_queries,
+               "two_sided": self.two_sided, "quick_composition": self.quick_composition,
+               "analyses": {}}
+        for name, r in self.results.items():
+            out["analyses"][name] = {
+                "epsilon_tail": r.epsilon_tail, "order_tail": r.order_tail,
+                "epsilon_rdp": r.epsilon_rdp, "order_rdp": r.order_rdp,
+                "data_dependent": name != "data_independent",
+            }
+        return out
+
+    def table(self) -> str:
+        """A plain-text table, one row per analysis."""
+        head = f"{'analysis':<20} {'eps (tail)':>12} {'order':>7} {'eps (Renyi)':>12} {'order':>7}"
+        lines = [head, "-" * len(head)]
+        for name, r in self.results.items():
+            lines.append(f"{name:<20} {r.epsilon_tail:>12.6g} {r.order_tail!s:>7} "
+                         f"{r.epsilon_rdp:>12.6g} {r.order_rdp!s:>7}")
+        lines.append(f"{'PATE closed form':<20} {self.quick_composition:>12.6g}")
+        return "\n".join(lines)
+
+
+def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=True, n_teachers=None):
+    """Privacy of a set of LNMax answers under every analysis, in one call.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C)
+        Vote counts of the answered queries.
+    gamma : float > 0
+    delta : float in (0, 1)
+    orders : array_like of float > 0, optional
+        Default :data:`refdp.accounting.DEFAULT_ORDERS`.
+    exact : bool, default False
+        Include the analyses from the exact LNMax law.
+    two_sided : bool, default True
+        See the module docstring.
+    n_teachers : int >= 1, optional
+        Declared number of teachers (every row must sum to it).
+
+    Returns
+    -------
+    PATEAnalysis
+
+    Raises
+    ------
+    ValueError
+        On any invalid argument (one message shape, naming the parameter).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.pate import pate_analysis
+    >>> counts = np.tile([232, 4, 3, 3, 2, 2, 1, 1, 1, 1], (100, 1))
+    >>> r = pate_analysis(counts, 0.05, 1e-5)
+    >>> round(r.results["data_independent"].epsilon_tail, 2), round(r.quick_composition, 2)
+    (5.3, 5.8)
+    """
+    owner = "pate_analysis"
+    gamma = check_gamma(gamma, owner)
+    delta = check_delta(delta, owner)
+    acc = PATEAccountant(gamma, orders=orders, exact=exact, two_sided=two_sided, n_teachers=n_teachers)
+    acc.add_counts(check_counts(counts, owner, n_teachers=n_teachers))
+    return acc.report(delta)

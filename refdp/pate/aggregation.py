@@ -1,0 +1,95 @@
+r"""LNMax, PATE's noisy aggregation of teacher votes, for a batch of queries.
+
+For each query with vote counts :math:`n_j` (the number of teachers voting
+class :math:`j`), LNMax releases
+
+.. math::
+
+   \arg\max_j \big(n_j + Z_j\big), \qquad Z_j \sim \mathrm{Lap}(1/\gamma)
+   \text{ i.i.d.}
+
+(Papernot et al. 2017, Eq. 1). Changing one record of the sensitive data
+changes one teacher, which moves at most one vote per query: one count goes
+down by 1 and another up by 1. Each answer is therefore
+:math:`(2\gamma, 0)`-DP (PATE Theorem 2; the proof is report-noisy-max's,
+docs/theory/mechanisms.rst), and the answers compose (PATE Theorem 1; see
+:mod:`refdp.pate.accountant`).
+
+This is :func:`refdp.mechanisms.report_noisy_max` with ``epsilon = 2 gamma``,
+vectorised over queries.
+
+References
+----------
+.. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+   "Semi-supervised Knowledge Transfer for Deep Learning from Private Training
+   Data", ICLR 2017, Sec. 2.1 and Theorem 2.
+.. [Mir12] I. Mironov, "On Significance of the Least Significant Bits for
+   Differential Privacy", ACM CCS 2012.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_rng, parameter_error
+from ..mechanisms._rounding import upward_quotient
+from ._args import check_counts, check_gamma
+
+__all__ = ["lnmax_labels"]
+
+
+def lnmax_labels(counts, gamma, *, rng=None):
+    """Noisy plurality labels of a batch of queries (LNMax, [PATE17]_ Eq. 1).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C) or (C,)
+        Vote counts per query and class (e.g. from
+        :func:`refdp.core.count_votes` or
+        :meth:`refdp.pate.PATETeachers.vote_counts`).
+    gamma : float > 0
+        Inverse Laplace scale; each label is (2 gamma, 0)-DP with respect to
+        the teachers' training data (one changed record moves one vote).
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        Source of the Laplace noise, normalised with
+        :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    ndarray of int64, shape (Q,), or int for 1-D ``counts``
+        ``argmax_j (counts[q, j] + Z[q, j])``, ``Z`` i.i.d. Lap(1/gamma).
+
+    Raises
+    ------
+    ValueError
+        Bad ``gamma`` (including one so small that 1/gamma overflows), empty
+        or negative counts, a row without votes.
+
+    Notes
+    -----
+    The Laplace scale is ``1/gamma`` rounded upward. Noise is added to
+    ``counts - max(counts)`` per row (the argmax is unchanged) and noisy ties,
+    which have probability 0 for real-valued noise, go to the lowest index.
+    Like every continuous-noise mechanism sampled in floating point, this is a
+    reference implementation of the real-valued mechanism ([Mir12]_): only the
+    label is released, but its law is that of double-precision noise.
+    The exact law of each label is :func:`refdp.pate.lnmax_distribution`.
+
+    Examples
+    --------
+    >>> from refdp.pate import lnmax_labels
+    >>> lnmax_labels([[240, 10, 0], [3, 4, 243]], 0.05, rng=0).tolist()
+    [0, 2]
+    """
+    owner = "lnmax_labels"
+    gamma = check_gamma(gamma, owner)
+    arr = check_counts(counts, owner, one_row=True)
+    scale = upward_quotient(1.0, gamma)
+    if math.isinf(scale):
+        raise parameter_error("gamma", owner, "large enough that 1/gamma is a finite double", gamma)
+    rng = check_rng(rng)
+    centred = (arr - arr.max(axis=1, keepdims=True)).astype(np.float64)
+    noise = rng.laplace(0.0, scale, size=arr.shape)
+    labels = np.argmax(centred + noise, axis=1).astype(np.int64)
+    return int(labels[0]) if np.ndim(counts) == 1 else labels

@@ -1,0 +1,131 @@
+"""``refdp pate``: the privacy analyses of a file of teacher votes.
+
+Usage::
+
+    refdp pate --votes FILE.npy --gamma 0.05 --delta 1e-5 --classes 10 [--orders ...]
+               [--exact] [--one-sided] [--teachers T] [--json]
+    refdp pate --votes FILE.npy --counts --gamma 0.05 --delta 1e-5 [...]
+
+The file (NumPy ``.npy``) holds either
+
+* a (teachers x queries) array of labels in ``[0, C)`` -- the default; the
+  number of classes must be given with ``--classes C`` (it is never inferred
+  from the labels, which are sensitive), or
+* a (queries x classes) array of vote counts, when ``--counts`` is given.
+
+A 2-D array cannot be told apart by its shape alone (250 x 100 may be either),
+hence the explicit flag. ``--teachers T`` declares the number of teachers:
+count rows must then each sum to T (labels: the array must have T rows).
+
+Printed for each analysis (data-independent, Theorem 3 with Lemma 4, and with
+``--exact`` Theorem 3 with the exact q and the exact worst-case log-moments):
+epsilon by the tail bound and by the Rényi conversion, with the order
+attaining each; PATE's closed form; and the smooth sensitivity of the
+Theorem 3 log-moment at ``--ss-order`` with the scale of the Laplace noise
+that releases it at (``--ss-epsilon``, ``--ss-delta``). The data-dependent
+values printed are themselves sensitive: only the noisy release
+(:func:`refdp.pate.release_epsilon`) may be published.
+
+The lead wires :func:`add_arguments` and :func:`run` as the subcommand ``pate``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import numpy as np
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser):
+    """Fill an :class:`argparse.ArgumentParser` with the options of ``refdp pate``."""
+    parser.add_argument("--votes", required=True, metavar="FILE.npy",
+                        help="(teachers x queries) labels, or (queries x classes) counts with --counts")
+    parser.add_argument("--counts", action="store_true",
+                        help="the file holds a (queries x classes) array of vote counts")
+    parser.add_argument("--classes", type=int, metavar="C",
+                        help="number of classes (required for a label array)")
+    parser.add_argument("--teachers", type=int, metavar="T", help="declared number of teachers")
+    parser.add_argument("--gamma", type=float, required=True, help="LNMax inverse Laplace scale")
+    parser.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+    parser.add_argument("--orders", type=float, nargs="+", metavar="LAMBDA",
+                        help="moment orders (default: refdp.accounting.DEFAULT_ORDERS)")
+    parser.add_argument("--exact", action="store_true",
+                        help="add the analyses from the exact LNMax law")
+    parser.add_argument("--one-sided", action="store_true",
+                        help="the paper's one-sided data-dependent bound (default: two-sided)")
+    parser.add_argument("--ss-order", type=float, default=8.0, metavar="LAMBDA",
+                        help="moment order of the smooth-sensitivity release (fixed in advance; default 8)")
+    parser.add_argument("--ss-epsilon", type=float, default=1.0,
+                        help="epsilon of the smooth-sensitivity release (default 1)")
+    parser.add_argument("--ss-delta", type=float, default=1e-6,
+                        help="delta of the smooth-sensitivity release (default 1e-6)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _load(args):
+    from .._validation import parameter_error
+    from ._args import check_counts, counts_from_votes
+
+    try:
+        arr = np.load(args.votes, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise parameter_error("votes", "refdp pate", "a readable .npy file", args.votes) from None
+    if args.counts:
+        if args.classes is not None and (arr.ndim != 2 or arr.shape[1] != args.classes):
+            raise parameter_error("counts", "refdp pate", f"an array of shape (queries, {args.classes})",
+                                  arr)
+        return check_counts(arr, "refdp pate", n_teachers=args.teachers)
+    if args.classes is None:
+        raise parameter_error("classes", "refdp pate", "given for a label array (an int >= 1), "
+                              "or --counts for a count array", None)
+    if args.teachers is not None and (arr.ndim != 2 or arr.shape[0] != args.teachers):
+        raise parameter_error("votes", "refdp pate", f"an array with {args.teachers} rows (one per teacher)",
+                              arr)
+    return counts_from_votes(arr, args.classes, "refdp pate")
+
+
+def _fmt(v):
+    return "-" if v is None else (f"{v:.6g}" if isinstance(v, float) else str(v))
+
+
+def run(args) -> int:
+    """Run ``refdp pate`` on parsed arguments; returns the exit status (0, or 2 on bad input)."""
+    from . import pate_analysis, smooth_laplace_parameters, smooth_sensitivity
+
+    try:
+        counts = _load(args)
+        result = pate_analysis(counts, args.gamma, args.delta, orders=args.orders, exact=args.exact,
+                               two_sided=not args.one_sided, n_teachers=args.teachers)
+        a, beta = smooth_laplace_parameters(args.ss_epsilon, args.ss_delta)
+        ss = smooth_sensitivity(counts, args.gamma, args.ss_order, beta, two_sided=not args.one_sided)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    scale = ss.value / a
+    release = {
+        "order": ss.order, "epsilon_release": args.ss_epsilon, "delta_release": args.ss_delta,
+        "beta": beta, "smooth_sensitivity": ss.value, "local_sensitivity_bound": ss.local,
+        "noise_scale_log_moment": scale, "noise_scale_epsilon": scale / ss.order,
+        "epsilon_tail_at_order": (ss.log_moment + math.log(1 / args.delta)) / ss.order,
+    }
+    if args.json:
+        out = result.as_dict()
+        out["n_classes"] = int(counts.shape[1])
+        out["smooth_sensitivity_release"] = release
+        json.dump(out, sys.stdout, indent=2)
+        print()
+        return 0
+    sided = "one-sided (paper)" if args.one_sided else "two-sided"
+    print(f"PATE analysis: {result.n_queries} queries, {counts.shape[1]} classes, gamma = {args.gamma:g}, "
+          f"delta = {args.delta:g}, data-dependent bounds {sided}")
+    print(result.table())
+    print("Data-dependent epsilons are functions of the sensitive votes; publish only a noisy release.")
+    print(f"Smooth-sensitivity release of the Theorem 3 log-moment at order {_fmt(ss.order)} "
+          f"(cost epsilon = {args.ss_epsilon:g}, delta = {args.ss_delta:g}; beta = {beta:.6g}):")
+    print(f"  smooth sensitivity {ss.value:.6g} (local bound {ss.local:.6g}); Laplace noise scale "
+          f"{scale:.6g} on the log-moment, {scale / ss.order:.6g} on epsilon")
+    return 0

@@ -1,0 +1,150 @@
+r"""Exact data-dependent analysis of LNMax answers (beyond the paper's union bound).
+
+PATE's data-dependent analysis (Papernot et al. 2017, Sec. 3.3) bounds the
+log-moment of each answer by Theorem 3, fed with Lemma 4's union bound on
+:math:`q = P[M(d) \ne j^*]`. refdp also computes, from the exact LNMax law
+(:mod:`refdp.pate.lnmax_law`):
+
+* the exact :math:`q` (Theorem 3 holds for any :math:`q` at least the true
+  probability, and its bound is non-decreasing in :math:`q`,
+  docs/theory/floating_point.rst), and its *two-sided* counterpart
+  :math:`q^- = P[M(n^-) \ne j^*]`, where :math:`n^-` moves one vote from the
+  plurality class :math:`j^*` to the runner-up: the largest such probability
+  over all neighbouring vote vectors (docs/theory/pate.rst), which makes
+  Theorem 3 bound the log-moment in both directions;
+* the exact worst-case log-moment of the answer over every neighbouring vote
+  vector :math:`n'` (one teacher moving its vote between any two classes),
+
+  .. math::
+
+     \alpha(\lambda) = \max_{n'} \max\Big(
+        \log \sum_o P(o)\big(P(o)/P'(o)\big)^{\lambda},\;
+        \log \sum_o P'(o)\big(P'(o)/P(o)\big)^{\lambda}\Big),
+
+  with :math:`P, P'` the LNMax laws at :math:`n, n'` (and the first term
+  alone, "forward", for comparison with the paper's one-sided statement).
+
+These are **data-dependent** quantities: they are functions of the sensitive
+votes and must not be published as they are (see
+:mod:`refdp.pate.smooth_sensitivity`).
+
+Search over neighbours. A neighbour moves one vote from a class ``a`` (with
+at least one vote) to a class ``b != a``. Classes with equal counts are
+exchangeable (relabelling them permutes the outputs and leaves every sum
+above unchanged), so one move per pair of count values is evaluated; no
+other reduction is assumed.
+
+Rounding. The kernel's values are estimates; every returned value is rounded
+upward by a margin that covers a relative error of :data:`ETA` in every
+computed probability plus the rounding of the final sums
+(docs/theory/pate.rst, "Accuracy").
+
+References
+----------
+.. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+   "Semi-supervised Knowledge Transfer for Deep Learning from Private Training
+   Data", ICLR 2017, Theorem 3 and Lemma 4.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import Interval, check_scalar
+from ._args import check_counts, check_gamma, check_orders
+from ._kernels import exact_rows
+from ._law_twin import ETA
+
+__all__ = ["ExactAnalysis", "exact_analysis", "ETA"]
+
+_U = 2.0**-53
+_THREADS = Interval(int, 1, None)
+
+
+@dataclass(frozen=True)
+class ExactAnalysis:
+    """Per-query exact quantities of LNMax answers, each rounded upward.
+
+    Attributes
+    ----------
+    orders : ndarray, shape (K,)
+    log_q : ndarray, shape (Q,)
+        ``log P[M(n) != j*]`` (exact law), ``j*`` the first largest count.
+    log_q_two_sided : ndarray, shape (Q,)
+        ``log P[M(n^-) != j*]``, the largest such probability over the
+        neighbours (and ``n`` itself).
+    log_moments_forward : ndarray, shape (Q, K)
+        ``max_{n'} log sum_o P(o) (P(o)/P'(o))**lambda``.
+    log_moments : ndarray, shape (Q, K)
+        The worst case over neighbours and both directions.
+    """
+
+    orders: np.ndarray
+    log_q: np.ndarray
+    log_q_two_sided: np.ndarray
+    log_moments_forward: np.ndarray
+    log_moments: np.ndarray
+
+
+def _round_log_q(lq):
+    out = lq + (2.0 * ETA + 4.0 * _U * np.abs(np.where(np.isfinite(lq), lq, 0.0)))
+    return np.where(np.isfinite(lq), out, lq)
+
+
+def _round_moments(alpha, orders, big):
+    lam = orders[None, :]
+    margin = (2.0 * lam + 2.0) * (ETA + 8.0 * _U * big[:, None])
+    return np.maximum(alpha, 0.0) + margin + 16.0 * _U * np.abs(alpha)
+
+
+def exact_analysis(counts, gamma, orders=None, *, n_threads=None):
+    """Exact q and exact worst-case log-moments of LNMax answers, per query.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C) or (C,)
+        Vote counts of the answered queries (each row with at least one vote).
+    gamma : float > 0
+        LNMax's inverse Laplace scale.
+    orders : array_like of float > 0, optional
+        Moment orders lambda (default :data:`refdp.accounting.DEFAULT_ORDERS`).
+    n_threads : int >= 1, optional
+        Threads of the compiled kernel (default: the number of CPUs). The
+        result does not depend on it.
+
+    Returns
+    -------
+    ExactAnalysis
+        Every value rounded upward (module docstring).
+
+    Raises
+    ------
+    ValueError
+        Bad ``gamma``, ``orders`` or ``n_threads``; empty or negative counts; a
+        row without votes.
+
+    Notes
+    -----
+    Cost: one LNMax law per query and per pair of distinct count values (at
+    most ``C (C - 1) + 1`` laws), then ``2 K`` log-sum-exps over at most C
+    terms per move. These values are data-dependent: see the module docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.pate import exact_analysis
+    >>> r = exact_analysis([[240, 6, 4]], 0.05, orders=[8.0])
+    >>> float(np.exp(r.log_q[0])) < 1e-4
+    True
+    """
+    owner = "exact_analysis"
+    gamma = check_gamma(gamma, owner)
+    arr = check_counts(counts, owner, one_row=True)
+    orders = check_orders(orders, owner)
+    if n_threads is not None:
+        n_threads = check_scalar(n_threads, "n_threads", owner, _THREADS)
+    lq, lq2, fwd, both, big = exact_rows(arr, gamma, orders, n_threads=n_threads)
+    return ExactAnalysis(orders=orders, log_q=_round_log_q(lq), log_q_two_sided=_round_log_q(lq2),
+                         log_moments_forward=_round_moments(fwd, orders, big),
+                         log_moments=_round_moments(both, orders, big))

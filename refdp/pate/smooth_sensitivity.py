@@ -1,0 +1,457 @@
+r"""Releasing a data-dependent epsilon: smooth sensitivity of the composed log-moment.
+
+PATE's data-dependent :math:`\varepsilon` is a function of the sensitive votes.
+Papernot et al. (2017, Sec. 3.3) propose to bound the smooth sensitivity
+(Nissim, Raskhodnikova and Smith 2007) of the moments and to add noise
+proportional to it. refdp does this for one quantity, stated exactly:
+
+**The released quantity.** For an order :math:`\lambda` fixed in advance
+(independently of the data) and the answered queries :math:`i = 1..Q`,
+
+.. math::
+
+   f(D) = \sum_{i=1}^{Q} \varphi_\lambda\big(q_i(D)\big), \qquad
+   \varphi_\lambda(q) = \begin{cases}
+     \min\big(B_\lambda, T_\lambda(q)\big) & q < \tfrac{1}{e^{2\gamma} + 1},\\
+     B_\lambda & \text{otherwise,}\end{cases}
+
+with :math:`B_\lambda = \min(2\gamma^2\lambda(\lambda + 1), 2\gamma\lambda)`
+(Theorem 2), :math:`T_\lambda` Theorem 3's bound, and :math:`q_i` the
+statistic of the accountant: Lemma 4's :math:`q` (``statistic="lemma4"``) or
+the exact :math:`q` (``"exact"``), one- or two-sided. This is the composed
+log-moment of :class:`refdp.pate.PATEAccountant` at order :math:`\lambda`
+(analysis ``"theorem3"`` or ``"theorem3_exact_q"``), and
+:math:`\varepsilon = (f + \ln(1/\delta))/\lambda` by the tail bound.
+
+**The bound (proved in docs/theory/pate.rst).** :math:`\varphi_\lambda` is
+non-decreasing. Let :math:`\sigma = \log\min(q, 1/(e^{2\gamma} + 1))`. One
+changed record changes one teacher, so every vote histogram moves by at most
+one vote, and then :math:`|\Delta\sigma| \le c` with :math:`c = 2\gamma`
+(one-sided), :math:`3\gamma` (Lemma 4, two-sided) or :math:`4\gamma` (exact
+:math:`q`, two-sided). Hence the local sensitivity of one term at a histogram
+with statistic :math:`\sigma` is at most
+:math:`\psi(\sigma) = \max\big(\varphi(e^{\sigma + c}) - \varphi(e^{\sigma}),
+\varphi(e^{\sigma}) - \varphi(e^{\sigma - c})\big)`, and at distance
+:math:`k` (every histogram moved by up to :math:`k` votes) the statistic lies
+in :math:`[\sigma_i - ck, \sigma_i + ck]`. So
+
+.. math::
+
+   A^{(k)}(D) = \sum_i \max_{s \in [\sigma_i - ck,\, \sigma_i + ck]} \psi(s),
+   \qquad S(D) = \max_{k \ge 0} e^{-\beta k} A^{(k)}(D)
+
+bounds the local sensitivity at distance :math:`k` and is a
+:math:`\beta`-smooth upper bound of the local sensitivity of :math:`f`
+(:math:`A^{(k)}(D) \le A^{(k+1)}(D')` for neighbours). The maxima of
+:math:`\psi` are bounded on a grid of :math:`\log q` values with spacing
+:math:`c/8`, from enclosures of :math:`\varphi` in interval arithmetic
+(``mpmath.iv``), so :math:`S` is rounded upward.
+
+**The noise.** :math:`\hat f = f(D) + (S(D)/a)\,Z` with
+:math:`Z \sim \mathrm{Lap}(1)`, :math:`a = \varepsilon_r/2` and
+:math:`\beta = \min(\varepsilon_r/2, \ln(1 + \varepsilon_r/(2\ln(e^{\varepsilon_r/2}/\delta_r))))`
+is :math:`(\varepsilon_r, \delta_r)`-DP (the Laplace case of NRS Lemma 2.6
+and Lemma 2.9, re-derived with these constants in docs/theory/pate.rst).
+The noisy :math:`\hat\varepsilon = (\hat f + \ln(1/\delta))/\lambda` is
+post-processing. The release costs :math:`(\varepsilon_r, \delta_r)` on top
+of the student's guarantee (basic composition).
+
+References
+----------
+.. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+   "Semi-supervised Knowledge Transfer for Deep Learning from Private Training
+   Data", ICLR 2017, Sec. 3.3.
+.. [NRS07] K. Nissim, S. Raskhodnikova and A. Smith, "Smooth Sensitivity and
+   Sampling in Private Data Analysis", STOC 2007 (full version), Definition
+   2.2, Lemma 2.6 and Lemma 2.9.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from .. import core
+from .._validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from ..accounting._rounding import ceil_interval, ceil_mpf, interval_context
+from ..mechanisms._args import check_flag
+from ._args import POSITIVE, check_counts, check_delta, check_gamma
+from .accountant import lemma4_two_sided_log_q
+from .exact import ETA, exact_analysis
+
+__all__ = ["SmoothSensitivity", "EpsilonRelease", "smooth_sensitivity", "smooth_laplace_parameters",
+           "release_epsilon", "statistic_step", "PRIVATE_MECHANISMS"]
+
+#: Public functions of this module that release private output.
+PRIVATE_MECHANISMS = ("refdp.pate.release_epsilon",)
+
+_STATISTIC = Options(("lemma4", "exact"))
+_BETA = Interval(float, 0, None, closed="neither")
+_EPS = 2.0**-52
+#: Cells of the grid of log q values (spacing c / 8); below it one bound covers all.
+GRID_CELLS = 1024
+#: Relative slack added to the accountant's float value of f (its rounding, see
+#: docs/theory/floating_point.rst), covered in the sensitivity as 2 * this * (1 + Q B).
+_F_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class SmoothSensitivity:
+    """A beta-smooth upper bound of the local sensitivity of the composed log-moment.
+
+    Attributes
+    ----------
+    value : float
+        ``S(D) = max_k exp(-beta k) A_k(D)``, rounded upward.
+    local : float
+        ``A_0(D)``, the bound on the local sensitivity itself.
+    k : int
+        A distance at which the maximum is attained.
+    beta : float
+    order : float
+        The moment order lambda.
+    statistic : str
+    two_sided : bool
+    step : float
+        ``c``, the largest change of ``log min(q, threshold)`` per changed record.
+    log_moment : float
+        ``f(D)``, the composed log-moment at ``order`` (rounded upward): the
+        sensitive value itself.
+    """
+
+    value: float
+    local: float
+    k: int
+    beta: float
+    order: float
+    statistic: str
+    two_sided: bool
+    step: float
+    log_moment: float
+
+
+@dataclass(frozen=True)
+class EpsilonRelease:
+    """A differentially private release of PATE's data-dependent epsilon.
+
+    Attributes
+    ----------
+    order : float
+        The moment order lambda, fixed before seeing the data.
+    delta : float
+        The delta of the student's (epsilon, delta) guarantee.
+    noisy_log_moment : float
+        ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)``.
+    epsilon_tail, epsilon_rdp : float
+        ``(noisy + ln(1/delta)) / lambda`` (PATE Theorem 1.2) and the Rényi
+        conversion at the same order; noisy estimates, not bounds.
+    noise_scale : float
+        ``S(D) / a`` (scale of the Laplace noise on the log-moment); divide by
+        ``order`` for the scale on epsilon.
+    smooth_sensitivity : SmoothSensitivity
+    epsilon_release, delta_release : float
+        Privacy cost of this release.
+    """
+
+    order: float
+    delta: float
+    noisy_log_moment: float
+    epsilon_tail: float
+    epsilon_rdp: float
+    noise_scale: float
+    smooth_sensitivity: SmoothSensitivity
+    epsilon_release: float
+    delta_release: float
+
+
+def statistic_step(gamma, statistic="lemma4", two_sided=True):
+    """Largest change of ``log min(q, 1/(e^{2 gamma} + 1))`` when one teacher changes its vote.
+
+    ``2 gamma`` one-sided (Lemma 4 or exact q), ``3 gamma`` for Lemma 4 at
+    the two-sided neighbour, ``4 gamma`` for the exact two-sided q
+    (docs/theory/pate.rst).
+    """
+    if not two_sided:
+        return 2.0 * gamma
+    return 3.0 * gamma if statistic == "lemma4" else 4.0 * gamma
+
+
+def _statistic(counts, gamma, statistic, two_sided, order):
+    if statistic == "lemma4":
+        return lemma4_two_sided_log_q(counts, gamma) if two_sided else core.lemma4_log_q(counts, gamma)
+    r = exact_analysis(counts, gamma, [order])
+    return r.log_q_two_sided if two_sided else r.log_q
+
+
+def _phi_enclosures(points, gamma, lam):
+    """Lower and upper bounds of phi_lambda(exp(g)) for exact binary points g (mpmath.iv)."""
+    lo, hi = [], []
+    with interval_context() as iv:
+        g = iv.mpf(gamma)
+        L = iv.mpf(lam)
+        E = iv.exp(2 * g)
+        thr = 1 / (E + 1)
+        renyi, pure = 2 * g * g * L * (L + 1), 2 * g * L
+        best_lo, best_hi = iv.mpf(min(renyi.a, pure.a)), iv.mpf(min(renyi.b, pure.b))
+        EL = iv.exp(2 * g * L)
+
+        def theorem3(q):
+            return iv.log((1 - q) * ((1 - q) / (1 - E * q)) ** L + q * EL)
+
+        for pt in points:
+            q = iv.exp(pt)
+            if q.a >= thr.b:                     # surely at or above the threshold
+                lo.append(best_lo.a)
+                hi.append(best_hi.b)
+            elif q.b < thr.a:                    # surely below
+                t = theorem3(q)
+                lo.append(min(best_lo.a, t.a))
+                hi.append(min(best_hi.b, t.b))
+            else:                                # straddles: phi in [0, best]
+                lo.append(iv.mpf(0).a)
+                hi.append(best_hi.b)
+    return lo, hi
+
+
+def _grid(gamma, step, slack, n_cells):
+    """Grid top G0 (a float >= log threshold) and spacing w >= (step + slack) / 8 (a float)."""
+    with interval_context() as iv:
+        top = ceil_interval(iv.log(1 / (iv.exp(2 * iv.mpf(gamma)) + 1)))
+        w = ceil_interval((iv.mpf(step) + iv.mpf(slack)) / 8)
+    return top, w
+
+
+def _slack(gamma, statistic, counts, top, w, n_cells):
+    """Bound on the change of the computed log-statistic caused by its upward rounding.
+
+    Depends on public quantities only: gamma, the number of teachers and of
+    classes, and the grid (docs/theory/pate.rst).
+    """
+    teachers = float(counts.sum(axis=1).max())
+    C = counts.shape[1]
+    span = abs(top) + (n_cells + 16) * w                # |sigma| after clamping to the grid
+    if statistic == "lemma4":
+        z = gamma * teachers
+        return 2 * 16.0 * _EPS * (z + math.log(2.0 + z) + span + z + 2.0 * C + 8.0)
+    return 4.0 * (2.0 * ETA + 4.0 * 2.0**-53 * span)
+
+
+@functools.lru_cache(maxsize=64)
+def _cell_bounds(gamma, lam, top, w, n_cells):
+    """Cell bounds Psi[j] of psi on [g_{j+1}, g_j], g_j = top - j w, and the floor bound F (floats, upward).
+
+    A function of public parameters only (cached).
+    """
+    with interval_context() as iv:
+        pts = [iv.mpf(top) - j * iv.mpf(w) for j in range(-8, n_cells + 10)]
+    lo, hi = _phi_enclosures(pts, gamma, lam)
+    off = 8                                   # pts[j + off] is g_j
+    psi = np.empty(n_cells)
+    psi.flags.writeable = True
+    with interval_context() as iv:
+        for j in range(n_cells):
+            up = iv.mpf(hi[j - 8 + off]) - iv.mpf(lo[j + 1 + off])
+            down = iv.mpf(hi[j + off]) - iv.mpf(lo[j + 9 + off])
+            psi[j] = max(0.0, ceil_interval(up), ceil_interval(down))
+        floor = ceil_interval(iv.mpf(hi[n_cells - 8 + off]))
+    psi.flags.writeable = False
+    return psi, floor
+
+
+def _sparse_table(values):
+    table = [values]
+    k = 1
+    while 2 * k <= len(values):
+        prev = table[-1]
+        table.append(np.maximum(prev[:-k], prev[k:]))
+        k *= 2
+    return table
+
+
+def _range_max(table, lo, hi):
+    """max(values[lo..hi]) for arrays lo <= hi (inclusive)."""
+    length = hi - lo + 1
+    level = np.floor(np.log2(length)).astype(np.int64)
+    out = np.empty(lo.shape)
+    for lv in np.unique(level):
+        sel = level == lv
+        t = table[lv]
+        out[sel] = np.maximum(t[lo[sel]], t[hi[sel] - (1 << lv) + 1])
+    return out
+
+
+def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_sided=True):
+    """Smooth sensitivity bound of the composed data-dependent log-moment ([PATE17]_ Sec. 3.3).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C)
+        Vote counts of the answered queries.
+    gamma : float > 0
+        LNMax's inverse Laplace scale.
+    order : float > 0
+        The moment order lambda (fixed before seeing the data).
+    beta : float > 0
+        Smoothing parameter ([NRS07]_ Definition 2.2).
+    statistic : {"lemma4", "exact"}, default "lemma4"
+        Which q feeds Theorem 3 (as in :class:`refdp.pate.PATEAccountant`).
+    two_sided : bool, default True
+
+    Returns
+    -------
+    SmoothSensitivity
+        ``value`` is a beta-smooth upper bound on the local sensitivity of
+        ``f(D)`` (module docstring), rounded upward. ``log_moment`` is the
+        sensitive value ``f(D)`` itself.
+
+    Raises
+    ------
+    ValueError
+        On invalid arguments (one message shape, naming the parameter).
+    """
+    owner = "smooth_sensitivity"
+    gamma = check_gamma(gamma, owner)
+    lam = check_scalar(order, "order", owner, POSITIVE)
+    beta = check_scalar(beta, "beta", owner, _BETA)
+    statistic = check_option(statistic, "statistic", owner, _STATISTIC)
+    two_sided = check_flag(two_sided, "two_sided", owner)
+    arr = check_counts(counts, owner)
+    n = arr.shape[0]
+    lq = _statistic(arr, gamma, statistic, two_sided, lam)
+    f_value = float(core.accountant_log_moments(lq, [lam], gamma)[0])
+    step = statistic_step(gamma, statistic, two_sided)
+    top, w0 = _grid(gamma, step, 0.0, GRID_CELLS)
+    slack = _slack(gamma, statistic, arr, top, w0 * 2, GRID_CELLS)
+    top, w = _grid(gamma, step, slack, GRID_CELLS)
+    psi, floor = _cell_bounds(gamma, lam, top, w, GRID_CELLS)
+    table = _sparse_table(psi)
+    # sigma = log min(q, threshold), also clamped below the grid (1-Lipschitz, data-independent)
+    bottom = top - (GRID_CELLS + 8) * w
+    sigma = np.clip(np.where(np.isnan(lq), top, lq), bottom, top)
+    t = (top - sigma) / w                       # position in cells below the top
+    psi_max = max(float(psi.max()), floor)
+    # the float sums and exponentials below are exact up to a relative 3 (n + 4) EPS; smoothing
+    # with a slightly smaller beta keeps the computed S exactly beta-smooth (docs/theory/pate.rst)
+    beta_int = beta - 4.0 * (n + 4) * _EPS - 1e-15
+    if not beta_int > 0:
+        raise parameter_error("beta", owner, f"a float above {4.0 * (n + 4) * _EPS + 1e-15!r}", beta)
+    best_k, s_value, local = 0, 0.0, 0.0
+    k = 0
+    while True:
+        lo_pos = np.floor(t - 8 * k) - 1
+        hi_pos = np.ceil(t + 8 * k) + 1
+        inside = lo_pos <= GRID_CELLS - 1
+        lo_i = np.clip(lo_pos, 0, GRID_CELLS - 1).astype(np.int64)
+        hi_i = np.clip(hi_pos, 0, GRID_CELLS - 1).astype(np.int64)
+        vals = np.zeros(n)
+        if inside.any():
+            vals[inside] = _range_max(table, lo_i[inside], hi_i[inside])
+        below = hi_pos >= GRID_CELLS
+        vals = np.where(below, np.maximum(vals, floor), vals)
+        a_k = float(vals.sum()) * (1.0 + (n + 2) * _EPS)
+        if k == 0:
+            local = a_k
+        weighted = math.exp(-beta_int * k) * (1.0 + 4 * _EPS) * a_k
+        if weighted > s_value:
+            s_value, best_k = weighted, k
+        k += 1
+        if math.exp(-beta_int * k) * n * psi_max <= s_value:
+            break
+        if k > 10**6:
+            raise parameter_error("beta", owner, "large enough for the smoothing to end within 10**6 "
+                                  "steps", beta)
+    bound_f = 2.0 * _F_RTOL * (1.0 + n * 2.0 * gamma * lam)      # rounding of the float f(D)
+    return SmoothSensitivity(value=s_value + bound_f, local=local + bound_f, k=best_k, beta=beta,
+                             order=lam, statistic=statistic, two_sided=two_sided, step=step,
+                             log_moment=f_value)
+
+
+def smooth_laplace_parameters(epsilon, delta):
+    """Sliding ``a`` and smoothing ``beta`` of Laplace noise for (epsilon, delta)-DP ([NRS07]_ Lemma 2.9).
+
+    Releasing ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)``, with ``S`` a
+    beta-smooth upper bound on the local sensitivity of ``f`` is
+    (epsilon, delta)-DP for ``a = epsilon / 2`` and
+    ``beta = min(epsilon / 2, ln(1 + epsilon / (2 ln(exp(epsilon/2) / delta))))``
+    (proof in docs/theory/pate.rst).
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    delta : float in (0, 1)
+
+    Returns
+    -------
+    (a, beta) : tuple of float
+        ``a`` rounded down and ``beta`` rounded down (both conservative).
+    """
+    owner = "smooth_laplace_parameters"
+    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
+    delta = check_delta(delta, owner)
+    with interval_context() as iv:
+        e = iv.mpf(epsilon)
+        log_inv = e / 2 - iv.log(iv.mpf(delta))
+        b = iv.log(1 + e / (2 * log_inv))
+        beta = -ceil_mpf(-mpmath.mpf(b.a))      # lower end, rounded down
+    a = epsilon / 2                               # exact (a power-of-two scaling)
+    return a, min(beta, a)
+
+
+def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_release,
+                    statistic="lemma4", two_sided=True, rng=None):
+    """Release PATE's data-dependent epsilon with smooth-sensitivity noise ([PATE17]_ Sec. 3.3).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C)
+        Vote counts of the answered queries (sensitive).
+    gamma : float > 0
+    delta : float in (0, 1)
+        The delta of the student's guarantee.
+    order : float > 0
+        Moment order lambda, chosen independently of the data.
+    epsilon_release : float > 0
+    delta_release : float in (0, 1)
+        Privacy cost of this release.
+    statistic : {"lemma4", "exact"}, default "lemma4"
+    two_sided : bool, default True
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+
+    Returns
+    -------
+    EpsilonRelease
+        The noisy log-moment and the noisy epsilons computed from it. The
+        release is (epsilon_release, delta_release)-DP with respect to the
+        teachers' training data (module docstring); the exact
+        ``f(D)`` stays private.
+
+    Raises
+    ------
+    ValueError
+        On invalid arguments.
+
+    Notes
+    -----
+    Like every continuous-noise mechanism sampled in floating point, this is a
+    reference implementation of the real-valued mechanism (Mironov 2012).
+    """
+    owner = "release_epsilon"
+    gamma = check_gamma(gamma, owner)
+    delta = check_delta(delta, owner)
+    lam = check_scalar(order, "order", owner, POSITIVE)
+    eps_r = check_scalar(epsilon_release, "epsilon_release", owner, POSITIVE)
+    delta_r = check_delta(delta_release, owner, name="delta_release")
+    rng = check_rng(rng)
+    a, beta = smooth_laplace_parameters(eps_r, delta_r)
+    ss = smooth_sensitivity(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided)
+    scale = math.nextafter(ss.value / a, math.inf)
+    noisy = ss.log_moment + scale * float(rng.laplace(0.0, 1.0))
+    log_inv = -math.log(delta)
+    eps_tail = (noisy + log_inv) / lam
+    eps_rdp = (noisy + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1.0))
+    return EpsilonRelease(order=lam, delta=delta, noisy_log_moment=noisy, epsilon_tail=eps_tail,
+                          epsilon_rdp=eps_rdp, noise_scale=scale, smooth_sensitivity=ss,
+                          epsilon_release=eps_r, delta_release=delta_r)

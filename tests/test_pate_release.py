@@ -1,0 +1,99 @@
+"""Smooth-sensitivity release of the data-dependent epsilon."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from refdp import core
+from refdp.pate import (PATEAccountant, release_epsilon, smooth_laplace_parameters, smooth_sensitivity)
+from refdp.pate.smooth_sensitivity import statistic_step
+
+
+def test_laplace_parameters():
+    a, beta = smooth_laplace_parameters(1.0, 1e-6)
+    assert a == 0.5
+    # beta = ln(1 + eps / (2 ln(e^{eps/2} / delta))), rounded down
+    exact = math.log1p(1.0 / (2 * (0.5 + math.log(1e6))))
+    assert beta <= exact and beta == pytest.approx(exact, rel=1e-14)
+    a, beta = smooth_laplace_parameters(10.0, 0.5)     # capped at epsilon / 2
+    assert beta <= a == 5.0
+
+
+def test_steps():
+    assert statistic_step(0.1, "lemma4", False) == 0.2
+    assert statistic_step(0.1, "lemma4", True) == pytest.approx(0.3)
+    assert statistic_step(0.1, "exact", True) == 0.4
+
+
+def local_sensitivity_brute_force(counts, gamma, order, two_sided):
+    """max over neighbouring vote histograms (one query) of |f(n) - f(n')| with the accountant's f."""
+    def f(n):
+        return PATEAccountant(gamma, orders=[order], two_sided=two_sided).add_counts([n]).log_moments()[0]
+    base = f(counts)
+    worst = 0.0
+    for a, b in itertools.permutations(range(len(counts)), 2):
+        if counts[a] > 0:
+            m = list(counts)
+            m[a] -= 1
+            m[b] += 1
+            worst = max(worst, abs(f(m) - base))
+    return worst
+
+
+@pytest.mark.parametrize("counts,gamma,two_sided", [
+    ([20, 1, 0], 0.5, True), ([20, 1, 0], 0.5, False), ([12, 3, 3, 2], 0.8, True), ([9, 9, 2], 0.5, True),
+])
+def test_smooth_sensitivity_bounds_the_local_sensitivity(counts, gamma, two_sided):
+    ss = smooth_sensitivity([counts], gamma, 8.0, 0.05, two_sided=two_sided)
+    assert ss.local >= local_sensitivity_brute_force(counts, gamma, 8.0, two_sided)
+    assert ss.value >= ss.local
+    assert ss.log_moment == PATEAccountant(gamma, orders=[8.0], two_sided=two_sided).add_counts(
+        [counts]).log_moments()[0]
+
+
+def test_smooth_sensitivity_decreases_with_consensus_and_beta():
+    weak = smooth_sensitivity(np.tile([150, 100, 0], (10, 1)), 0.05, 8.0, 0.05)
+    strong = smooth_sensitivity(np.tile([250, 0, 0], (10, 1)), 0.05, 8.0, 0.05)
+    assert strong.value < weak.value
+    smoother = smooth_sensitivity(np.tile([250, 0, 0], (10, 1)), 0.05, 8.0, 0.2)
+    assert smoother.value <= strong.value
+
+
+def test_release_is_seeded_and_adds_one_scaled_laplace_draw():
+    counts = np.tile([230, 12, 8], (30, 1))
+    r1 = release_epsilon(counts, 0.05, 1e-5, order=16.0, epsilon_release=1.0, delta_release=1e-6, rng=4)
+    r2 = release_epsilon(counts, 0.05, 1e-5, order=16.0, epsilon_release=1.0, delta_release=1e-6, rng=4)
+    assert r1 == r2
+    a, beta = smooth_laplace_parameters(1.0, 1e-6)
+    assert r1.smooth_sensitivity.beta == beta and r1.noise_scale >= r1.smooth_sensitivity.value / a
+    # the release is f + scale * Z with Z the generator's first Lap(0, 1) draw
+    z = np.random.default_rng(4).laplace(0.0, 1.0)
+    assert r1.noisy_log_moment == r1.smooth_sensitivity.log_moment + r1.noise_scale * z
+    assert r1.epsilon_tail == (r1.noisy_log_moment + -math.log(1e-5)) / 16.0
+    assert r1.epsilon_rdp < r1.epsilon_tail
+    assert (r1.epsilon_release, r1.delta_release, r1.order, r1.delta) == (1.0, 1e-6, 16.0, 1e-5)
+
+
+@pytest.mark.parametrize("call,name,owner", [
+    (lambda: smooth_laplace_parameters(0.0, 1e-6), "epsilon", "smooth_laplace_parameters"),
+    (lambda: smooth_laplace_parameters(1.0, 1.0), "delta", "smooth_laplace_parameters"),
+    (lambda: smooth_sensitivity([[3, 1]], 0.1, 0.0, 0.1), "order", "smooth_sensitivity"),
+    (lambda: smooth_sensitivity([[3, 1]], 0.1, 2.0, 0.0), "beta", "smooth_sensitivity"),
+    (lambda: smooth_sensitivity([[3, 1]], 0.1, 2.0, 0.1, statistic="union"), "statistic", "smooth_sensitivity"),
+    (lambda: release_epsilon([[3, 1]], 0.1, 1e-5, order=2.0, epsilon_release=-1.0, delta_release=1e-6),
+     "epsilon_release", "release_epsilon"),
+    (lambda: release_epsilon([[3, 1]], 0.1, 1e-5, order=2.0, epsilon_release=1.0, delta_release=0.0),
+     "delta_release", "release_epsilon"),
+    (lambda: release_epsilon([[3, 1]], 0.1, 2.0, order=2.0, epsilon_release=1.0, delta_release=1e-6),
+     "delta", "release_epsilon"),
+])
+def test_bad_input(call, name, owner):
+    with pytest.raises(ValueError, match=f"The '{name}' parameter of {owner}"):
+        call()
+
+
+def test_core_and_release_agree_on_f():
+    counts = np.tile([240, 6, 4], (5, 1))
+    ss = smooth_sensitivity(counts, 0.05, 8.0, 0.05, two_sided=False)
+    assert ss.log_moment == core.accountant_log_moments(core.lemma4_log_q(counts, 0.05), [8.0], 0.05)[0]
