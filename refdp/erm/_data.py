@@ -1,0 +1,295 @@
+"""The data assumption of private ERM: feature rows in the unit ball, labels +-1.
+
+Chaudhuri, Monteleoni and Sarwate (2011) assume ``||x_i|| <= 1`` (Section
+2.1); both sensitivity arguments use it. Data outside the ball is an error
+unless the caller asks for one of two public, row-wise maps, which are then
+part of the mechanism:
+
+* ``norm_bound = B``: every row is divided by the public bound ``B`` (rows
+  with ``||x|| > B`` are an error unless ``clip=True``);
+* ``clip=True``: a row with ``||x|| > B`` is projected onto the sphere of
+  radius ``B`` before the division, i.e. ``x -> x / max(B, ||x||)``.
+
+Each map acts on one record at a time and does not look at the others, so
+replace-one neighbours stay replace-one neighbours and the privacy guarantee
+of the mechanism that follows is unchanged. After the map, a row whose
+computed norm exceeds 1 by rounding is shrunk by a few units in the last
+place, so that ``||x|| <= 1`` holds exactly for the floats the solver sees
+(decided in rational arithmetic).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .._validation import Described, Interval, check_array, check_scalar, parameter_error
+from ..mechanisms._args import check_flag
+from ..prediction._partition import check_classes, labels_to_indices
+from ._sklearn_compat import FeatureTypeError, warn_column_vector
+
+__all__ = ["feature_array", "unit_ball_rows", "rows_above", "shrink_into_ball", "signed_labels",
+           "label_array", "check_classes", "prepare"]
+
+POSITIVE = Interval(float, 0, None, closed="neither")
+_U = 2.0 ** -53
+
+
+def rows_above(X, radius=1.0):
+    """Indices of the rows of ``X`` whose exact Euclidean norm exceeds ``radius``.
+
+    Rows comfortably inside (float sum of squares below ``radius**2`` by more
+    than its relative rounding error ``(d + 2) 2**-53``, with a factor 4 of
+    margin) are accepted in floating point; the others are decided by a
+    compensated (double-double) sum with a rigorous error bound
+    (:func:`_compensated_sign`), and the few it cannot decide in exact integer
+    arithmetic on the significands (:func:`_exact_sq_norm`).
+    """
+    sq = np.einsum("ij,ij->i", X, X)
+    margin = 1.0 - 4.0 * (X.shape[1] + 2) * _U
+    near = np.flatnonzero(~(sq <= radius * radius * margin))
+    if not near.size:
+        return near.astype(np.int64)
+    sign = _compensated_sign(X[near], radius)
+    undecided = near[sign == 0]
+    r2 = Fraction(radius) ** 2
+    above = [i for i, q in zip(undecided, _exact_sq_norm(X[undecided])) if q > r2] if undecided.size else []
+    return np.sort(np.concatenate([near[sign > 0], np.asarray(above, dtype=np.int64)])).astype(np.int64)
+
+
+def _two_square(x):
+    """``(p, e)`` with ``p + e = x**2`` exactly (Dekker's product; valid for 2**-480 <= |x| <= 2**500)."""
+    c = 134217729.0 * x                              # 2**27 + 1: split into two 26-bit halves
+    hi = c - (c - x)
+    lo = x - hi
+    p = x * x
+    return p, ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+
+
+def _compensated_sign(rows, radius):
+    """Sign of ``||x||**2 - radius**2`` per row (+1, -1), or 0 where double-double cannot decide it.
+
+    The squares are split exactly (:func:`_two_square`), their leading parts
+    summed with exact error terms (Knuth's TwoSum), and the small terms summed
+    in floating point with a bound on their rounding error.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = np.zeros(rows.shape[0])
+        small = np.zeros(rows.shape[0])
+        absmall = np.zeros(rows.shape[0])
+        cols = np.array(rows.T, order="C")             # one contiguous vector per column
+        a = np.abs(cols)
+        bad = (a != 0) & ((a < 2.0 ** -480) | (a > 2.0 ** 500))
+        tiny = bad.any(axis=0)
+        P, E = _two_square(np.where(bad, 0.0, cols))
+        for p, e in zip(P, E):
+            t = S + p                                    # TwoSum(S, p): S + p = t + err exactly
+            bb = t - S
+            err = (S - (t - bb)) + (p - bb)
+            S = t
+            small += err + e
+            absmall += np.abs(err) + np.abs(e)
+        rp, re = _two_square(np.float64(radius))
+        D = S - rp
+        V = D + (small - re)
+        k = 2 * rows.shape[1] + 4
+        bound = _U * np.abs(D) + k * _U * (absmall + abs(re)) * 1.01 + 2 * _U * np.abs(V) + 2.0 ** -1000
+    out = np.where(V > bound, 1, np.where(V < -bound, -1, 0))
+    return np.where(tiny | ~np.isfinite(V), 0, out)
+
+
+def _exact_sq_norm(rows):
+    """Exact squared norms of float vectors (a 1-D row or the rows of a 2-D array), as Fractions.
+
+    Each double is ``M 2**E`` with an integer ``M`` of at most 53 bits; the
+    squares are summed as Python integers in units of the smallest ``2**(2E)``.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.float64))
+    m, e = np.frexp(rows)                            # rows = m * 2**e, |m| in [0.5, 1) or 0
+    M = (m * 2.0 ** 53).astype(np.int64).tolist()    # exact: m has at most 53 significant bits
+    E = (e.astype(np.int64) - 53).tolist()
+    out = []
+    for Mi, Ei in zip(M, E):
+        nz = [(a, b) for a, b in zip(Mi, Ei) if a]
+        if not nz:
+            out.append(Fraction(0))
+            continue
+        low = min(b for _, b in nz)
+        total = sum(a * a << (2 * (b - low)) for a, b in nz)
+        out.append(Fraction(total << (2 * low)) if low >= 0 else Fraction(total, 1 << (-2 * low)))
+    return out
+
+
+def feature_array(X, owner, name="X", n_features=None, min_rows=0):
+    """A finite, real, dense 2-D float64 array with at least one column and ``min_rows`` rows.
+
+    ``n_features``, if given, is the required number of columns.
+
+    Raises
+    ------
+    ValueError
+        For sparse or complex input, a wrong number of dimensions, rows or
+        columns, or NaN / inf entries.
+    """
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise parameter_error(name, owner, "a dense array (sparse input is not supported)", X)
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError):
+        raise parameter_error(name, owner, "an array-like of real numbers", X) from None
+    if arr.dtype.kind == "c":
+        raise parameter_error(name, owner, "an array of real numbers (Complex data not supported)", arr)
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except TypeError as exc:        # e.g. a dict among the features
+            err = parameter_error(name, owner, f"an array of real numbers ({exc})", arr)
+            raise FeatureTypeError(str(err)) from None
+    if arr.ndim == 1:
+        raise parameter_error(name, owner, "a 2-dimensional array (Reshape your data with "
+                              "X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample)", arr)
+    X = check_array(arr, name, owner, ndim=2, finite=False)
+    if X.shape[1] < 1:
+        raise parameter_error(name, owner, "an array with at least one column (0 feature(s) "
+                              f"(shape={X.shape}) while a minimum of 1 is required.)", X)
+    if X.shape[0] < min_rows:
+        raise parameter_error(name, owner, f"an array with at least {min_rows} row(s) ({X.shape[0]} "
+                              f"sample(s) (shape={X.shape}) while a minimum of {min_rows} is required.)", X)
+    if X.size and not np.all(np.isfinite(X)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(X))[0])
+        raise parameter_error(name, owner, "an array of finite numbers (no NaN or inf)",
+                              Described(f"{float(X[bad])} at position {bad}"))
+    if n_features is not None and X.shape[1] != n_features:
+        raise parameter_error(
+            name, owner, f"an array with {n_features} columns (X has {X.shape[1]} features, but "
+            f"{owner.split('.')[0]} is expecting {n_features} features as input)", X)
+    return X
+
+
+def unit_ball_rows(X, owner, *, norm_bound=1.0, clip=False, name="X"):
+    """Validate features and map them into the unit ball (see the module docstring).
+
+    Parameters
+    ----------
+    X : array_like of float, shape (n, d)
+        Finite, ``n >= 1``, ``d >= 1``.
+    owner : str
+        Name used in error messages.
+    norm_bound : float > 0, default 1.0
+        Public bound ``B`` on ``||x||``.
+    clip : bool, default False
+        Project rows with ``||x|| > B`` onto the sphere of radius ``B``
+        instead of raising.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, d)
+        Rows ``x / max(B, ||x||)`` (``x / B`` when nothing is clipped), each
+        with exact norm at most 1.
+
+    Raises
+    ------
+    ValueError
+        On NaN or infinite features, an empty array, or a row with ``||x|| >
+        B`` when ``clip`` is False.
+    """
+    B = check_scalar(norm_bound, "norm_bound", owner, POSITIVE)
+    clip = check_flag(clip, "clip", owner)
+    X = feature_array(X, owner, name, min_rows=1)
+    big = rows_above(X, B)
+    if big.size and not clip:
+        i = int(big[0])
+        norm = float(np.linalg.norm(X[i]))
+        note = " (above the bound in exact arithmetic)" if norm <= B else ""
+        raise parameter_error(
+            name, owner, f"an array of rows with Euclidean norm at most norm_bound = {B!r} "
+            "(or pass clip=True to project larger rows onto that sphere)",
+            Described(f"a row of norm {norm!r}{note} at position {i}"))
+    if B == 1.0 and not big.size:
+        return X                      # already inside, decided exactly
+    Z = X / B if B != 1.0 else X.copy()
+    if big.size:
+        Z[big] = X[big] / np.linalg.norm(X[big], axis=1)[:, None]
+    # only divided or clipped rows can have moved above 1 (by rounding)
+    return shrink_into_ball(Z, None if B != 1.0 else big)
+
+
+def shrink_into_ball(Z, rows=None):
+    """Shrink (in place) the rows of ``Z`` whose exact norm exceeds 1 by rounding; returns ``Z``.
+
+    Each such row is multiplied by ``1 - 2**-51`` until its exact norm is at
+    most 1 (a row-wise map that depends on that row only). ``rows`` limits
+    the search to those indices (all rows if None).
+    """
+    idx = np.arange(Z.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    bad = idx[rows_above(Z[idx])] if idx.size else idx
+    while bad.size:
+        Z[bad] *= 1.0 - 4.0 * _U
+        bad = bad[rows_above(Z[bad])]
+    return Z
+
+
+def label_array(y, owner):
+    """``y`` as a 1-D array; a column vector is flattened with a warning.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is None or has another shape than ``(n,)`` or ``(n, 1)``.
+    """
+    if y is None:
+        raise parameter_error("y", owner, "an array of labels (requires y to be passed, but the target "
+                              "y is None)", y)
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warn_column_vector()
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise parameter_error("y", owner, "a 1-dimensional array of labels (y should be a 1d array)", y)
+    return y
+
+
+def signed_labels(y, classes, n, owner):
+    """Map labels to ``-1.0`` (``classes[0]``) and ``+1.0`` (``classes[1]``).
+
+    Raises
+    ------
+    ValueError
+        If ``y`` does not have shape ``(n,)`` or holds a label that is not one
+        of the two declared classes.
+    """
+    y = label_array(y, owner)
+    if y.shape[0] != n:
+        raise parameter_error("y", owner, f"a 1-dimensional array of shape ({n},), one label per row of X",
+                              y)
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise parameter_error("y", owner, "an array of finite labels", y)
+    idx = labels_to_indices(y, classes, "y", owner)
+    return np.where(idx == 1, 1.0, -1.0)
+
+
+PM1 = np.array([-1, 1])
+TOL = Interval(float, 0, None, closed="neither")
+
+
+def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, clip=False, classes=PM1):
+    """Validate the common inputs of the ERM mechanisms.
+
+    Returns
+    -------
+    Z : ndarray, shape (n, d)
+        Preprocessed rows (:func:`unit_ball_rows`).
+    ys : ndarray, shape (n,)
+        Labels in ``{-1.0, +1.0}``.
+    loss, epsilon, regularization, tol
+        Validated.
+    """
+    from .losses import check_loss
+
+    loss = check_loss(loss, owner)
+    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
+    regularization = check_scalar(regularization, "regularization", owner, POSITIVE)
+    tol = check_scalar(tol, "tol", owner, TOL)
+    Z = unit_ball_rows(X, owner, norm_bound=norm_bound, clip=clip)
+    ys = signed_labels(y, classes, Z.shape[0], owner)
+    return Z, ys, loss, epsilon, regularization, tol

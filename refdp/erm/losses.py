@@ -1,0 +1,238 @@
+"""Margin losses for private ERM, with the constants their privacy proofs use.
+
+Chaudhuri, Monteleoni and Sarwate (2011) train linear classifiers ``f`` by
+minimising ``J(f, D) = (1/n) sum_i l(y_i f^T x_i) + (Lambda/2) ||f||^2``
+over records with ``||x_i|| <= 1`` and labels ``y_i in {-1, +1}``. The loss
+``l`` is a function of the margin ``m = y f^T x``. The privacy theorems need
+
+* ``l`` convex and differentiable with ``|l'(m)| <= 1`` (Theorem 1, output
+  perturbation: the minimiser then has L2 sensitivity ``2 / (n Lambda)``);
+* in addition ``l`` twice differentiable with ``0 <= l''(m) <= c``
+  (Theorem 2, objective perturbation; Corollary 4 extends it to the Huber
+  loss, which is twice differentiable except at two margins).
+
+A loss declares these constants as data (:class:`MarginLoss`); the
+mechanisms read ``curvature`` (``c``) and never assume more than
+``lipschitz <= 1``. A new loss is added by subclassing :class:`MarginLoss`
+and declaring its constants; :func:`check_loss` validates the declaration.
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially
+   Private Empirical Risk Minimization", JMLR 12:1069-1109, 2011, Sections
+   3.4.1 (logistic regression, Corollary 2) and 3.4.2 (Huber support vector
+   machines, Corollaries 3 and 4).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import scipy.special
+
+from .._validation import Interval, check_scalar, parameter_error
+from ..verify.verdict import enclose
+
+__all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
+
+POSITIVE = Interval(float, 0, None, closed="neither")
+UNIT = Interval(float, 0, 1, closed="right")
+
+
+def exact_number(q, ctx):
+    """The exact real ``q`` (an int or :class:`~fractions.Fraction`) in the mpmath context ``ctx``.
+
+    ``ctx`` is :data:`mpmath.mp` (rounded once at its precision) or
+    :data:`mpmath.iv` (an enclosure, rounded outward).
+    """
+    if ctx is mpmath.iv:
+        return enclose(Fraction(q))
+    q = Fraction(q)
+    return ctx.mpf(q.numerator) / q.denominator
+
+
+class MarginLoss:
+    """Protocol of a margin loss ``l(m)``, ``m = y f^T x``, with its declared constants.
+
+    Subclasses implement :meth:`value`, :meth:`derivative` and
+    :meth:`second_derivative` on float arrays, and :meth:`derivative_exact`
+    and :meth:`second_derivative_exact` on exact rational margins (used by
+    the exact privacy checks), and set the class attributes below.
+
+    Attributes
+    ----------
+    name : str
+        Short name (``"logistic"``, ``"huber_hinge"``).
+    curvature : float
+        ``c``, an upper bound of ``l''`` ([CMS11]_ Theorem 2). Must be > 0
+        and finite.
+    lipschitz : float
+        An upper bound of ``|l'|``; the theorems of [CMS11]_ need ``<= 1``.
+    twice_differentiable : bool
+        False when ``l''`` jumps at finitely many margins (the Huber loss);
+        objective perturbation then holds in the sense of [CMS11]_
+        Corollary 4 (the output density exists except on a null set).
+    """
+
+    name = "margin loss"
+    curvature = math.inf
+    lipschitz = 1.0
+    twice_differentiable = True
+
+    def value(self, m):
+        """``l(m)`` for a float array of margins."""
+        raise NotImplementedError
+
+    def derivative(self, m):
+        """``l'(m)`` for a float array of margins."""
+        raise NotImplementedError
+
+    def second_derivative(self, m):
+        """``l''(m)`` for a float array of margins."""
+        raise NotImplementedError
+
+    def derivative_exact(self, m: Fraction, ctx=mpmath.mp):
+        """``l'(m)`` at an exact rational margin, in ``ctx`` (``mpmath.mp`` or ``mpmath.iv``)."""
+        raise NotImplementedError
+
+    def second_derivative_exact(self, m: Fraction, ctx=mpmath.mp):
+        """``l''(m)`` at an exact rational margin, in ``ctx``."""
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self):
+        return hash((type(self).__name__, tuple(sorted(vars(self).items()))))
+
+
+class LogisticLoss(MarginLoss):
+    """Logistic loss ``l(m) = ln(1 + exp(-m))`` ([CMS11]_ Section 3.4.1, Corollary 2).
+
+    ``l'(m) = -1 / (1 + e^m)`` lies in ``(-1, 0)`` and ``l''(m) = e^m / (1 +
+    e^m)^2`` in ``(0, 1/4]`` (maximal at ``m = 0``): ``c = 1/4``. The loss is
+    smooth, so Theorems 1 and 2 apply directly.
+
+    Examples
+    --------
+    >>> from refdp.erm import LogisticLoss
+    >>> loss = LogisticLoss()
+    >>> loss.curvature, float(loss.derivative(0.0)), float(loss.second_derivative(0.0))
+    (0.25, -0.5, 0.25)
+    """
+
+    name = "logistic"
+    curvature = 0.25
+    lipschitz = 1.0
+    twice_differentiable = True
+
+    def value(self, m):
+        return np.logaddexp(0.0, -np.asarray(m, dtype=np.float64))
+
+    def derivative(self, m):
+        return -scipy.special.expit(-np.asarray(m, dtype=np.float64))
+
+    def second_derivative(self, m):
+        m = np.asarray(m, dtype=np.float64)
+        return scipy.special.expit(m) * scipy.special.expit(-m)
+
+    def derivative_exact(self, m, ctx=mpmath.mp):
+        return -1 / (1 + ctx.exp(exact_number(m, ctx)))
+
+    def second_derivative_exact(self, m, ctx=mpmath.mp):
+        e = ctx.exp(exact_number(-abs(Fraction(m)), ctx))      # symmetric in m
+        return e / (1 + e) ** 2
+
+    def __repr__(self):
+        return "LogisticLoss()"
+
+
+class HuberHingeLoss(MarginLoss):
+    """Huber hinge loss of width ``h`` ([CMS11]_ Section 3.4.2, equation (23)).
+
+    ``l(m) = 0`` for ``m > 1 + h``, ``(1 + h - m)^2 / (4h)`` for ``|1 - m| <=
+    h`` and ``1 - m`` for ``m < 1 - h``. It is convex and differentiable with
+    ``l'(m) in [-1, 0]``, and its second derivative is ``1 / (2h)`` on the
+    quadratic zone and 0 elsewhere: ``c = 1/(2h)``. As ``h -> 0`` it tends to
+    the hinge loss ``max(0, 1 - m)``, which is not admissible (not
+    differentiable). ``l''`` is undefined at ``m = 1 +- h``; this
+    implementation returns ``1/(2h)`` there (closed quadratic zone).
+
+    Parameters
+    ----------
+    h : float > 0, default 0.5
+        Width of the quadratic zone.
+
+    Examples
+    --------
+    >>> from refdp.erm import HuberHingeLoss
+    >>> loss = HuberHingeLoss(0.5)
+    >>> loss.curvature, loss.value([0.0, 1.0, 2.0]).tolist()
+    (1.0, [1.0, 0.125, 0.0])
+    """
+
+    name = "huber_hinge"
+    lipschitz = 1.0
+    twice_differentiable = False
+
+    def __init__(self, h=0.5):
+        self.h = check_scalar(h, "h", "HuberHingeLoss", POSITIVE)
+        c = 1.0 / (2.0 * self.h)
+        if not (math.isfinite(c) and c > 0):
+            raise parameter_error("h", "HuberHingeLoss", "a float such that 1 / (2 h) is finite and positive",
+                                  h)
+        if Fraction(c) < 1 / (2 * Fraction(self.h)):   # declare an upper bound of l''
+            c = math.nextafter(c, math.inf)
+        self.curvature = c
+
+    def value(self, m):
+        m = np.asarray(m, dtype=np.float64)
+        h = self.h
+        r = 1.0 + h - m
+        return np.where(m > 1.0 + h, 0.0, np.where(m < 1.0 - h, 1.0 - m, r * r / (4.0 * h)))
+
+    def derivative(self, m):
+        m = np.asarray(m, dtype=np.float64)
+        h = self.h
+        return np.where(m > 1.0 + h, 0.0, np.where(m < 1.0 - h, -1.0, -(1.0 + h - m) / (2.0 * h)))
+
+    def second_derivative(self, m):
+        m = np.asarray(m, dtype=np.float64)
+        h = self.h
+        return np.where(np.abs(1.0 - m) <= h, 1.0 / (2.0 * h), 0.0)
+
+    def derivative_exact(self, m, ctx=mpmath.mp):
+        m, h = Fraction(m), Fraction(self.h)
+        if m > 1 + h:
+            v = Fraction(0)
+        elif m < 1 - h:
+            v = Fraction(-1)
+        else:
+            v = -(1 + h - m) / (2 * h)
+        return exact_number(v, ctx)
+
+    def second_derivative_exact(self, m, ctx=mpmath.mp):
+        m, h = Fraction(m), Fraction(self.h)
+        return exact_number(1 / (2 * h) if abs(1 - m) <= h else Fraction(0), ctx)
+
+    def __repr__(self):
+        return f"HuberHingeLoss(h={self.h!r})"
+
+
+def check_loss(loss, owner: str) -> MarginLoss:
+    """Validate a loss object and its declared constants.
+
+    Raises
+    ------
+    ValueError
+        If ``loss`` is not a :class:`MarginLoss`, declares a curvature ``c``
+        outside ``(0, inf)`` or a Lipschitz bound outside ``(0, 1]``.
+    """
+    if not isinstance(loss, MarginLoss):
+        raise parameter_error("loss", owner, "a MarginLoss instance (e.g. LogisticLoss() or "
+                              "HuberHingeLoss(h))", loss)
+    check_scalar(loss.curvature, "loss.curvature", owner, POSITIVE)
+    check_scalar(loss.lipschitz, "loss.lipschitz", owner, UNIT)
+    return loss

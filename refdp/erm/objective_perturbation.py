@@ -1,0 +1,264 @@
+"""Objective perturbation: noise added to the ERM objective before minimising (Algorithm 2).
+
+Chaudhuri, Monteleoni and Sarwate (2011), Algorithm 2 and Theorem 2. With
+``c`` the curvature bound of the loss (``l'' <= c``):
+
+1. ``epsilon' = epsilon - ln(1 + 2c/(n Lambda) + c^2/(n^2 Lambda^2))``;
+2. if ``epsilon' > 0``: ``Delta = 0``; otherwise ``Delta = c / (n (e^{epsilon/4}
+   - 1)) - Lambda`` and ``epsilon' = epsilon / 2``;
+3. draw ``b`` with density proportional to ``exp(-beta ||b||)``, ``beta =
+   epsilon' / 2``;
+4. release ``argmin_f J(f, D) + b^T f / n + Delta ||f||^2 / 2``.
+
+The release is epsilon-DP for replace-one neighbours when ``l`` is convex,
+twice differentiable, ``|l'| <= 1``, ``l'' <= c`` and ``||x_i|| <= 1``
+(Theorem 2; for the Huber hinge loss, whose second derivative jumps at two
+margins, Corollary 4). The privacy proof reasons about the density of the
+output: ``b`` is recovered from the output ``f`` through the first-order
+condition ``b = -n (grad J(f, D) + Delta f)``, and the output density is the
+noise density at that ``b`` times the Jacobian determinant of ``f -> b``;
+``epsilon - epsilon'`` pays for the ratio of the determinants (at most
+``(1 + c/(n (Lambda + Delta)))^2``) and ``2 beta`` for the noise.
+
+The ``epsilon'`` formula lives in one place (:func:`objective_perturbation_budget`);
+:func:`release_objective_perturbation` performs the release for any budget, so
+a variant with a different slack reuses it unchanged.
+
+Numerics. Every budget number is rounded toward safety: ``epsilon'`` and
+``beta`` down, ``Delta`` up (more regularisation only shrinks the
+determinant ratio), and the regularisation the solver uses, ``Lambda + Delta``
+in floating point, is checked in rational arithmetic to be at least the
+exact requirement. The proof assumes the exact minimiser; the solver returns
+a point within ``tol / (Lambda + Delta)`` of it (:mod:`refdp.erm._solver`).
+That displacement is a deterministic, data-dependent function of the exact
+output and is *not* covered by the proof: the guarantee is stated for the
+exact minimiser, and ``tol`` (default ``1e-8``) bounds how far the released
+point can be from it. Sampling ``b`` in floating point carries the caveat of
+:func:`refdp.mechanisms.spherical_laplace`.
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially
+   Private Empirical Risk Minimization", JMLR 12:1069-1109, 2011, Algorithm 2,
+   Theorem 2 and Corollary 4.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+from .._validation import Interval, check_rng, check_scalar
+from ..accounting._rounding import ceil_fraction, ceil_interval, interval_context
+from ..mechanisms import spherical_laplace
+from ._data import prepare
+from ._solver import minimise
+from .output_perturbation import DEFAULT_TOL
+from .result import PrivateERMResult
+
+__all__ = ["ObjectivePerturbationBudget", "objective_perturbation_budget",
+           "release_objective_perturbation", "objective_perturbation"]
+
+POSITIVE = Interval(float, 0, None, closed="neither")
+COUNT = Interval(int, 1, None)
+
+#: Chaudhuri et al. bound the ratio of the Jacobian determinants by
+#: ``(1 + c/(n mu))**JACOBIAN_POWER`` (two rank-one changes of the Hessian).
+JACOBIAN_POWER = 2
+
+
+class ObjectivePerturbationBudget(NamedTuple):
+    """The parameters of one run of Algorithm 2.
+
+    Attributes
+    ----------
+    epsilon : float
+        Target privacy parameter.
+    epsilon_prime : float
+        ``epsilon'``, the part of ``epsilon`` spent on the noise.
+    extra_regularization : float
+        ``Delta`` (0.0 in the ``epsilon' > 0`` branch).
+    noise_rate : float
+        ``beta = epsilon' / 2`` (rounded down).
+    total_regularization : float
+        ``Lambda + Delta`` as the solver uses it (a double at least the value
+        the proof requires).
+    """
+
+    epsilon: float
+    epsilon_prime: float
+    extra_regularization: float
+    noise_rate: float
+    total_regularization: float
+
+
+def _floor_lower(x) -> float:
+    """Largest double at most the lower end of the interval ``x``."""
+    return -ceil_interval(-x)
+
+
+def _budget(epsilon, curvature, n, regularization, power):
+    """Algorithm 2's budget with a determinant bound ``(1 + c/(n mu))**power``."""
+    eps, c, lam = Fraction(epsilon), Fraction(curvature), Fraction(regularization)
+    with interval_context() as iv:
+        q = iv.mpf(c.numerator) / c.denominator / n / (iv.mpf(lam.numerator) / lam.denominator)
+        eps_iv = iv.mpf(eps.numerator) / eps.denominator
+        eps_prime = eps_iv - power * iv.log(1 + q)
+        first = _floor_lower(eps_prime)
+        if first > 0.0 and first / 2.0 > 0.0:
+            beta = -ceil_fraction(-Fraction(first) / 2)
+            return ObjectivePerturbationBudget(float(epsilon), first, 0.0, beta, float(regularization))
+        # Delta branch: Lambda + Delta >= c / (n (e^{eps / (2 power)} - 1)), eps' = eps / 2
+        target_iv = iv.mpf(c.numerator) / c.denominator / n / (iv.exp(eps_iv / (2 * power)) - 1)
+        target = Fraction(ceil_interval(target_iv))
+    delta = max(0.0, ceil_fraction(target - lam))
+    while Fraction(regularization + delta) < target:        # the sum the solver uses
+        delta = math.nextafter(delta, math.inf)
+    eps_prime = -ceil_fraction(-eps / 2)
+    beta = -ceil_fraction(-eps / 4)
+    return ObjectivePerturbationBudget(float(epsilon), eps_prime, delta, beta, regularization + delta)
+
+
+def objective_perturbation_budget(epsilon, curvature, n, regularization):
+    """``epsilon'``, ``Delta`` and ``beta`` of Algorithm 2 ([CMS11]_), rounded toward safety.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    curvature : float > 0
+        ``c``, the loss's bound on ``l''`` (``loss.curvature``).
+    n : int >= 1
+        Number of records.
+    regularization : float > 0
+        ``Lambda``.
+
+    Returns
+    -------
+    ObjectivePerturbationBudget
+
+    Notes
+    -----
+    ``epsilon' = epsilon - ln(1 + 2c/(n Lambda) + c^2/(n Lambda)^2) = epsilon
+    - 2 ln(1 + c/(n Lambda))`` is enclosed in interval arithmetic; the
+    ``Delta = 0`` branch is taken only when the enclosure is positive (and
+    ``epsilon'`` is then its lower end rounded down). Otherwise ``Delta`` is
+    the upper end of ``c / (n (e^{epsilon/4} - 1)) - Lambda`` rounded up
+    (never below 0, which only happens when the enclosure straddles 0 and
+    keeps the proof valid) and ``epsilon' = epsilon / 2``.
+
+    Examples
+    --------
+    >>> from refdp.erm import objective_perturbation_budget
+    >>> b = objective_perturbation_budget(1.0, 0.25, 100, 0.1)
+    >>> round(b.epsilon_prime, 6), b.extra_regularization, round(b.noise_rate, 6)
+    (0.950615, 0.0, 0.475307)
+    >>> b = objective_perturbation_budget(0.1, 0.25, 100, 0.01)   # epsilon' <= 0
+    >>> b.epsilon_prime, b.noise_rate, round(b.extra_regularization, 6)
+    (0.05, 0.025, 0.088755)
+    """
+    owner = "objective_perturbation_budget"
+    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
+    curvature = check_scalar(curvature, "curvature", owner, POSITIVE)
+    n = check_scalar(n, "n", owner, COUNT)
+    regularization = check_scalar(regularization, "regularization", owner, POSITIVE)
+    return _budget(epsilon, curvature, n, regularization, JACOBIAN_POWER)
+
+
+def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=DEFAULT_TOL, rng=None,
+                                   norm_bound=1.0, clip=False):
+    """Steps 3 and 4 of Algorithm 2 for a given budget (inputs already validated).
+
+    Parameters
+    ----------
+    Z : ndarray, shape (n, d)
+        Rows with ``||x|| <= 1`` (as returned by the validation of
+        :func:`objective_perturbation`).
+    ys : ndarray, shape (n,)
+        Labels in ``{-1.0, +1.0}``.
+    loss : MarginLoss
+    regularization : float
+        ``Lambda``.
+    budget : ObjectivePerturbationBudget
+        ``epsilon'``, ``Delta``, ``beta`` and ``Lambda + Delta``; the privacy
+        guarantee is whatever the budget was computed to give.
+    tol : float, default 1e-8
+    rng : numpy.random.Generator or seed
+    norm_bound, clip
+        Recorded in the result.
+
+    Returns
+    -------
+    PrivateERMResult
+    """
+    rng = check_rng(rng)
+    n, d = Z.shape
+    b = spherical_laplace(d, budget.noise_rate, rng=rng)
+    sol = minimise(loss, Z, ys, budget.total_regularization, b / n, tol=tol)
+    return PrivateERMResult(theta=sol.theta, method="objective", loss=loss, epsilon=budget.epsilon,
+                            regularization=regularization, n=n, d=d, noise_rate=budget.noise_rate,
+                            sensitivity=None, epsilon_prime=budget.epsilon_prime,
+                            extra_regularization=budget.extra_regularization, tol=tol,
+                            norm_bound=float(norm_bound), clip=bool(clip))
+
+
+def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
+                           clip=False, rng=None):
+    """Release the minimiser of the noisy objective ([CMS11]_ Algorithm 2).
+
+    Parameters
+    ----------
+    X : array_like of float, shape (n, d)
+        Features; every row must satisfy ``||x|| <= norm_bound`` unless
+        ``clip`` is True.
+    y : array_like, shape (n,)
+        Labels in ``{-1, +1}``.
+    loss : MarginLoss
+        Convex, ``|l'| <= 1``, ``l'' <= loss.curvature``.
+    epsilon : float > 0
+        Privacy parameter (replace-one neighbours).
+    regularization : float > 0
+        ``Lambda``.
+    tol : float > 0, default 1e-8
+        Gradient-norm tolerance of the solver: the released point is within
+        ``tol / (Lambda + Delta)`` of the exact minimiser.
+    norm_bound : float > 0, default 1.0
+    clip : bool, default False
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        Normalised with :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    PrivateERMResult
+
+    Raises
+    ------
+    ValueError
+        On invalid parameters, NaN features, labels outside ``{-1, +1}`` or
+        rows outside the ball without ``clip``.
+
+    Notes
+    -----
+    epsilon-DP ([CMS11]_ Theorem 2, Corollary 4 for the Huber hinge) for the
+    exact minimiser; see the module docstring for the solver tolerance. The
+    check ``chaudhuri.objective_perturbation_density_ratio`` evaluates the
+    output densities on neighbouring datasets exactly (``d <= 2``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.erm import HuberHingeLoss, objective_perturbation
+    >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 2.0, 0.5, rng=0)
+    >>> res.method, res.extra_regularization          # 2 ln(1 + c/(n Lambda)) < epsilon
+    ('objective', 0.0)
+    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 0.5, 0.5, rng=0)
+    >>> res.epsilon_prime, res.extra_regularization > 0   # Delta branch: epsilon' = epsilon / 2
+    (0.25, True)
+    """
+    owner = "objective_perturbation"
+    Z, ys, loss, epsilon, regularization, tol = prepare(
+        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+    budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization)
+    return release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
+                                          norm_bound=norm_bound, clip=clip)

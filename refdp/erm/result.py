@@ -1,0 +1,88 @@
+"""The released state of a private ERM fit: what was published, and with which parameters.
+
+Everything a :class:`PrivateERMResult` holds is either the private release
+itself (``theta``) or a public parameter of the mechanism (``epsilon``,
+``regularization``, ``n``, the loss, the noise law and its rate, ``Delta``,
+``epsilon'``, the solver tolerance, the preprocessing). The non-private
+minimiser and the noise vector are *not* stored: releasing either would void
+the guarantee. Downstream inference (for instance confidence intervals) can
+therefore be computed from a result alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .losses import MarginLoss
+
+__all__ = ["PrivateERMResult"]
+
+
+@dataclass(frozen=True)
+class PrivateERMResult:
+    """One release of Algorithm 1 or 2 of Chaudhuri, Monteleoni and Sarwate (2011).
+
+    Attributes
+    ----------
+    theta : ndarray of float, shape (d,)
+        The released parameter vector, in the space of the preprocessed rows
+        (``||x|| <= 1``). The classifier is ``x -> sign(theta^T x')`` with
+        ``x'`` the preprocessed row.
+    method : {"output", "objective"}
+        Algorithm 1 (output perturbation) or Algorithm 2 (objective
+        perturbation).
+    loss : MarginLoss
+        The loss, with its declared curvature bound ``c``.
+    epsilon : float
+        The privacy parameter: the release is epsilon-DP (replace-one).
+    regularization : float
+        ``Lambda``.
+    n, d : int
+        Number of records and of features.
+    noise_rate : float
+        ``beta``: the noise vector had density proportional to
+        ``exp(-beta ||b||)`` on ``R^d`` (norm ``Gamma(d, 1/beta)``, uniform
+        direction). Output perturbation: ``theta = f* + b``. Objective
+        perturbation: ``theta`` minimises ``J(f) + b^T f / n + Delta ||f||^2 / 2``.
+    sensitivity : float or None
+        Output perturbation: the L2 sensitivity used, ``2/(n Lambda)`` plus
+        the solver term ``2 tol / Lambda`` (so ``noise_rate = epsilon /
+        sensitivity``, rounded down). None for objective perturbation.
+    epsilon_prime : float or None
+        Objective perturbation: ``epsilon'`` (``noise_rate = epsilon' / 2``).
+    extra_regularization : float
+        Objective perturbation: ``Delta`` (0 when ``epsilon' > 0`` in the
+        first test of Algorithm 2). 0 for output perturbation.
+    tol : float
+        Solver tolerance: the computed minimiser ``theta_hat`` satisfies
+        ``||theta_hat - theta_exact|| <= tol / (Lambda + Delta)``.
+    norm_bound : float
+        Public bound ``B`` the features were divided by.
+    clip : bool
+        Whether rows with ``||x|| > B`` were projected onto that sphere.
+    """
+
+    theta: np.ndarray
+    method: str
+    loss: MarginLoss
+    epsilon: float
+    regularization: float
+    n: int
+    d: int
+    noise_rate: float
+    sensitivity: float | None
+    epsilon_prime: float | None
+    extra_regularization: float
+    tol: float
+    norm_bound: float = 1.0
+    clip: bool = False
+
+    @property
+    def noise_mean_norm(self) -> float:
+        """``E ||b|| = d / beta`` (public: a function of the parameters only)."""
+        return self.d / self.noise_rate
+
+    def decision_function(self, Z):
+        """``Z @ theta`` for rows ``Z`` already preprocessed (not validated)."""
+        return np.asarray(Z, dtype=np.float64) @ self.theta
