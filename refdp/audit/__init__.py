@@ -1,0 +1,27 @@
+"""Auditing other implementations (SPEC section 8).
+
+* :func:`audit_black_box` -- a lower bound on the epsilon (and delta) of a
+  mechanism known only through samples, at a stated confidence, with events
+  chosen on one part of the samples and Clopper--Pearson bounds computed on
+  fresh ones (:mod:`refdp.audit.blackbox`, :mod:`refdp.audit.events`);
+* :func:`audit_exact` -- the exact divergences of a mechanism whose output
+  distribution is known, with the worst pair and output
+  (:mod:`refdp.audit.exact`, a front-end to :mod:`refdp.verify`);
+* :func:`query_answer_pairs` -- StatDP-style candidate pairs of query answers
+  (:mod:`refdp.audit.pairs`);
+* :func:`clopper_pearson_lower`, :func:`clopper_pearson_upper` -- exact
+  binomial bounds rounded toward safety;
+* ``refdp audit module:callable`` -- the command line (:mod:`refdp.audit.cli`).
+"""
+from ._sampling import vectorise
+from .blackbox import BlackBoxAudit, PairReport, audit_black_box
+from .clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
+from .exact import ExactAudit, audit_exact
+from .pairs import query_answer_pairs
+
+__all__ = [
+    "audit_black_box", "BlackBoxAudit", "PairReport", "vectorise",
+    "audit_exact", "ExactAudit",
+    "query_answer_pairs",
+    "clopper_pearson_lower", "clopper_pearson_upper",
+]

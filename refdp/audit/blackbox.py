@@ -1,0 +1,518 @@
+"""Black-box audit: a lower bound on the epsilon of a mechanism from its samples.
+
+The procedure (SPEC section 8; the idea of choosing the event on one sample and
+bounding its probabilities on another is that of StatDP [DWWZK18]_ and
+DP-Sniper [BSBV21]_; the proofs are on the theory page of the audit):
+
+1. **Selection** (per candidate pair ``(D, D')``). Draw outputs of ``M(D)``
+   and ``M(D')`` in batches of doubling size; split each batch into a *fit*
+   half and a *tune* half. Fit score functions on the fit half
+   (:mod:`refdp.audit.events`), and on the tune half choose the score, the
+   threshold, the direction (``D`` over ``D'`` or the reverse) and so the
+   event ``E`` that maximises the objective computed with Clopper--Pearson
+   bounds. Stop when that provisional value improved by at most
+   ``tolerance`` over the last two batches (never, if ``tolerance = 0``), or
+   when ``n_samples / 2`` outputs per dataset were drawn.
+2. **Held-out bound.** For the ``holdout_pairs`` pairs with the best
+   provisional values, draw *fresh* outputs (as many as the selection used)
+   and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
+   of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
+   the number of held-out tests (pairs times objectives), report
+
+   * ``epsilon_lower = ln((p_lo - delta) / p'_hi)`` (0 if not positive), with
+     ``p_lo`` the Clopper--Pearson lower bound of ``k/n`` and ``p'_hi`` the
+     upper bound of ``k'/n'``, each at error ``beta``, and ``delta`` the
+     claimed delta;
+   * optionally ``delta_lower = p_lo - e^eps p'_hi`` (0 if not positive) at a
+     given ``eps``, for an event chosen for that objective.
+
+**Guarantee.** If ``M`` is ``(eps*, delta)``-DP on the pairs searched, then
+``P[epsilon_lower > eps*] <= 1 - confidence``: conditionally on everything the
+selection saw, ``E``, the direction and the held-out sizes are fixed and the
+held-out counts are binomial, so each Clopper--Pearson bound fails with
+probability at most ``beta``, and a union bound over the ``2 m`` bounds gives
+the rest. Searching many events and pairs in step 1 costs nothing, because
+step 2 never reuses its samples; stopping step 1 when the provisional value is
+stable is allowed for the same reason. The false-alarm probability (a
+correct claim reported as violated) is therefore at most ``1 - confidence``.
+
+The guarantee assumes the calls of the mechanism are independent draws (a
+mechanism that keeps state between calls, e.g. a privacy budget or a cache,
+is not covered) and holds for any score family, however poor: a bad event
+gives a weak bound, never a wrong one.
+
+References
+----------
+.. [DWWZK18] Z. Ding, Y. Wang, G. Wang, D. Zhang and D. Kifer, "Detecting
+   Violations of Differential Privacy", ACM CCS 2018.
+.. [BSBV21] B. Bichsel, S. Steffen, I. Bogunovic and M. Vechev, "DP-Sniper:
+   Black-Box Discovery of Differential Privacy Violations using Classifiers",
+   IEEE S&P 2021.
+.. [CP34] C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial
+   limits illustrated in the case of the binomial", Biometrika 26(4), 1934.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ._sampling import Sample, describe_dataset, draw, same_dataset
+from .clopper_pearson import lower_unchecked, upper_unchecked
+from .events import Objective, build_scores, select_events
+
+__all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "check_pairs_argument"]
+
+_OWNER = "audit_black_box"
+_EPS = Interval(float, 0, None, closed="left")
+_DELTA = Interval(float, 0, 1, closed="left")
+_CONF = Interval(float, 0, 1, closed="neither")
+_CHUNK = 1 << 18  # largest single call of the mechanism
+
+
+@dataclass
+class PairReport:
+    """What the audit did on one candidate pair.
+
+    Attributes
+    ----------
+    index : int
+        Position of the pair in the list searched.
+    label : str
+        The pair's label (given, or ``"pair #i"``).
+    datasets : tuple
+        ``(D, D')`` as given.
+    selection_samples : int
+        Outputs drawn per dataset for the selection (fit + tune).
+    provisional : dict
+        Objective kind -> provisional value on the tune samples.
+    events : dict
+        Objective kind -> description of the chosen event.
+    directions : dict
+        Objective kind -> 0 if the event bounds ``P[M(D) in E] / P[M(D') in E]``,
+        1 for the reverse ratio.
+    held_out : dict
+        Objective kind -> held-out result (only for pairs that were held out):
+        ``{"k": k, "n": n, "k_other": k', "n_other": n', "p_lower": ...,
+        "p_upper": ..., "bound": ...}``.
+    """
+
+    index: int
+    label: str
+    datasets: tuple
+    selection_samples: int = 0
+    provisional: dict = field(default_factory=dict)
+    events: dict = field(default_factory=dict)
+    directions: dict = field(default_factory=dict)
+    held_out: dict = field(default_factory=dict)
+
+
+@dataclass
+class BlackBoxAudit:
+    """Result of :func:`audit_black_box`.
+
+    Attributes
+    ----------
+    epsilon_lower : float
+        Lower bound on the mechanism's epsilon (at the claimed delta), valid
+        with probability at least ``confidence``; 0 when no evidence.
+    claimed_epsilon, claimed_delta, confidence : float
+    violation : bool
+        ``epsilon_lower > claimed_epsilon`` (or, if requested,
+        ``delta_lower > claimed_delta`` at ``delta_at_epsilon``).
+    pair : tuple or None
+        ``(D, D')`` ordered so that the event is likelier under ``D``.
+    reversed : bool
+        True when that order is the reverse of the pair as given.
+    pair_label, event : str
+        The held-out pair attaining ``epsilon_lower`` and its event.
+    counts : tuple
+        ``(k, n, k', n')``: held-out outputs of ``M(D)`` and of ``M(D')`` in the event.
+    p_lower, p_upper : float
+        Clopper--Pearson bounds on ``P[M(D) in E]`` (below) and ``P[M(D') in E]`` (above).
+    delta_at_epsilon, delta_lower : float or None
+        The requested delta bound, with its pair, event and counts in
+        ``delta_detail``.
+    tests : int
+        Held-out tests ``m``; each bound has error ``beta = (1 - confidence) / (2 m)``.
+    beta : float
+    pairs_searched : int
+    samples : int
+        Outputs drawn in all (both datasets, every pair, selection and held-out).
+    seconds : float
+    pairs : list of PairReport
+    """
+
+    epsilon_lower: float
+    claimed_epsilon: float
+    claimed_delta: float
+    confidence: float
+    violation: bool
+    pair: tuple | None
+    reversed: bool
+    pair_label: str
+    event: str
+    counts: tuple
+    p_lower: float
+    p_upper: float
+    delta_at_epsilon: float | None
+    delta_lower: float | None
+    delta_detail: dict
+    tests: int
+    beta: float
+    pairs_searched: int
+    samples: int
+    seconds: float
+    pairs: list
+
+    @property
+    def false_alarm_probability(self) -> float:
+        """Upper bound on the probability of reporting a violation of a true claim."""
+        return 1.0 - self.confidence
+
+    def summary(self) -> str:
+        """A few lines for people: the bound, the evidence, the guarantee."""
+        head = (f"epsilon >= {self.epsilon_lower:.4g} at confidence {self.confidence:g} "
+                f"(claimed epsilon = {self.claimed_epsilon:g}"
+                + (f", delta = {self.claimed_delta:g}" if self.claimed_delta else "") + "): "
+                + ("VIOLATION" if self.violation else "no violation found"))
+        lines = [head]
+        if self.pair is not None:
+            k, n, k2, n2 = self.counts
+            turned = " (taken in reverse)" if self.reversed else ""
+            lines.append(f"  pair {self.pair_label}{turned}: D = {describe_dataset(self.pair[0])}, "
+                         f"D' = {describe_dataset(self.pair[1])}")
+            lines.append(f"  event: {self.event}")
+            lines.append(f"  held out: {k}/{n} outputs of M(D) and {k2}/{n2} of M(D') in the event; "
+                         f"P[M(D) in E] >= {self.p_lower:.6g}, P[M(D') in E] <= {self.p_upper:.6g}")
+        if self.delta_at_epsilon is not None:
+            lines.append(f"  delta >= {self.delta_lower:.4g} at epsilon = {self.delta_at_epsilon:g}"
+                         + (f" (pair {self.delta_detail.get('pair_label')}, event: "
+                            f"{self.delta_detail.get('event')})" if self.delta_detail else ""))
+        lines.append(f"  {self.pairs_searched} pair(s) searched, {self.tests} held-out test(s), "
+                     f"each bound at error {self.beta:.3g} (Bonferroni); {self.samples} outputs drawn "
+                     f"in {self.seconds:.3g} s")
+        lines.append(f"  false-alarm probability <= {self.false_alarm_probability:.3g}")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        """JSON-ready summary (datasets shown as text)."""
+        return {
+            "epsilon_lower": self.epsilon_lower,
+            "claimed_epsilon": self.claimed_epsilon,
+            "claimed_delta": self.claimed_delta,
+            "confidence": self.confidence,
+            "false_alarm_probability": self.false_alarm_probability,
+            "violation": self.violation,
+            "pair": None if self.pair is None else [describe_dataset(d) for d in self.pair],
+            "reversed": self.reversed,
+            "pair_label": self.pair_label,
+            "event": self.event,
+            "counts": list(self.counts),
+            "p_lower": self.p_lower,
+            "p_upper": self.p_upper,
+            "delta_at_epsilon": self.delta_at_epsilon,
+            "delta_lower": self.delta_lower,
+            "delta_detail": self.delta_detail,
+            "tests": self.tests,
+            "beta": self.beta,
+            "pairs_searched": self.pairs_searched,
+            "samples": self.samples,
+            "seconds": round(self.seconds, 3),
+            "pairs": [{"label": p.label, "selection_samples": p.selection_samples,
+                       "provisional": p.provisional, "events": p.events,
+                       "held_out": p.held_out} for p in self.pairs],
+        }
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def check_pairs_argument(pairs, owner):
+    """Validate candidate pairs: a non-empty iterable of ``(D, D')`` or ``(D, D', label)``.
+
+    Returns a list of ``(D, D', label)``; identical datasets in a pair are an error.
+    """
+    if pairs is None or isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__"):
+        raise parameter_error("pairs", owner, "an iterable of pairs (D, D') or (D, D', label)", pairs)
+    out = []
+    for i, item in enumerate(pairs):
+        if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) not in (2, 3):
+            raise parameter_error("pairs", owner, "an iterable of pairs (D, D') or (D, D', label)",
+                                  Described(f"{item!r:.80} at position {i}"))
+        d, e = item[0], item[1]
+        label = str(item[2]) if len(item) == 3 else f"#{i}"
+        if same_dataset(d, e):
+            raise parameter_error("pairs", owner, "pairs of two different datasets",
+                                  Described(f"the same dataset {describe_dataset(d)} twice in "
+                                            f"{label} (position {i})"))
+        out.append((d, e, label))
+    if not out:
+        raise parameter_error("pairs", owner, "a non-empty iterable of pairs", Described("no pair"))
+    return out
+
+
+class _Progress:
+    def __init__(self, mode):
+        self.mode, self.t0 = mode, time.perf_counter()
+
+    def __call__(self, text):
+        if self.mode is True or (self.mode is None and time.perf_counter() - self.t0 > 5.0):
+            print(f"[audit {time.perf_counter() - self.t0:7.1f}s] {text}", file=sys.stderr, flush=True)
+
+
+def _draw_many(mechanism, dataset, n, rng, layout):
+    parts = []
+    while n > 0:
+        m = min(n, _CHUNK)
+        s, layout = draw(mechanism, dataset, m, rng, _OWNER, layout)
+        parts.append(s)
+        n -= m
+    return Sample.concat(parts), layout
+
+
+def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_bits, report, progress):
+    """Step 1 on one pair: the best candidate per objective and the selection size."""
+    fit, tune = [[], []], [[], []]
+    layout, shape = None, ()
+    history, total, best = [], 0, None
+    batch = n0
+    while True:
+        for side, data in enumerate((d, e)):
+            s, layout = _draw_many(mechanism, data, batch, rng, layout)
+            half = batch // 2
+            fit[side].append(s.take(slice(0, half)))
+            tune[side].append(s.take(slice(half, batch)))
+        shape = layout[1]
+        total += batch
+        fa, fb = Sample.concat(fit[0]), Sample.concat(fit[1])
+        ta, tb = Sample.concat(tune[0]), Sample.concat(tune[1])
+        fit = [[fa], [fb]]
+        tune = [[ta], [tb]]
+        scores = build_scores(fa, fb, shape, float_bits=float_bits, rng=rng)
+        best = select_events(scores, ta, tb, objectives, beta)
+        values = tuple(-math.inf if c is None else c.value for c in best)
+        history.append(values)
+        shown = ", ".join(f"{o.kind} {v:.4g}" for o, v in zip(objectives, values))
+        progress(f"{report.label}: {total} outputs per dataset drawn for selection; provisional {shown}")
+        stable = tolerance > 0 and len(history) >= 3 and all(
+            (h2 - h0 <= tolerance) or (h2 == h0) for h0, h2 in zip(history[-3], history[-1]))
+        if stable or total >= n_max:
+            break
+        batch = min(total, n_max - total)  # doubling
+    report.selection_samples = total
+    for o, c in zip(objectives, best):
+        report.provisional[o.kind] = None if c is None else c.value
+        report.events[o.kind] = None if c is None else c.description
+        report.directions[o.kind] = None if c is None else c.numerator
+    return best, total, layout
+
+
+def _held_out(mechanism, d, e, rng, candidates, n, layout):
+    """Step 2: event counts on fresh outputs of both datasets."""
+    counts = [[0, 0] for _ in candidates]
+    for side, data in enumerate((d, e)):
+        left = n
+        while left > 0:
+            m = min(left, _CHUNK)
+            s, layout = draw(mechanism, data, m, rng, _OWNER, layout)
+            for i, c in enumerate(candidates):
+                counts[i][side] += int(np.count_nonzero(c.event.contains(s)))
+            left -= m
+    return counts
+
+
+def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
+                    confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
+                    holdout_pairs=1, float_bits=False, rng=None, progress=None):
+    """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(dataset, n_samples, rng)`` returns ``n_samples`` outputs:
+        an array whose first dimension is ``n_samples`` (scalars, vectors or
+        arrays of numbers) or a sequence of hashable values. A per-call
+        mechanism ``(dataset, rng) -> output`` is accepted after
+        :func:`refdp.audit.vectorise`. ``rng`` is a
+        :class:`numpy.random.Generator`; a mechanism may ignore it (the audit
+        is then not reproducible).
+    pairs : iterable
+        Candidate neighbouring pairs ``(D, D')`` or ``(D, D', label)`` (a
+        generator is consumed first). Every pair is searched; only the
+        ``holdout_pairs`` held out count in the Bonferroni correction.
+    claimed_epsilon : float >= 0
+    claimed_delta : float in [0, 1), default 0
+        The epsilon bound is on the smallest epsilon with ``(epsilon,
+        claimed_delta)``-DP.
+    delta_at_epsilon : float >= 0, optional
+        Also report a lower bound on the delta the mechanism needs at this
+        epsilon (an event chosen for that objective, one more test per
+        held-out pair). It counts as a violation when it exceeds
+        ``claimed_delta`` and ``delta_at_epsilon >= claimed_epsilon``.
+    confidence : float in (0, 1), default 0.95
+        Probability that every reported bound holds; ``1 - confidence``
+        bounds the false-alarm probability.
+    n_samples : int >= 4, default 1_000_000
+        Most outputs drawn per dataset of each pair (selection at most half,
+        held-out as many as the selection used).
+    initial_samples : int >= 2, default 20_000
+        Outputs per dataset in the first selection batch.
+    tolerance : float >= 0, default 0.01
+        Selection stops once the provisional value improved by at most this
+        over the last two batches; 0 never stops early (the whole budget is
+        used).
+    holdout_pairs : int >= 1, default 1
+        How many pairs (best provisional values first) get held-out bounds;
+        the Bonferroni correction counts exactly these.
+    float_bits : bool, default False
+        Also search events on the sign, exponent and last mantissa bits of
+        float outputs (Mironov's floating-point attack).
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        Normalised with :func:`numpy.random.default_rng` and passed to the
+        mechanism.
+    progress : bool or None, default None
+        Progress lines on stderr: always (True), never (False), or once the
+        audit has run for 5 seconds (None).
+
+    Returns
+    -------
+    BlackBoxAudit
+
+    Raises
+    ------
+    ValueError
+        For bad parameters, a pair of identical datasets, no pair, or a
+        mechanism that raises, returns the wrong number of outputs, NaN or
+        infinite values, or outputs of different kinds or shapes between
+        calls (the message names the dataset and the problem).
+
+    Examples
+    --------
+    Randomised response on one bit that claims ``ln 3`` but reports the bit
+    with probability 0.9 (true epsilon ``ln 9 = 2.197``):
+
+    >>> import numpy as np
+    >>> def rr(bit, n, rng):
+    ...     return np.where(rng.random(n) < 0.9, bit, 1 - bit)
+    >>> r = audit_black_box(rr, [(0, 1)], claimed_epsilon=np.log(3), n_samples=100_000, rng=1)
+    >>> r.violation, round(r.epsilon_lower, 2)
+    (True, 2.17)
+    """
+    owner = _OWNER
+    t0 = time.perf_counter()
+    if not callable(mechanism):
+        raise parameter_error("mechanism", owner, "a callable (dataset, n_samples, rng) -> outputs", mechanism)
+    claimed_epsilon = check_scalar(claimed_epsilon, "claimed_epsilon", owner, _EPS)
+    claimed_delta = check_scalar(claimed_delta, "claimed_delta", owner, _DELTA)
+    if delta_at_epsilon is not None:
+        delta_at_epsilon = check_scalar(delta_at_epsilon, "delta_at_epsilon", owner, _EPS)
+    confidence = check_scalar(confidence, "confidence", owner, _CONF)
+    n_samples = check_scalar(n_samples, "n_samples", owner, Interval(int, 4, None))
+    initial_samples = check_scalar(initial_samples, "initial_samples", owner, Interval(int, 2, None))
+    tolerance = check_scalar(tolerance, "tolerance", owner, Interval(float, 0, None, closed="left"))
+    holdout_pairs = check_scalar(holdout_pairs, "holdout_pairs", owner, Interval(int, 1, None))
+    if not isinstance(float_bits, (bool, np.bool_)):
+        raise parameter_error("float_bits", owner, "a bool", float_bits)
+    if progress not in (None, True, False):
+        raise parameter_error("progress", owner, "None, True or False", progress)
+    rng = check_rng(rng)
+    plist = check_pairs_argument(pairs, owner)
+    say = _Progress(progress)
+
+    objectives = [Objective("epsilon", claimed_delta)]
+    if delta_at_epsilon is not None:
+        objectives.append(Objective("delta", delta_at_epsilon))
+    k_hold = min(holdout_pairs, len(plist))
+    tests = k_hold * len(objectives)
+    alpha = 1.0 - confidence
+    beta = alpha / (2 * tests)
+    n_max = max(2, n_samples // 2)
+    n0 = min(max(2, initial_samples), n_max)
+
+    reports, candidates, layouts = [], [], []
+    drawn = 0
+    for i, (d, e, label) in enumerate(plist):
+        rep = PairReport(i, label, (d, e))
+        best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance,
+                                     bool(float_bits), rep, say)
+        drawn += 2 * used
+        reports.append(rep)
+        candidates.append(best)
+        layouts.append(layout)
+
+    # choose the held-out pairs per objective: best provisional values first
+    chosen = {}  # pair index -> list of objective indices
+    for oi in range(len(objectives)):
+        ranked = sorted(range(len(plist)), key=lambda p: (
+            -(candidates[p][oi].value if candidates[p][oi] is not None else -math.inf), p))
+        for p in ranked[:k_hold]:
+            chosen.setdefault(p, []).append(oi)
+
+    results = {}  # (pair, objective) -> dict
+    for p, objs in sorted(chosen.items()):
+        d, e, label = plist[p]
+        live = [oi for oi in objs if candidates[p][oi] is not None]
+        if not live:
+            continue
+        n_hold = reports[p].selection_samples
+        say(f"{label}: drawing {n_hold} fresh outputs per dataset for the held-out bound")
+        counts = _held_out(mechanism, d, e, rng, [candidates[p][oi] for oi in live], n_hold, layouts[p])
+        drawn += 2 * n_hold
+        for oi, (ka, kb) in zip(live, counts):
+            c = candidates[p][oi]
+            k_num, k_den = (ka, kb) if c.numerator == 0 else (kb, ka)
+            lo = float(lower_unchecked(k_num, n_hold, beta))
+            hi = float(upper_unchecked(k_den, n_hold, beta))
+            raw = float(objectives[oi].value(lo, hi))
+            bound = max(0.0, raw) if math.isfinite(raw) else 0.0
+            row = {"k": k_num, "n": n_hold, "k_other": k_den, "n_other": n_hold,
+                   "p_lower": lo, "p_upper": hi, "bound": bound, "event": c.description,
+                   "direction": c.numerator}
+            reports[p].held_out[objectives[oi].kind] = row
+            results[(p, oi)] = row
+
+    def best_of(oi):
+        rows = [(p, r) for (p, o), r in results.items() if o == oi]
+        if not rows:
+            return None, None
+        return max(rows, key=lambda pr: (pr[1]["bound"], -pr[0]))
+
+    p_eps, row_eps = best_of(0)
+    if row_eps is None:
+        eps_lower, pair, label, event, counts, lo, hi = 0.0, None, "", "no event found", (0, 0, 0, 0), 0.0, 1.0
+        turned = False
+    else:
+        d, e, label = plist[p_eps]
+        turned = row_eps["direction"] == 1
+        pair = (e, d) if turned else (d, e)
+        eps_lower, event = row_eps["bound"], row_eps["event"]
+        counts = (row_eps["k"], row_eps["n"], row_eps["k_other"], row_eps["n_other"])
+        lo, hi = row_eps["p_lower"], row_eps["p_upper"]
+    violation = eps_lower > claimed_epsilon
+    delta_lower, delta_detail = None, {}
+    if delta_at_epsilon is not None:
+        p_del, row_del = best_of(1)
+        delta_lower = 0.0 if row_del is None else row_del["bound"]
+        if row_del is not None:
+            dd, de, dl = plist[p_del]
+            delta_detail = {"pair_label": dl, "event": row_del["event"],
+                            "counts": [row_del["k"], row_del["n"], row_del["k_other"], row_del["n_other"]],
+                            "p_lower": row_del["p_lower"], "p_upper": row_del["p_upper"],
+                            "direction": row_del["direction"]}
+        # delta(eps) is non-increasing in eps: a delta bound at eps >= the claimed
+        # epsilon exceeding the claimed delta contradicts the claim
+        violation = violation or (delta_lower > claimed_delta and delta_at_epsilon >= claimed_epsilon)
+    seconds = time.perf_counter() - t0
+    say(f"done: epsilon >= {eps_lower:.4g}" + (f", delta >= {delta_lower:.4g}" if delta_lower is not None else ""))
+    return BlackBoxAudit(
+        epsilon_lower=eps_lower, claimed_epsilon=claimed_epsilon, claimed_delta=claimed_delta,
+        confidence=confidence, violation=violation, pair=pair, reversed=turned, pair_label=label, event=event,
+        counts=counts, p_lower=lo, p_upper=hi, delta_at_epsilon=delta_at_epsilon,
+        delta_lower=delta_lower, delta_detail=delta_detail, tests=tests, beta=beta,
+        pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports)

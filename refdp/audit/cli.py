@@ -1,0 +1,194 @@
+"""``refdp audit``: audit a mechanism named on the command line.
+
+Usage::
+
+    refdp audit module:callable --claimed-epsilon E [--claimed-delta D]
+                [--pair JSON ...] [--samples N] [--confidence 0.95] [--seed S]
+                [--delta-at-epsilon E2] [--tolerance T] [--holdout-pairs K]
+                [--float-bits] [--per-call] [--exact] [--orders A ...]
+                [--json] [--quiet | --progress]
+
+**The target.** ``module:callable`` is imported (``module`` may also be a path
+to a ``.py`` file; ``callable`` may be dotted, e.g. ``mod:Class.method``). By
+default it is a black-box mechanism in batch form, ``(dataset, n_samples,
+rng) -> n_samples outputs``; with ``--per-call`` (or an attribute
+``audit_per_call = True`` on the callable) it is ``(dataset, rng) -> output``
+and is vectorised; with ``--exact`` (or ``audit_distribution = True``) it is
+an output distribution ``dataset -> probabilities`` and the exact audit runs.
+
+**Pairs.** Each ``--pair`` is a JSON array of two datasets, optionally with a
+label: ``--pair '[[0,0,0,0,0], [1,1,1,1,1]]'`` or
+``--pair '[0, 1, "bit 0 vs bit 1"]'``. For the black-box audit a JSON array
+of numbers becomes a NumPy float array, other JSON values are passed as they
+are; for the exact audit arrays become tuples. Without ``--pair`` the
+callable's attribute ``audit_pairs`` is used: an iterable of pairs, or a
+function of no argument returning one.
+
+**Exit status.** 0: no violation found (black box: the lower bound does not
+exceed the claim; exact: the claim holds); 1: violation (exact: the claim
+fails or cannot be decided, which counts as failing); 2: the command could not
+run (bad target, bad JSON, bad parameter; the message says which).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Fill an argparse parser with the options of ``refdp audit``."""
+    parser.add_argument("target", metavar="module:callable",
+                        help="the mechanism (or, with --exact, its output distribution)")
+    parser.add_argument("--claimed-epsilon", type=float, required=True, metavar="E",
+                        help="the epsilon the mechanism claims")
+    parser.add_argument("--claimed-delta", type=float, default=0.0, metavar="D",
+                        help="the delta it claims (default 0)")
+    parser.add_argument("--pair", action="append", default=None, metavar="JSON",
+                        help="a pair of neighbouring datasets as a JSON array [D, D'] or [D, D', label]; "
+                             "repeat for more pairs (default: the callable's audit_pairs)")
+    parser.add_argument("--samples", type=int, default=1_000_000, metavar="N",
+                        help="most outputs drawn per dataset and pair (default 1000000)")
+    parser.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                        help="confidence of the reported bounds (default 0.95)")
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the random generator")
+    parser.add_argument("--delta-at-epsilon", type=float, default=None, metavar="E2",
+                        help="also bound delta from below at this epsilon")
+    parser.add_argument("--tolerance", type=float, default=0.01, metavar="T",
+                        help="stop the event selection when it improves by at most T (0: whole budget)")
+    parser.add_argument("--holdout-pairs", type=int, default=1, metavar="K",
+                        help="pairs given held-out bounds (Bonferroni over these; default 1)")
+    parser.add_argument("--float-bits", action="store_true",
+                        help="also search events on the last mantissa bits of float outputs")
+    parser.add_argument("--per-call", action="store_true",
+                        help="the callable is (dataset, rng) -> one output")
+    parser.add_argument("--exact", action="store_true",
+                        help="the callable returns the output distribution; compute exact divergences")
+    parser.add_argument("--orders", type=float, nargs="*", default=(), metavar="A",
+                        help="Renyi orders to report (exact audit)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    noise.add_argument("--progress", action="store_true", help="progress lines on stderr from the start")
+
+
+class _Usage(Exception):
+    pass
+
+
+def _resolve(target: str):
+    if ":" not in target:
+        raise _Usage(f"the target must read module:callable, got {target!r}")
+    mod_name, _, attr = target.rpartition(":")
+    if not mod_name or not attr:
+        raise _Usage(f"the target must read module:callable, got {target!r}")
+    try:
+        if mod_name.endswith(".py") or os.sep in mod_name:
+            path = os.path.abspath(mod_name)
+            name = os.path.splitext(os.path.basename(path))[0]
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(mod_name)
+    except Exception as exc:
+        raise _Usage(f"cannot import {mod_name!r}: {type(exc).__name__}: {exc}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise _Usage(f"{mod_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise _Usage(f"{target!r} is not callable")
+    return obj
+
+
+def _dataset(value, exact):
+    if exact:
+        return value
+    if isinstance(value, list):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            return value
+        if arr.dtype.kind in "biuf":
+            return arr.astype(np.float64)
+    return value
+
+
+def _pairs(args, target, exact):
+    if args.pair:
+        out = []
+        for text in args.pair:
+            try:
+                item = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise _Usage(f"--pair {text!r} is not JSON: {exc}") from None
+            if not isinstance(item, list) or len(item) not in (2, 3) or (len(item) == 3 and
+                                                                      not isinstance(item[2], str)):
+                raise _Usage(f"--pair {text!r} must be a JSON array [D, D'] or [D, D', \"label\"]")
+            pair = [_dataset(item[0], exact), _dataset(item[1], exact)]
+            out.append(tuple(pair + item[2:]))
+        return out
+    pairs = getattr(target, "audit_pairs", None)
+    if pairs is None:
+        raise _Usage("no pair: give --pair or define an attribute audit_pairs on the callable")
+    if callable(pairs):
+        pairs = pairs()
+    return pairs
+
+
+def run(args) -> int:
+    """Run ``refdp audit`` with parsed arguments; returns the exit status."""
+    from . import audit_black_box, audit_exact, vectorise
+
+    try:
+        target = _resolve(args.target)
+        exact = bool(args.exact or getattr(target, "audit_distribution", False))
+        pairs = _pairs(args, target, exact)
+        if exact:
+            result = audit_exact(target, args.claimed_epsilon, claimed_delta=args.claimed_delta,
+                                 pairs=pairs, orders=list(args.orders or ()))
+        else:
+            mech = vectorise(target) if (args.per_call or getattr(target, "audit_per_call", False)) else target
+            progress = False if args.quiet else (True if args.progress else None)
+            result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
+                                     delta_at_epsilon=args.delta_at_epsilon, confidence=args.confidence,
+                                     n_samples=args.samples, tolerance=args.tolerance,
+                                     holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
+                                     rng=args.seed, progress=progress)
+    except _Usage as exc:
+        print(f"refdp audit: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"refdp audit: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        out = result.as_dict()
+        out["mode"] = "exact" if exact else "black-box"
+        out["target"] = args.target
+        json.dump(out, sys.stdout, indent=2, default=str)
+        print()
+    else:
+        print(result.summary())
+    return 1 if result.violation else 0
+
+
+def main(argv=None) -> int:
+    """Stand-alone entry point (``python -m refdp.audit.cli``)."""
+    parser = argparse.ArgumentParser(prog="refdp audit", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

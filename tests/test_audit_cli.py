@@ -1,0 +1,136 @@
+"""``refdp audit`` (refdp.audit.cli): targets, pairs, JSON, exit status, clear errors.
+
+The callables below are audit targets named on the command line as
+``tests.test_audit_cli:<name>``. Audits use fixed seeds (deterministic).
+"""
+import argparse
+import json
+import os
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from refdp.audit import cli
+
+
+def broken_rr(bit, n, rng):
+    """Randomised response at probability 0.9 (ln 9-DP), to be audited against ln 3."""
+    b = int(np.asarray(bit).reshape(-1)[0])
+    return np.where(rng.random(n) < 0.9, b, 1 - b)
+
+
+broken_rr.audit_pairs = [(0, 1, "bit 0 vs bit 1")]
+
+
+def rr_one(bit, rng):
+    """Per-call randomised response at probability 3/4 (exactly ln 3-DP)."""
+    return bit if rng.random() < 0.75 else 1 - bit
+
+
+rr_one.audit_per_call = True
+rr_one.audit_pairs = lambda: [(0, 1)]
+
+
+def rr_law(dataset):
+    """The exact law of randomised response at 3/4."""
+    b = dataset if isinstance(dataset, int) else dataset[0]
+    return {b: F(3, 4), 1 - b: F(1, 4)}
+
+
+rr_law.audit_distribution = True
+rr_law.audit_pairs = [((0,), (1,))]
+
+
+def no_pairs(d, n, rng):
+    return np.zeros(n)
+
+
+def raising(d, n, rng):
+    raise RuntimeError("the mechanism is broken")
+
+
+NOT_CALLABLE = 3
+
+
+def _run(argv):
+    parser = argparse.ArgumentParser(prog="refdp audit")
+    cli.add_arguments(parser)
+    return cli.run(parser.parse_args(argv))
+
+
+def test_broken_mechanism_exits_1_with_a_summary(capsys):
+    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "40000",
+               "--seed", "1", "--quiet"])
+    out = capsys.readouterr()
+    assert rc == 1
+    assert "VIOLATION" in out.out and "bit 0 vs bit 1" in out.out and out.err == ""
+
+
+def test_json_output_and_pair_option(capsys):
+    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "3", "--samples", "40000",
+               "--seed", "2", "--json", "--quiet", "--pair", "[0, 1, \"given\"]"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert data["mode"] == "black-box" and data["violation"] is False
+    assert data["pair_label"] == "given" and 0 < data["epsilon_lower"] <= np.log(9)
+    assert data["confidence"] == 0.95 and data["false_alarm_probability"] == pytest.approx(0.05)
+
+
+def test_vector_pairs_from_json_become_arrays(capsys):
+    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--samples", "20000",
+               "--seed", "3", "--quiet", "--json", "--pair", "[[0], [1]]"])
+    assert rc == 1
+    assert sorted(json.loads(capsys.readouterr().out)["pair"]) == ["[0.0]", "[1.0]"]
+
+
+def test_per_call_attribute_and_delta(capsys):
+    rc = _run(["tests.test_audit_cli:rr_one", "--claimed-epsilon", "1.2", "--samples", "20000",
+               "--seed", "4", "--quiet", "--delta-at-epsilon", "0.5", "--confidence", "0.9"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "delta >=" in out and "at confidence 0.9" in out
+
+
+def test_exact_mode(capsys):
+    rc = _run(["tests.test_audit_cli:rr_law", "--claimed-epsilon", "1.0", "--orders", "2"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "FAILS" in out and "1.09861228867" in out and "Renyi" in out
+    rc = _run(["tests.test_audit_cli:rr_law", "--exact", "--claimed-epsilon", "1.1", "--json",
+               "--pair", "[[0], [1]]"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and data["mode"] == "exact" and data["verdict"] == "holds"
+
+
+def test_file_path_target(capsys):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_audit_cli.py")
+    rc = _run([f"{path}:broken_rr", "--claimed-epsilon", "1", "--samples", "20000", "--seed", "5",
+               "--quiet"])
+    assert rc == 1
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["nodots", "--claimed-epsilon", "1"], "module:callable"),
+    (["tests.no_such_module:f", "--claimed-epsilon", "1"], "cannot import"),
+    (["tests.test_audit_cli:missing", "--claimed-epsilon", "1"], "has no attribute"),
+    (["tests.test_audit_cli:NOT_CALLABLE", "--claimed-epsilon", "1"], "is not callable"),
+    (["tests.test_audit_cli:no_pairs", "--claimed-epsilon", "1"], "audit_pairs"),
+    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0, 1"], "is not JSON"),
+    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0]"], "must be a JSON array"),
+    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0, 0]"],
+     "pairs of two different datasets"),
+    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--confidence", "1.5"],
+     "'confidence' parameter"),
+    (["tests.test_audit_cli:raising", "--claimed-epsilon", "1", "--pair", "[0, 1]"],
+     "RuntimeError: the mechanism is broken"),
+])
+def test_errors_exit_2_with_a_message(argv, message, capsys):
+    assert _run(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("refdp audit: ") and message in err
+
+
+def test_main_entry_point(capsys):
+    assert cli.main(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "5", "--samples", "20000",
+                     "--seed", "6", "--quiet"]) == 0
+    assert "no violation found" in capsys.readouterr().out
