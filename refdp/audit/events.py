@@ -20,10 +20,11 @@ chosen on another (the *tune* part). The families of scores are
 
 Every choice made here (family, fitted score, threshold, direction) depends
 only on the fit and tune samples; the bounds the audit reports are computed on
-fresh samples (:mod:`refdp.audit.blackbox`). The selection uses the same
-Clopper--Pearson bounds on the tune part, so that it prefers events whose
-probabilities can be bounded tightly, not merely events with a large
-empirical ratio.
+fresh samples (:mod:`refdp.audit.blackbox`). The selection scores each
+candidate with Clopper--Pearson bounds on the tune part, at an error smaller
+than the final one to account for the many candidates compared, so that it
+prefers events whose probabilities can be bounded tightly, not events with a
+large empirical ratio on a handful of outputs.
 
 References
 ----------
@@ -53,6 +54,7 @@ _SCREEN = 16             # thresholds per score and orientation re-scored with e
 _MAX_COORDINATES = 32    # coordinates given their own threshold score
 _MAX_ATOMS = 8           # frequent values per coordinate kept as cells / flags
 _MAX_FIT = 100_000       # fit samples per dataset used by the classifier
+_SELECTION_PENALTY = 64   # the selection's bounds use error beta / (4 * 64 * number of scores)
 
 
 def _fmt(x) -> str:
@@ -461,8 +463,13 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta):
         Tune samples of ``M(D)`` and ``M(D')`` (not used by the fit).
     objectives : sequence of Objective
     beta : float
-        Error probability of each Clopper--Pearson bound (the one the final
-        bounds will use).
+        Error probability of each final Clopper--Pearson bound. The selection
+        compares candidates with bounds at the smaller error
+        ``beta / (4 * 64 * len(scores))``: a multiplicity penalty (four
+        orientations per score, and many thresholds) that keeps an event
+        that looks good by luck on a few tune outputs from beating a
+        well-estimated one. It only steers the choice; validity comes from
+        the held-out samples.
 
     Returns
     -------
@@ -470,6 +477,8 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta):
         One per objective (None if no event has a finite objective value).
     """
     n = (len(tune_a), len(tune_b))
+    if _SELECTION_PENALTY:
+        beta = beta / (4 * _SELECTION_PENALTY * max(1, len(scores)))
     z = float(-special.ndtri(beta))
     best = [None] * len(objectives)
     for score in scores:
