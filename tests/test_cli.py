@@ -59,3 +59,19 @@ def test_console_script_entry_point_runs():
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "core.walk_sweep_equals_per_query_walk" in proc.stdout
+
+
+def test_verify_rows_do_not_depend_on_jobs(capsys):
+    """Worker processes give the same report rows as the in-process run (times aside)."""
+    reports = []
+    for jobs in ("1", "2"):
+        rc = cli.main(["verify", "--json", "--only", "core.", "--jobs", jobs])
+        out = json.loads(capsys.readouterr().out)
+        assert rc == 0 and out["jobs"] == int(jobs)
+        reports.append([{k: v for k, v in r.items() if k != "seconds"} for r in out["checks"]])
+    assert reports[0] == reports[1] and len(reports[0]) >= 3
+
+
+def test_verify_rejects_jobs_below_one(capsys):
+    assert cli.main(["verify", "--only", "core.", "--jobs", "0"]) == 2
+    assert "--jobs must be an integer >= 1; got 0" in capsys.readouterr().err
