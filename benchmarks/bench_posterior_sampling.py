@@ -17,8 +17,10 @@ run, interleaved:
 * ``scipy+choice``: scipy.special.logsumexp, numpy.exp and
   Generator.choice(N, p=p), the usual NumPy idiom (it rounds the cumulative
   sum and does not use each probability as computed);
-* ``exact-int``: refdp.mechanisms.exponential_mechanism on the same scores,
-  whose draw forms the exact running sums as Python integers.
+* ``mechanism``: refdp.mechanisms.exponential_mechanism on the same scores
+  (the same certified draw);
+* ``exact-int``: the exact-integer inversion on the learner's law, which
+  forms the running sums as Python integers (the certified draw's fallback).
 
 Before any ratio is printed: the learner's probabilities equal the NumPy
 idiom's to 1e-12 relative, and the certified draw returns the same index as
@@ -35,7 +37,7 @@ import scipy.special
 import _common as bc
 from refdp.core import logsumexp
 from refdp.learning import exponential_mechanism_learner, one_posterior_sample
-from refdp.learning._inversion import certified_inverse_cdf_index
+from refdp.mechanisms._inversion import certified_inverse_cdf_index
 from refdp.learning.finite_class import _float_law
 from refdp.mechanisms import exponential_mechanism
 from refdp.mechanisms._inversion import inverse_cdf_index
@@ -86,7 +88,8 @@ def main():
         "learner": lambda: exponential_mechanism_learner(risks, RECORDS, EPSILON, rng=3),
         "posterior": lambda: one_posterior_sample(losses, 1.0, epsilon=EPSILON, rng=3),
         "scipy+choice": lambda: baseline(w, np.random.default_rng(3)),
-        "exact-int": lambda: exponential_mechanism(scores, EPSILON, sensitivity=1.0, rng=3),
+        "mechanism": lambda: exponential_mechanism(scores, EPSILON, sensitivity=1.0, rng=3),
+        "exact-int": lambda: inverse_cdf_index(p, u),
     }
     med, _ = bc.time_interleaved(funcs, args.repeats)
     lse = med["logsumexp"]

@@ -1,9 +1,9 @@
-"""The learners' fast sampler returns exactly the index of refdp's exact-integer inversion.
+"""The certified inversion sampler returns exactly the index of the exact-integer inversion.
 
 Claim
     (refdp's own; proof in docs/theory/learning.rst, "Sampling".) For
     non-negative doubles p with a positive sum and every uniform u (a multiple
-    of 2**-53 in [0, 1)), ``refdp.learning._inversion.certified_inverse_cdf_index``
+    of 2**-53 in [0, 1)), ``refdp.mechanisms._inversion.certified_inverse_cdf_index``
     returns the same index as ``refdp.mechanisms._inversion.inverse_cdf_index``:
     the smallest k with u T < S_k for the exact running sums S_k, T of p. So
     ``exponential_mechanism_learner`` and ``one_posterior_sample`` use every
@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-import refdp.learning._inversion as fast
+import refdp.mechanisms._inversion as fast
 from refdp.mechanisms._inversion import inverse_cdf_index
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict
@@ -35,7 +35,8 @@ from refdp.verify.verdict import Verdict
 SEED = 53
 GRID = 2**53
 COVERS = ("refdp.learning.finite_class.exponential_mechanism_learner",
-          "refdp.learning.posterior.one_posterior_sample")
+          "refdp.learning.posterior.one_posterior_sample",
+          "refdp.mechanisms.exponential_mechanism")
 
 
 def random_law(rng):

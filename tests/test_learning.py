@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import refdp.learning
-import refdp.learning._inversion as fast_inversion
+import refdp.mechanisms._inversion as fast_inversion
 from refdp.learning import (
     empirical_risks,
     exponential_mechanism_learner,
@@ -23,7 +23,7 @@ from refdp.learning import (
     posterior_epsilon,
     posterior_temperature,
 )
-from refdp.learning._inversion import certified_inverse_cdf_index
+from refdp.mechanisms._inversion import certified_inverse_cdf_index
 from refdp.learning._rounding import float_at_least, float_at_most
 from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
 from refdp.mechanisms._inversion import inverse_cdf_index

@@ -45,7 +45,7 @@ from ..mechanisms._args import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..verify.verdict import ivworkdps, lower, upper
-from ._inversion import certified_inverse_cdf_index
+from ..mechanisms._inversion import certified_inverse_cdf_index
 from ._rounding import float_at_least
 
 __all__ = [

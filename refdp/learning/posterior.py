@@ -45,7 +45,7 @@ from .._validation import Described, Interval, Options, check_array, check_optio
 from ..mechanisms._args import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
-from ._inversion import certified_inverse_cdf_index
+from ..mechanisms._inversion import certified_inverse_cdf_index
 from ._rounding import float_at_least, float_at_most
 
 __all__ = [

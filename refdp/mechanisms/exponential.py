@@ -16,7 +16,7 @@ from .. import core
 from .._validation import check_array, check_rng, check_scalar
 from ._args import DPS, POSITIVE, check_flag
 from ._exact import float_inputs, fraction_vector, to_fraction, to_mpf
-from ._inversion import inverse_cdf_index
+from ._inversion import certified_inverse_cdf_index
 
 __all__ = ["exponential_mechanism", "exponential_mechanism_distribution"]
 
@@ -70,10 +70,14 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     **Sampling.** The probabilities ``p`` are those returned by
     ``exponential_mechanism_distribution(..., exact=False)``, used as
     computed. Let ``S_k = p[0] + ... + p[k]`` and ``T = S_{n-1}`` be their
-    *exact* running sums (doubles are dyadic rationals; the sums are formed
-    in integer arithmetic, without rounding). One uniform ``U =
+    *exact* running sums (doubles are dyadic rationals). One uniform ``U =
     rng.random()``, a multiple of ``2**-53`` in ``[0, 1)``, is drawn and the
-    output is the smallest ``k`` with ``U * T < S_k``, compared exactly.
+    output is the smallest ``k`` with ``U * T < S_k``, compared exactly: the
+    floating-point running sums pick a candidate ``k`` that is certified by
+    an a-priori summation error bound, and when the certificate cannot
+    decide (probability about ``4 n 2**-53`` per draw) the sums are formed
+    in integer arithmetic (``docs/theory/learning.rst``, "Sampling"; the
+    check ``refdp.certified_inversion_equals_exact_inversion``).
     Candidate ``k`` is then returned with probability within ``2**-53`` of
     ``p[k] / T``, and never if ``p[k] == 0``; the released law is within
     ``n_candidates * 2**-54`` of ``p / T`` in total variation. The doubles
@@ -101,7 +105,7 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
     monotone = check_flag(monotone, "monotone", owner)
     rng = check_rng(rng)
-    return inverse_cdf_index(_float_probabilities(scores, epsilon, sensitivity, monotone), rng.random())
+    return certified_inverse_cdf_index(_float_probabilities(scores, epsilon, sensitivity, monotone), rng.random())
 
 
 def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
