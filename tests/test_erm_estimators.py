@@ -123,7 +123,8 @@ def test_params_protocol_and_repr():
     est = PrivateHuberSVM(epsilon=2.0, huber_width=0.25, rng=1)
     params = est.get_params()
     assert params == {"epsilon": 2.0, "regularization": 0.01, "method": "objective", "huber_width": 0.25,
-                      "classes": (-1, 1), "norm_bound": 1.0, "clip": False, "tol": 1e-8, "rng": 1}
+                      "classes": (-1, 1), "norm_bound": 1.0, "clip": False, "tol": 1e-8, "rng": 1,
+                      "improved": False, "rho": None}
     assert est.set_params(epsilon=3.0) is est and est.epsilon == 3.0
     assert repr(type(est)(**est.get_params())) == repr(est)
     with pytest.raises(ValueError, match="The 'gamma' parameter of PrivateHuberSVM must be a parameter name"):
@@ -151,7 +152,7 @@ def test_generator_rng_draws_fresh_noise_each_fit_and_int_seed_repeats():
 
 
 @pytest.mark.parametrize("name", ["estimators", "losses", "output_perturbation", "objective_perturbation",
-                                  "random_features", "tuning"])
+                                  "objective_perturbation_zcdp", "random_features", "tuning"])
 def test_docstring_examples(name):
     module = importlib.import_module(f"refdp.erm.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -138,7 +138,7 @@ def test_result_holds_only_public_state():
     assert isinstance(res, PrivateERMResult)
     assert set(vars(res)) == {"theta", "method", "loss", "epsilon", "regularization", "n", "d",
                               "noise_rate", "sensitivity", "epsilon_prime", "extra_regularization", "tol",
-                              "norm_bound", "clip"}
+                              "norm_bound", "clip", "privacy", "rho", "noise", "noise_scale", "improved"}
     assert res.noise_mean_norm == 3 / res.noise_rate
 
 

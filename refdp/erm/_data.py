@@ -272,8 +272,12 @@ PM1 = np.array([-1, 1])
 TOL = Interval(float, 0, None, closed="neither")
 
 
-def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, clip=False, classes=PM1):
+def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, clip=False, classes=PM1,
+            budget_name="epsilon"):
     """Validate the common inputs of the ERM mechanisms.
+
+    ``epsilon`` is the privacy parameter, a float in ``(0, inf)``, named
+    ``budget_name`` in error messages (``"rho"`` for the zCDP releases).
 
     Returns
     -------
@@ -287,7 +291,7 @@ def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, 
     from .losses import check_loss
 
     loss = check_loss(loss, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
+    epsilon = check_scalar(epsilon, budget_name, owner, POSITIVE)
     regularization = check_scalar(regularization, "regularization", owner, POSITIVE)
     tol = check_scalar(tol, "tol", owner, TOL)
     Z = unit_ball_rows(X, owner, norm_bound=norm_bound, clip=clip)

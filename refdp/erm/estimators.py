@@ -11,9 +11,9 @@ estimator tags) without importing scikit-learn, and pass its estimator checks
 when it is installed.
 
 Privacy
-    ``fit`` is epsilon-DP with respect to the training set (replace-one
-    neighbours) when the labels are *declared* (``classes``, default ``(-1,
-    1)``; ``classes=(0, 1)`` maps 0 to -1). With ``classes="infer"`` the two
+    ``fit`` is epsilon-DP (rho-zCDP when ``rho`` is set) with respect to the
+    training set (replace-one neighbours) when the labels are *declared*
+    (``classes``, default ``(-1, 1)``; ``classes=(0, 1)`` maps 0 to -1). With ``classes="infer"`` the two
     classes are read from ``y``, which reveals which labels occur: that mode
     exists for label-agnostic tooling and is not covered by the guarantee.
     The fitted state holds only the release and public parameters
@@ -37,8 +37,10 @@ from ._params import ParamsMixin
 from ._data import check_classes, feature_array, label_array, prepare
 from ._sklearn_compat import not_fitted
 from .losses import HuberHingeLoss, LogisticLoss
+from ..mechanisms._args import check_flag
 from .objective_perturbation import objective_perturbation_budget, release_objective_perturbation
-from .output_perturbation import DEFAULT_TOL, release_output_perturbation
+from .objective_perturbation_zcdp import objective_perturbation_zcdp_budget, release_objective_perturbation_zcdp
+from .output_perturbation import DEFAULT_TOL, release_output_perturbation, release_output_perturbation_zcdp
 
 __all__ = ["PrivateLogisticRegression", "PrivateHuberSVM"]
 
@@ -79,7 +81,7 @@ class _PrivateLinearClassifier(ParamsMixin):
         return check_classes(self.classes, owner, binary=True)
 
     def fit(self, X, y):
-        """Train privately and store the release (epsilon-DP in ``(X, y)`` for declared classes).
+        """Train privately and store the release (epsilon-DP, or rho-zCDP if ``rho`` is set, in ``(X, y)``).
 
         Parameters
         ----------
@@ -96,24 +98,37 @@ class _PrivateLinearClassifier(ParamsMixin):
         ------
         ValueError
             On invalid parameters (``epsilon <= 0``, ``regularization <= 0``,
-            an unknown ``method``, ...), NaN features, rows outside the ball
-            without ``clip``, or undeclared labels.
+            an unknown ``method``, ``improved`` not a bool, ``rho`` given
+            together with ``epsilon``, ...), NaN features, rows outside the
+            ball without ``clip``, or undeclared labels.
         """
         owner = f"{type(self).__name__}.fit"
         method = check_option(self.method, "method", owner, METHODS)
+        improved = check_flag(self.improved, "improved", owner)
+        zcdp = self.rho is not None
+        if zcdp and self.epsilon is not None:
+            raise parameter_error("epsilon", owner, "None when rho is given (a fit is either epsilon-DP "
+                                  "or rho-zCDP)", self.epsilon)
         loss = self._loss()
         y = label_array(y, owner)
         classes = self._classes(y, owner)
-        Z, ys, loss, epsilon, regularization, tol = prepare(
-            owner, X, y, loss, self.epsilon, self.regularization, tol=self.tol,
-            norm_bound=self.norm_bound, clip=self.clip, classes=classes)
-        if method == "output":
-            result = release_output_perturbation(Z, ys, loss, epsilon, regularization, tol=tol, rng=self.rng,
-                                                 norm_bound=self.norm_bound, clip=self.clip)
+        Z, ys, loss, budget_value, regularization, tol = prepare(
+            owner, X, y, loss, self.rho if zcdp else self.epsilon, self.regularization, tol=self.tol,
+            norm_bound=self.norm_bound, clip=self.clip, classes=classes,
+            budget_name="rho" if zcdp else "epsilon")
+        common = dict(tol=tol, rng=self.rng, norm_bound=self.norm_bound, clip=self.clip)
+        if method == "output" and zcdp:
+            result = release_output_perturbation_zcdp(Z, ys, loss, budget_value, regularization, **common)
+        elif method == "output":
+            result = release_output_perturbation(Z, ys, loss, budget_value, regularization, **common)
+        elif zcdp:
+            budget = objective_perturbation_zcdp_budget(budget_value, loss.curvature, Z.shape[0],
+                                                        regularization, improved=improved)
+            result = release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, **common)
         else:
-            budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization)
-            result = release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol,
-                                                    rng=self.rng, norm_bound=self.norm_bound, clip=self.clip)
+            budget = objective_perturbation_budget(budget_value, loss.curvature, Z.shape[0], regularization,
+                                                   improved=improved)
+            result = release_objective_perturbation(Z, ys, loss, regularization, budget, **common)
         self.result_ = result
         self.classes_ = classes
         self.n_features_in_ = Z.shape[1]
@@ -161,8 +176,9 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
     Parameters
     ----------
-    epsilon : float > 0, default 1.0
-        Privacy parameter of ``fit`` (replace-one neighbours).
+    epsilon : float > 0 or None, default 1.0
+        Privacy parameter of ``fit`` (replace-one neighbours); None when
+        ``rho`` is given.
     regularization : float > 0, default 0.01
         ``Lambda``.
     method : {"objective", "output"}, default "objective"
@@ -181,6 +197,17 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         Noise source, normalised with :func:`numpy.random.default_rng` at every
         ``fit`` (an int seed gives the same noise at every fit; a Generator is
         shared and advances).
+    improved : bool, default False
+        Objective perturbation only: the budget of Wang, Kifer and Lee (one
+        Jacobian factor ``1 + c/(n Lambda)`` instead of its square; see
+        :func:`refdp.erm.objective_perturbation_budget`). More of the budget
+        goes to the noise; recommended unless the paper's Algorithm 2 must be
+        reproduced.
+    rho : float > 0 or None, default None
+        If given, ``fit`` is rho-zCDP with Gaussian noise
+        (:func:`refdp.erm.output_perturbation_zcdp` or
+        :func:`refdp.erm.objective_perturbation_zcdp`), and ``epsilon`` must
+        be None.
 
     Attributes
     ----------
@@ -210,7 +237,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     """
 
     def __init__(self, epsilon=1.0, regularization=0.01, method="objective", *, classes=(-1, 1),
-                 norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None):
+                 norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=False, rho=None):
         self.epsilon = epsilon
         self.regularization = regularization
         self.method = method
@@ -219,6 +246,8 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         self.clip = clip
         self.tol = tol
         self.rng = rng
+        self.improved = improved
+        self.rho = rho
 
     def _loss(self):
         return LogisticLoss()
@@ -244,7 +273,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     huber_width : float > 0, default 0.5
         ``h``; smaller values approach the hinge loss but raise the
         curvature ``c = 1/(2h)`` that objective perturbation pays for.
-    classes, norm_bound, clip, tol, rng
+    classes, norm_bound, clip, tol, rng, improved, rho
         As in :class:`PrivateLogisticRegression`.
 
     Attributes
@@ -270,7 +299,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     """
 
     def __init__(self, epsilon=1.0, regularization=0.01, method="objective", huber_width=0.5, *,
-                 classes=(-1, 1), norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None):
+                 classes=(-1, 1), norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=False,
+                 rho=None):
         self.epsilon = epsilon
         self.regularization = regularization
         self.method = method
@@ -280,6 +310,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
         self.clip = clip
         self.tol = tol
         self.rng = rng
+        self.improved = improved
+        self.rho = rho
 
     def _loss(self):
         owner = f"{type(self).__name__}.fit"

@@ -51,6 +51,7 @@ from typing import NamedTuple
 from .._validation import Interval, check_rng, check_scalar
 from ..accounting._rounding import ceil_fraction, ceil_interval, interval_context
 from ..mechanisms import spherical_laplace
+from ..mechanisms._args import check_flag
 from ._data import prepare
 from ._solver import minimise
 from .output_perturbation import DEFAULT_TOL
@@ -65,6 +66,9 @@ COUNT = Interval(int, 1, None)
 #: Chaudhuri et al. bound the ratio of the Jacobian determinants by
 #: ``(1 + c/(n mu))**JACOBIAN_POWER`` (two rank-one changes of the Hessian).
 JACOBIAN_POWER = 2
+#: The single-factor bound ``1 + c/(n mu)`` (matrix determinant lemma; Wang,
+#: Kifer and Lee), used with ``improved=True``.
+IMPROVED_POWER = 1
 
 
 class ObjectivePerturbationBudget(NamedTuple):
@@ -83,6 +87,9 @@ class ObjectivePerturbationBudget(NamedTuple):
     total_regularization : float
         ``Lambda + Delta`` as the solver uses it (a double at least the value
         the proof requires).
+    improved : bool, default False
+        Whether the single-factor Jacobian bound was used (``improved=True``
+        of :func:`objective_perturbation_budget`).
     """
 
     epsilon: float
@@ -90,6 +97,7 @@ class ObjectivePerturbationBudget(NamedTuple):
     extra_regularization: float
     noise_rate: float
     total_regularization: float
+    improved: bool = False
 
 
 def _floor_lower(x) -> float:
@@ -107,7 +115,8 @@ def _budget(epsilon, curvature, n, regularization, power):
         first = _floor_lower(eps_prime)
         if first > 0.0 and first / 2.0 > 0.0:
             beta = -ceil_fraction(-Fraction(first) / 2)
-            return ObjectivePerturbationBudget(float(epsilon), first, 0.0, beta, float(regularization))
+            return ObjectivePerturbationBudget(float(epsilon), first, 0.0, beta, float(regularization),
+                                               power == IMPROVED_POWER)
         # Delta branch: Lambda + Delta >= c / (n (e^{eps / (2 power)} - 1)), eps' = eps / 2
         target_iv = iv.mpf(c.numerator) / c.denominator / n / (iv.exp(eps_iv / (2 * power)) - 1)
         target = Fraction(ceil_interval(target_iv))
@@ -116,10 +125,11 @@ def _budget(epsilon, curvature, n, regularization, power):
         delta = math.nextafter(delta, math.inf)
     eps_prime = -ceil_fraction(-eps / 2)
     beta = -ceil_fraction(-eps / 4)
-    return ObjectivePerturbationBudget(float(epsilon), eps_prime, delta, beta, regularization + delta)
+    return ObjectivePerturbationBudget(float(epsilon), eps_prime, delta, beta, regularization + delta,
+                                       power == IMPROVED_POWER)
 
 
-def objective_perturbation_budget(epsilon, curvature, n, regularization):
+def objective_perturbation_budget(epsilon, curvature, n, regularization, *, improved=False):
     """``epsilon'``, ``Delta`` and ``beta`` of Algorithm 2 ([CMS11]_), rounded toward safety.
 
     Parameters
@@ -131,6 +141,14 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization):
         Number of records.
     regularization : float > 0
         ``Lambda``.
+    improved : bool, default False
+        False: the paper's budget (Jacobian ratio bounded by ``(1 + c/(n
+        Lambda))^2``). True: the improved budget of Wang, Kifer and Lee
+        ([WKL19]_), which pays a single factor: ``epsilon' = epsilon - ln(1 +
+        c/(n Lambda))``; if that is not positive, ``Lambda + Delta >= c / (n
+        (e^{epsilon/2} - 1))`` and ``epsilon' = epsilon / 2``; ``beta =
+        epsilon' / 2`` in both cases. The proof (matrix determinant lemma) is
+        in ``docs/theory/erm_inference_mechanisms.rst``.
 
     Returns
     -------
@@ -144,7 +162,15 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization):
     ``epsilon'`` is then its lower end rounded down). Otherwise ``Delta`` is
     the upper end of ``c / (n (e^{epsilon/4} - 1)) - Lambda`` rounded up
     (never below 0, which only happens when the enclosure straddles 0 and
-    keeps the proof valid) and ``epsilon' = epsilon / 2``.
+    keeps the proof valid) and ``epsilon' = epsilon / 2``. With
+    ``improved=True`` the same holds with ``ln(1 + c/(n Lambda))`` and
+    ``e^{epsilon/2}``.
+
+    References
+    ----------
+    .. [WKL19] Y. Wang, D. Kifer and J. Lee, "Differentially Private
+       Confidence Intervals for Empirical Risk Minimization", Journal of
+       Privacy and Confidentiality 9(1), 2019.
 
     Examples
     --------
@@ -155,13 +181,17 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization):
     >>> b = objective_perturbation_budget(0.1, 0.25, 100, 0.01)   # epsilon' <= 0
     >>> b.epsilon_prime, b.noise_rate, round(b.extra_regularization, 6)
     (0.05, 0.025, 0.088755)
+    >>> b = objective_perturbation_budget(1.0, 0.25, 100, 0.1, improved=True)
+    >>> round(b.epsilon_prime, 6), b.extra_regularization, b.improved
+    (0.975307, 0.0, True)
     """
     owner = "objective_perturbation_budget"
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     curvature = check_scalar(curvature, "curvature", owner, POSITIVE)
     n = check_scalar(n, "n", owner, COUNT)
     regularization = check_scalar(regularization, "regularization", owner, POSITIVE)
-    return _budget(epsilon, curvature, n, regularization, JACOBIAN_POWER)
+    improved = check_flag(improved, "improved", owner)
+    return _budget(epsilon, curvature, n, regularization, IMPROVED_POWER if improved else JACOBIAN_POWER)
 
 
 def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=DEFAULT_TOL, rng=None,
@@ -198,11 +228,12 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
                             regularization=regularization, n=n, d=d, noise_rate=budget.noise_rate,
                             sensitivity=None, epsilon_prime=budget.epsilon_prime,
                             extra_regularization=budget.extra_regularization, tol=tol,
-                            norm_bound=float(norm_bound), clip=bool(clip))
+                            norm_bound=float(norm_bound), clip=bool(clip),
+                            improved=bool(getattr(budget, "improved", False)))
 
 
 def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
-                           clip=False, rng=None):
+                           clip=False, rng=None, improved=False):
     """Release the minimiser of the noisy objective ([CMS11]_ Algorithm 2).
 
     Parameters
@@ -225,6 +256,10 @@ def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_T
     clip : bool, default False
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Normalised with :func:`numpy.random.default_rng`.
+    improved : bool, default False
+        Use the improved budget of Wang, Kifer and Lee (single Jacobian
+        factor; see :func:`objective_perturbation_budget`). The default keeps
+        the paper's Algorithm 2 reproducible.
 
     Returns
     -------
@@ -241,7 +276,9 @@ def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_T
     epsilon-DP ([CMS11]_ Theorem 2, Corollary 4 for the Huber hinge) for the
     exact minimiser; see the module docstring for the solver tolerance. The
     check ``chaudhuri.objective_perturbation_density_ratio`` evaluates the
-    output densities on neighbouring datasets exactly (``d <= 2``).
+    output densities on neighbouring datasets exactly (``d <= 2``);
+    ``wang_kifer_lee.improved_objective_perturbation_density_ratio`` does the
+    same for ``improved=True``.
 
     Examples
     --------
@@ -255,10 +292,15 @@ def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_T
     >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 0.5, 0.5, rng=0)
     >>> res.epsilon_prime, res.extra_regularization > 0   # Delta branch: epsilon' = epsilon / 2
     (0.25, True)
+    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 0.5, 0.5, rng=0, improved=True)
+    >>> res.improved, res.extra_regularization          # ln(1 + c/(n Lambda)) = ln 1.5 < epsilon
+    (True, 0.0)
     """
     owner = "objective_perturbation"
+    improved = check_flag(improved, "improved", owner)
     Z, ys, loss, epsilon, regularization, tol = prepare(
         owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip)
-    budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization)
+    budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization,
+                                           improved=improved)
     return release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
                                           norm_bound=norm_bound, clip=clip)

@@ -15,26 +15,39 @@ sensitivity at most ``2 / (n Lambda) + 2 tol / Lambda``; refdp calibrates
 actually computed (up to the floating-point sampling caveat of
 :func:`refdp.mechanisms.spherical_laplace`).
 
+Under zero-concentrated DP (:func:`output_perturbation_zcdp`) the same
+sensitivity bound ``S`` calibrates Gaussian noise ``N(0, sigma^2 I)``, ``sigma
+= S / sqrt(2 rho)`` rounded up: the Gaussian mechanism is rho-zCDP ([BS16]_
+Proposition 1.6). Wang, Kifer and Lee ([WKL19]_) use this release for their
+confidence intervals.
+
 References
 ----------
 .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially
    Private Empirical Risk Minimization", JMLR 12:1069-1109, 2011, Algorithm 1,
    Theorem 1 and Corollary 1.
+.. [BS16] M. Bun and T. Steinke, "Concentrated Differential Privacy:
+   Simplifications, Extensions, and Lower Bounds", TCC 2016, Proposition 1.6.
+.. [WKL19] Y. Wang, D. Kifer and J. Lee, "Differentially Private Confidence
+   Intervals for Empirical Risk Minimization", Journal of Privacy and
+   Confidentiality 9(1), 2019.
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-from .._validation import Interval, check_rng, check_scalar
+from .._validation import Interval, check_rng, check_scalar, parameter_error
 from ..accounting._rounding import ceil_fraction
 from ..mechanisms import spherical_laplace
+from ..mechanisms._rounding import upward_gaussian_sigma
 from ._data import prepare
 from ._solver import minimise
 from .result import PrivateERMResult
 
 __all__ = ["output_perturbation", "release_output_perturbation", "output_perturbation_sensitivity",
-           "output_perturbation_rate"]
+           "output_perturbation_rate", "output_perturbation_sigma", "output_perturbation_zcdp",
+           "release_output_perturbation_zcdp"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
@@ -191,3 +204,129 @@ def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rn
                             sensitivity=output_perturbation_sensitivity(n, regularization, tol),
                             epsilon_prime=None, extra_regularization=0.0, tol=tol,
                             norm_bound=float(norm_bound), clip=bool(clip))
+
+
+def output_perturbation_sigma(rho, n, regularization, tol=0.0):
+    """Gaussian noise scale ``sigma = S / sqrt(2 rho)``, ``S = 2/(n Lambda) + 2 tol/Lambda``, rounded up.
+
+    Parameters
+    ----------
+    rho : float > 0
+        zCDP parameter.
+    n : int >= 1
+    regularization : float > 0
+        ``Lambda``.
+    tol : float >= 0, default 0.0
+        Solver tolerance (0 for the exact minimiser).
+
+    Returns
+    -------
+    float
+        A double at least the exact value: the sensitivity is rounded up
+        (:func:`output_perturbation_sensitivity`), then the smallest double
+        ``s`` with ``2 rho s**2 >= sensitivity**2`` is taken ([BS16]_
+        Proposition 1.6). ``inf`` if that exceeds the largest double.
+
+    Examples
+    --------
+    >>> from refdp.erm import output_perturbation_sigma
+    >>> output_perturbation_sigma(0.5, 100, 0.1)        # S = 0.2, sqrt(2 rho) = 1
+    0.2
+    """
+    owner = "output_perturbation_sigma"
+    rho = check_scalar(rho, "rho", owner, POSITIVE)
+    sensitivity = ceil_fraction(_exact_sensitivity(owner, n, regularization, tol))
+    return upward_gaussian_sigma(sensitivity, rho)
+
+
+def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
+                             clip=False, rng=None):
+    """Release ``argmin_f J(f, D) + b`` with Gaussian noise ``b ~ N(0, sigma^2 I)``: rho-zCDP.
+
+    The zCDP counterpart of :func:`output_perturbation` ([WKL19]_; SPEC
+    section 5): the computed minimiser has L2 sensitivity at most ``S =
+    2/(n Lambda) + 2 tol/Lambda`` ([CMS11]_ Corollary 1 plus the solver
+    term), and ``sigma = S / sqrt(2 rho)`` (rounded up) makes the Gaussian
+    mechanism rho-zCDP ([BS16]_ Proposition 1.6).
+
+    Parameters
+    ----------
+    X : array_like of float, shape (n, d)
+        Features; every row must satisfy ``||x|| <= norm_bound`` unless
+        ``clip`` is True.
+    y : array_like, shape (n,)
+        Labels in ``{-1, +1}``.
+    loss : MarginLoss
+        Convex, differentiable, ``|l'| <= 1``.
+    rho : float > 0
+        zCDP parameter (replace-one neighbours).
+    regularization : float > 0
+        ``Lambda``.
+    tol : float > 0, default 1e-8
+        Gradient-norm tolerance of the solver; enters the sensitivity.
+    norm_bound : float > 0, default 1.0
+    clip : bool, default False
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        Normalised with :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    PrivateERMResult
+        ``theta = f_hat + b``, ``privacy="zcdp"``, ``noise="gaussian"``,
+        ``noise_scale = sigma = output_perturbation_sigma(rho, n, Lambda,
+        tol)``; ``epsilon`` and ``noise_rate`` are None.
+
+    Raises
+    ------
+    ValueError
+        On invalid parameters (``rho`` not in ``(0, inf)``, ...), NaN
+        features, labels outside ``{-1, +1}``, rows outside the ball without
+        ``clip``, or a ``sigma`` that overflows.
+
+    Notes
+    -----
+    rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every
+    ``delta > 0`` (:func:`refdp.accounting.zcdp_to_dp`). The noise is drawn
+    with :meth:`numpy.random.Generator.normal` in double precision, with the
+    caveat of :func:`refdp.mechanisms.gaussian_mechanism`. The check
+    ``wang_kifer_lee.output_perturbation_zcdp_renyi`` computes the Renyi
+    divergences of the two Gaussian output laws at the worst neighbour pairs
+    of small datasets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from refdp.erm import LogisticLoss, output_perturbation_zcdp
+    >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> res = output_perturbation_zcdp(X, y, LogisticLoss(), 0.5, 0.5, rng=0)
+    >>> res.privacy, res.noise, res.epsilon, res.noise_scale == output_perturbation_sigma(0.5, 4, 0.5, 1e-8)
+    ('zcdp', 'gaussian', None, True)
+    """
+    owner = "output_perturbation_zcdp"
+    Z, ys, loss, rho, regularization, tol = prepare(
+        owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
+        budget_name="rho")
+    return release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, tol=tol, rng=rng,
+                                            norm_bound=norm_bound, clip=clip, owner=owner)
+
+
+def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, rng, norm_bound=1.0,
+                                     clip=False, owner="release_output_perturbation_zcdp"):
+    """:func:`output_perturbation_zcdp` on validated inputs (rows in the unit ball, labels +-1.0).
+
+    ``norm_bound`` and ``clip`` are only recorded in the result.
+    """
+    rng = check_rng(rng)
+    n, d = Z.shape
+    sigma = output_perturbation_sigma(rho, n, regularization, tol)
+    if math.isinf(sigma):
+        raise parameter_error("rho", owner, "large enough that the noise scale S / sqrt(2 rho) is finite", rho)
+    sol = minimise(loss, Z, ys, regularization, tol=tol)
+    theta = sol.theta + rng.normal(0.0, sigma, size=d)
+    return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=None,
+                            regularization=regularization, n=n, d=d, noise_rate=None,
+                            sensitivity=output_perturbation_sensitivity(n, regularization, tol),
+                            epsilon_prime=None, extra_regularization=0.0, tol=tol,
+                            norm_bound=float(norm_bound), clip=bool(clip), privacy="zcdp", rho=rho,
+                            noise="gaussian", noise_scale=sigma)

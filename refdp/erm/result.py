@@ -7,9 +7,18 @@ itself (``theta``) or a public parameter of the mechanism (``epsilon``,
 minimiser and the noise vector are *not* stored: releasing either would void
 the guarantee. Downstream inference (for instance confidence intervals) can
 therefore be computed from a result alone.
+
+How ``theta`` relates to the noise ``b``: output perturbation releases
+``theta = f* + b``; objective perturbation releases the minimiser of ``J(f)
++ b^T f / n + Delta ||f||^2 / 2``, so that ``theta - f_hat`` is close to
+``-H^{-1} b / n`` with ``H = (1/n) sum_i l''(m_i) x_i x_i^T + (Lambda +
+Delta) I``. ``b`` has density proportional to ``exp(-beta ||b||)``
+(``noise == "spherical_laplace"``, ``noise_rate = beta``) or is
+``N(0, sigma^2 I)`` (``noise == "gaussian"``, ``noise_scale = sigma``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +30,7 @@ __all__ = ["PrivateERMResult"]
 
 @dataclass(frozen=True)
 class PrivateERMResult:
-    """One release of Algorithm 1 or 2 of Chaudhuri, Monteleoni and Sarwate (2011).
+    """One release of Algorithm 1 or 2 of Chaudhuri, Monteleoni and Sarwate (2011), or a variant.
 
     Attributes
     ----------
@@ -34,14 +43,15 @@ class PrivateERMResult:
         perturbation).
     loss : MarginLoss
         The loss, with its declared curvature bound ``c``.
-    epsilon : float
+    epsilon : float or None
         The privacy parameter: the release is epsilon-DP (replace-one).
+        None for a zCDP release (``privacy == "zcdp"``).
     regularization : float
         ``Lambda``.
     n, d : int
         Number of records and of features.
-    noise_rate : float
-        ``beta``: the noise vector had density proportional to
+    noise_rate : float or None
+        ``beta`` (None for Gaussian noise): the noise vector had density proportional to
         ``exp(-beta ||b||)`` on ``R^d`` (norm ``Gamma(d, 1/beta)``, uniform
         direction). Output perturbation: ``theta = f* + b``. Objective
         perturbation: ``theta`` minimises ``J(f) + b^T f / n + Delta ||f||^2 / 2``.
@@ -61,6 +71,20 @@ class PrivateERMResult:
         Public bound ``B`` the features were divided by.
     clip : bool
         Whether rows with ``||x|| > B`` were projected onto that sphere.
+    privacy : {"pure", "zcdp"}, default "pure"
+        ``"pure"``: epsilon-DP with spherical Laplace noise. ``"zcdp"``:
+        rho-zCDP with Gaussian noise (``epsilon`` and ``noise_rate`` are None).
+    rho : float or None, default None
+        The zCDP parameter when ``privacy == "zcdp"``.
+    noise : {"spherical_laplace", "gaussian"}, default "spherical_laplace"
+        The law of ``b``.
+    noise_scale : float or None, default None
+        Gaussian noise: the per-coordinate standard deviation ``sigma`` of
+        ``b ~ N(0, sigma^2 I)``.
+    improved : bool, default False
+        Objective perturbation calibrated with the single-factor Jacobian
+        bound ``1 + c/(n (Lambda + Delta))`` (Wang, Kifer and Lee) instead of
+        its square.
     """
 
     theta: np.ndarray
@@ -77,10 +101,22 @@ class PrivateERMResult:
     tol: float
     norm_bound: float = 1.0
     clip: bool = False
+    privacy: str = "pure"
+    rho: float | None = None
+    noise: str = "spherical_laplace"
+    noise_scale: float | None = None
+    improved: bool = False
 
     @property
     def noise_mean_norm(self) -> float:
-        """``E ||b|| = d / beta`` (public: a function of the parameters only)."""
+        """``E ||b||`` (public: a function of the parameters only).
+
+        ``d / beta`` for spherical Laplace noise; ``sigma sqrt(2) Gamma((d +
+        1)/2) / Gamma(d/2)`` for Gaussian noise.
+        """
+        if self.noise == "gaussian":
+            return float(self.noise_scale * math.sqrt(2.0)
+                         * math.exp(math.lgamma((self.d + 1) / 2) - math.lgamma(self.d / 2)))
         return self.d / self.noise_rate
 
     def decision_function(self, Z):
