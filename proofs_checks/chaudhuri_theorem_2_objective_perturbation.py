@@ -297,30 +297,41 @@ def solver_certificate(setting, seed=7) -> Verdict:
 # The registered checks
 # ---------------------------------------------------------------------------
 
-POWER = ((1, no_delta_budget, "no Delta branch"), (2, no_slack_budget, "no epsilon' slack"))
+POWER = ((QUICK[1], no_delta_budget, "no Delta branch"), (QUICK[2], no_slack_budget, "no epsilon' slack"))
 
 
-def run(settings, power=POWER) -> CheckResult:
+def sweep_report(settings, budget_fn, conditions, certificate, power) -> CheckResult:
+    """The density-ratio sweep of every setting plus its budget and release checks, and the power variants.
+
+    ``budget_fn`` is the budget under test; ``conditions(setting)`` and
+    ``certificate(setting)`` return the verdicts of its preconditions and of
+    the release; ``power`` lists ``(setting, broken_budget_fn, name)``, each of
+    which must be flagged (a variant that is not flagged fails the check).
+    """
     verdicts, rows, top = [], [], None
     for s in settings:
-        res = density_ratio_sweep(s)
-        cond, cert = budget_conditions(s), solver_certificate(s)
+        res = density_ratio_sweep(s, budget_fn)
+        cond, cert = conditions(s), certificate(s)
         verdicts += [res.verdict, cond, cert]
         ratio = res.measured / mpmath.mpf(s.epsilon)
         rows.append(f"{s.label}: max ln p_D/p_D' <= {mpmath.nstr(res.measured, 8)} vs eps "
                     f"({res.verdict}; {res.exact} decided exactly, {res.screened} screened); "
-                    f"budget preconditions {cond}; solver certificate {cert}")
+                    f"budget preconditions {cond}; release certificate {cert}")
         if top is None or ratio > top[0]:
             top = (ratio, res, s)
-    for index, budget_fn, name in power:
-        res = density_ratio_sweep(QUICK[index], budget_fn)
+    for setting, broken_fn, name in power:
+        res = density_ratio_sweep(setting, broken_fn)
         flagged = res.verdict is Verdict.FAILS
         verdicts.append(Verdict.HOLDS if flagged else Verdict.FAILS)
-        rows.append(f"variant '{name}' on [{QUICK[index].label}]: max ln p_D/p_D' >= "
+        rows.append(f"variant '{name}' on [{setting.label}]: max ln p_D/p_D' >= "
                     f"{mpmath.nstr(res.measured, 8)} > eps -> {'flagged' if flagged else 'NOT flagged'}")
     _, res, s = top
     detail = f"worst ratio in [{s.label}] at {res.where}. " + "; ".join(rows)
     return CheckResult(res.measured, s.epsilon, worst_verdict(verdicts), DPS, detail)
+
+
+def run(settings, power=POWER) -> CheckResult:
+    return sweep_report(settings, objective_perturbation_budget, budget_conditions, solver_certificate, power)
 
 
 COVERS = ("refdp.erm.objective_perturbation", "refdp.erm.release_objective_perturbation",

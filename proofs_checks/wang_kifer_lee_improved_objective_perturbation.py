@@ -58,7 +58,7 @@ import numpy as np
 
 from proofs_checks._chaudhuri_erm import gradient_norm_upper
 from proofs_checks.chaudhuri_theorem_2_objective_perturbation import (ALPHABETS, DPS, FULL, QUICK, Setting,
-                                                                      density_ratio_sweep, make_loss)
+                                                                      make_loss, sweep_report)
 from refdp.erm import (ObjectivePerturbationBudget, objective_perturbation, objective_perturbation_budget,
                        release_objective_perturbation)
 from refdp.erm.output_perturbation import DEFAULT_TOL
@@ -159,26 +159,7 @@ POWER = ((HUBER_KINK, half_slack_budget, "half the slack"), (HUBER_KINK, no_slac
 
 
 def run(settings, power=POWER) -> CheckResult:
-    verdicts, rows, top = [], [], None
-    for s in settings:
-        res = density_ratio_sweep(s, improved_budget)
-        cond, cert = budget_conditions(s), release_certificate(s)
-        verdicts += [res.verdict, cond, cert]
-        ratio = res.measured / mpmath.mpf(s.epsilon)
-        rows.append(f"{s.label}: max ln p_D/p_D' <= {mpmath.nstr(res.measured, 8)} vs eps "
-                    f"({res.verdict}; {res.exact} decided exactly, {res.screened} screened); "
-                    f"budget preconditions {cond}; release certificate {cert}")
-        if top is None or ratio > top[0]:
-            top = (ratio, res, s)
-    for setting, budget_fn, name in power:
-        res = density_ratio_sweep(setting, budget_fn)
-        flagged = res.verdict is Verdict.FAILS
-        verdicts.append(Verdict.HOLDS if flagged else Verdict.FAILS)
-        rows.append(f"variant '{name}' on [{setting.label}]: max ln p_D/p_D' >= "
-                    f"{mpmath.nstr(res.measured, 8)} > eps -> {'flagged' if flagged else 'NOT flagged'}")
-    _, res, s = top
-    detail = f"worst ratio in [{s.label}] at {res.where}. " + "; ".join(rows)
-    return CheckResult(res.measured, s.epsilon, worst_verdict(verdicts), DPS, detail)
+    return sweep_report(settings, improved_budget, budget_conditions, release_certificate, power)
 
 
 COVERS = ("refdp.erm.objective_perturbation", "refdp.erm.release_objective_perturbation",

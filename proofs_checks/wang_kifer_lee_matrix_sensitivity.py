@@ -52,7 +52,7 @@ import mpmath
 import numpy as np
 
 from proofs_checks._stability_search import to_fraction
-from refdp.accounting._rounding import interval_context
+from refdp._rounding import interval_context
 from refdp.erm import HuberHingeLoss, LogisticLoss, frobenius_sensitivity
 from refdp.erm.private_matrices import (_calibrate, floor_eigenvalues, gradient_covariance_matrix,
                                         hessian_matrix, release_private_gradient_covariance,

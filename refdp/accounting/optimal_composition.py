@@ -23,7 +23,7 @@ from fractions import Fraction
 import mpmath
 
 from .._validation import Interval, check_scalar
-from ._rounding import ceil_interval, ceil_mpf, interval_context
+from .._rounding import ceil_interval, ceil_mpf, interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 
 __all__ = ["optimal_composition_delta", "optimal_composition_epsilon"]

@@ -58,7 +58,7 @@ import scipy.stats
 
 from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
-from ..accounting._rounding import ceil_fraction
+from .._rounding import ceil_fraction
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
 from ._data import PM1, prepare, signed_labels, unit_ball_rows

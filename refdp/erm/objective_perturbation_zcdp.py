@@ -49,7 +49,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from .._validation import Interval, check_rng, check_scalar, parameter_error
-from ..accounting._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_fraction, ceil_interval, interval_context
 from ..mechanisms._args import check_flag
 from ._data import prepare
 from ._solver import minimise

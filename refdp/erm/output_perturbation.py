@@ -38,9 +38,8 @@ import math
 from fractions import Fraction
 
 from .._validation import Interval, check_rng, check_scalar, parameter_error
-from ..accounting._rounding import ceil_fraction
+from .._rounding import ceil_fraction, upward_gaussian_sigma
 from ..mechanisms import spherical_laplace
-from ..mechanisms._rounding import upward_gaussian_sigma
 from ._data import prepare
 from ._solver import minimise
 from .result import PrivateERMResult

@@ -58,7 +58,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from ..accounting._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_fraction, ceil_interval, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
 from ._data import PM1, check_classes, signed_labels, unit_ball_rows
 from .losses import check_loss

@@ -46,7 +46,7 @@ from ..mechanisms._exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..verify.verdict import ivworkdps, lower, upper
 from ..mechanisms._inversion import certified_inverse_cdf_index
-from ._rounding import float_at_least
+from .._rounding import float_at_least
 
 __all__ = [
     "empirical_risks",

@@ -51,7 +51,7 @@ import numpy as np
 from .._validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..mechanisms._args import DPS, POSITIVE
 from ..verify.verdict import ivworkdps, lower, upper
-from ._rounding import float_at_least, float_at_most
+from .._rounding import float_at_least, float_at_most
 
 __all__ = [
     "grid_thresholds",

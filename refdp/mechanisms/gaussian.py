@@ -14,7 +14,7 @@ import math
 
 from .._validation import check_array, check_rng, check_scalar, parameter_error
 from ._args import POSITIVE
-from ._rounding import upward_gaussian_sigma
+from .._rounding import upward_gaussian_sigma
 
 __all__ = ["gaussian_sigma_zcdp", "gaussian_mechanism"]
 

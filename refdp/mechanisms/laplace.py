@@ -14,7 +14,7 @@ import math
 
 from .._validation import check_array, check_rng, check_scalar, parameter_error
 from ._args import POSITIVE
-from ._rounding import upward_quotient
+from .._rounding import upward_quotient
 
 __all__ = ["laplace_scale", "laplace_mechanism"]
 

@@ -25,7 +25,7 @@ import numpy as np
 from .._validation import check_array, check_rng, check_scalar, parameter_error
 from ._args import DPS, POSITIVE, check_flag, check_size
 from ._exact import fraction_vector, to_fraction, to_mpf
-from ._rounding import upward_quotient
+from .._rounding import upward_quotient
 
 __all__ = ["report_noisy_max", "report_noisy_max_distribution"]
 

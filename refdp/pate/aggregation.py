@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from .._validation import check_rng, parameter_error
-from ..mechanisms._rounding import upward_quotient
+from .._rounding import upward_quotient
 from ._args import check_counts, check_gamma
 
 __all__ = ["lnmax_labels"]

@@ -76,7 +76,7 @@ import numpy as np
 
 from .. import core
 from .._validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
-from ..accounting._rounding import ceil_interval, ceil_mpf, interval_context
+from .._rounding import ceil_interval, ceil_mpf, interval_context
 from ..mechanisms._args import check_flag
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q

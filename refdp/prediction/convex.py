@@ -45,7 +45,7 @@ import scipy.optimize
 import scipy.special
 
 from .._validation import Interval, check_array, check_scalar, parameter_error
-from ..accounting._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_fraction, ceil_interval, interval_context
 
 __all__ = [
     "LogisticLoss",

@@ -27,7 +27,7 @@ References
 from __future__ import annotations
 
 from .._validation import Interval, check_scalar
-from ..accounting._rounding import ceil_interval, interval_context
+from .._rounding import ceil_interval, interval_context
 
 __all__ = ["lemma_6_4_bounds"]
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
-from ..accounting._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_fraction, ceil_interval, interval_context
 from ..mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
 
 __all__ = [

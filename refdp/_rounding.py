@@ -1,0 +1,208 @@
+"""Doubles rounded toward safety from exact values: the one place refdp rounds a bound.
+
+A number refdp returns as a guarantee must never be on the unsafe side of the
+exact real value its formula defines: an upper bound (a privacy loss, an
+excess risk, a noise scale the proof needs at least) is rounded up; a
+quantity whose exact value must not be exceeded (a temperature, the part of a
+budget left for the noise) is rounded down. Three routes get there:
+
+* rational formulas (sums, ``epsilon**2 / 2``, ``k * delta + delta'``,
+  quotients of doubles) are evaluated exactly with :class:`fractions.Fraction`
+  and rounded once (:func:`ceil_fraction`, :func:`upward_quotient`,
+  :func:`upward_gaussian_sigma`);
+* transcendental formulas are evaluated in mpmath's interval context
+  (``mpmath.iv``, :func:`interval_context`), whose ``exp``, ``ln`` and
+  ``sqrt`` round each endpoint outward, so the exact value lies in the
+  resulting interval; its upper endpoint is rounded up to a double by
+  :func:`ceil_interval`;
+* an exact ``Fraction`` or ``mpf`` is rounded in either direction by
+  :func:`float_at_least` / :func:`float_at_most` using exact comparisons only.
+
+A noise scale computed in plain floating point may land half a unit in the
+last place *below* the real number the privacy proof asks for (the density
+ratio is then ``exp(epsilon (1 + 2**-53))``, not ``exp(epsilon)``); the
+helpers above exclude that.
+
+mpmath contexts are process-global: :func:`interval_context` sets and
+restores ``mpmath.iv.prec``. A concurrent change of that precision from
+another thread leaves every enclosure valid (interval arithmetic is rigorous
+at any precision) but may loosen it.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from contextlib import contextmanager
+from fractions import Fraction
+
+import mpmath
+from mpmath import libmp
+
+__all__ = ["IV_PREC", "interval_context", "ceil_fraction", "ceil_mpf", "ceil_interval",
+           "float_at_least", "float_at_most", "upward_quotient", "upward_gaussian_sigma"]
+
+#: Working precision (bits) of interval evaluations: enough that the interval
+#: width is far below one float ulp for every formula of the package.
+IV_PREC = 160
+
+# |x| below 2**_TINY_EXP rounds up to the smallest subnormal (or to 0.0 if
+# negative); above 2**_HUGE_EXP it rounds up to inf (or down to -max).
+_TINY_EXP = -1080
+_HUGE_EXP = 1030
+
+
+@contextmanager
+def interval_context(bits: int = IV_PREC):
+    """Yield ``mpmath.iv`` set to ``bits`` of precision, restoring it on exit."""
+    iv = mpmath.iv
+    old = iv.prec
+    iv.prec = bits
+    try:
+        yield iv
+    finally:
+        iv.prec = old
+
+
+def ceil_fraction(q: Fraction) -> float:
+    """Smallest float that is >= the rational ``q`` (``inf`` above the float range)."""
+    try:
+        f = float(q)  # int / int true division: correctly rounded to nearest
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+    if math.isinf(f):
+        return f if f > 0 else -1.7976931348623157e308
+    if Fraction(f) < q:
+        f = math.nextafter(f, math.inf)
+    return f + 0.0  # turn -0.0 into 0.0
+
+
+def ceil_mpf(x) -> float:
+    """Smallest float that is >= the mpmath number ``x`` (exact; handles subnormals)."""
+    return _ceil_raw(x._mpf_)
+
+
+def ceil_interval(x) -> float:
+    """Smallest float that is >= the upper endpoint of the mpmath interval ``x``."""
+    return _ceil_raw(x._mpi_[1])
+
+
+def _ceil_raw(raw) -> float:
+    # ``raw`` is mpmath's (sign, mantissa, exponent, bitcount) tuple; it is read
+    # as is, never passed through mpmath.mpf (which would round it at mp.prec).
+    if raw == libmp.fnan:
+        raise ArithmeticError("an accounting bound evaluated to NaN")
+    if raw == libmp.finf:
+        return math.inf
+    if raw == libmp.fninf:
+        return -math.inf
+    sign, man, exp, bc = raw
+    if not man:
+        return 0.0
+    top = exp + bc  # |x| lies in [2**(top - 1), 2**top)
+    if top > _HUGE_EXP:
+        return -1.7976931348623157e308 if sign else math.inf
+    if top < _TINY_EXP:
+        return 0.0 if sign else 5e-324
+    q = Fraction(man) * (Fraction(2) ** exp)
+    return ceil_fraction(-q if sign else q)
+
+
+# Rounding an exact Fraction or mpf in either direction (exact comparisons only).
+_MAX = sys.float_info.max
+
+
+def _exact(x):
+    """A value that compares exactly with doubles (Fraction or mpf unchanged)."""
+    return x if isinstance(x, (Fraction, mpmath.mpf)) else Fraction(x)
+
+
+def _nearest(x) -> float:
+    try:
+        return float(x)          # correctly rounded for Fraction, to nearest for mpf
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _compare(f: float, x) -> int:
+    """Sign of ``f - x``, exactly (``f`` a double, possibly infinite)."""
+    if math.isinf(f):
+        return 1 if f > 0 else -1
+    # comparisons (not differences, which would round at the working precision)
+    # of a Fraction or an mpf with a double are exact
+    g = Fraction(f) if isinstance(x, Fraction) else mpmath.mpf(f)
+    return (g > x) - (g < x)
+
+
+def float_at_least(x) -> float:
+    """Smallest double ``f >= x`` (``inf`` if ``x`` exceeds the largest double)."""
+    return _directed(_exact(x), math.inf)
+
+
+def float_at_most(x) -> float:
+    """Largest double ``f <= x`` (``-inf`` below the most negative double)."""
+    return _directed(_exact(x), -math.inf)
+
+
+def _directed(x, direction: float) -> float:
+    """The double next to ``x`` on the side of ``direction`` (``x`` itself if it is a double).
+
+    No arithmetic is done on ``x`` (mpmath rounds even a negation to the
+    working precision): only exact comparisons.
+    """
+    side = 1 if direction > 0 else -1
+    f = _nearest(x)
+    while _compare(f, x) * side < 0:                       # on the wrong side: step over x
+        f = math.nextafter(f, direction)
+    while not math.isinf(f):                               # tighten while still on the right side
+        g = math.nextafter(f, -direction)
+        if _compare(g, x) * side < 0:
+            break
+        f = g
+    if math.isinf(f) and _compare(side * _MAX, x) * side >= 0:
+        f = side * _MAX
+    return f
+
+
+# Noise scales from doubles, decided in rational arithmetic.
+
+def upward_quotient(numerator: float, denominator: float) -> float:
+    """Smallest double ``q`` with ``q >= numerator / denominator`` (both > 0, finite).
+
+    Returns ``inf`` when the quotient exceeds the largest finite double.
+    """
+    q = numerator / denominator
+    if math.isinf(q):
+        return math.inf
+    a, b = Fraction(numerator), Fraction(denominator)
+    # round-to-nearest is within half a spacing: at most one step either way
+    if Fraction(q) * b < a:
+        q = math.nextafter(q, math.inf)
+    else:
+        below = math.nextafter(q, 0.0)
+        if Fraction(below) * b >= a:
+            q = below
+    return q
+
+
+def upward_gaussian_sigma(sensitivity: float, rho: float) -> float:
+    """Smallest double ``s`` with ``2 * rho * s**2 >= sensitivity**2`` (both > 0, finite).
+
+    This is ``sensitivity / sqrt(2 rho)`` rounded upward (Bun and Steinke 2016,
+    Prop. 1.6). Returns ``inf`` when that exceeds the largest finite double.
+    """
+    s = sensitivity / math.sqrt(2.0) / math.sqrt(rho)
+    if math.isinf(s):
+        return math.inf
+    two_rho, d2 = 2 * Fraction(rho), Fraction(sensitivity) ** 2
+
+    def enough(x: float) -> bool:
+        return two_rho * Fraction(x) ** 2 >= d2
+
+    # the float estimate is within a few spacings of the exact value
+    while not enough(s):
+        s = math.nextafter(s, math.inf)
+        if math.isinf(s):
+            return math.inf
+    while s > 0.0 and enough(math.nextafter(s, 0.0)):
+        s = math.nextafter(s, 0.0)
+    return s
