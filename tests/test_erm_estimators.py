@@ -124,7 +124,7 @@ def test_params_protocol_and_repr():
     params = est.get_params()
     assert params == {"epsilon": 2.0, "regularization": 0.01, "method": "objective", "huber_width": 0.25,
                       "classes": (-1, 1), "norm_bound": 1.0, "clip": False, "tol": 1e-8, "rng": 1,
-                      "improved": False, "rho": None}
+                      "improved": None, "rho": None}
     assert est.set_params(epsilon=3.0) is est and est.epsilon == 3.0
     assert repr(type(est)(**est.get_params())) == repr(est)
     with pytest.raises(ValueError, match="The 'gamma' parameter of PrivateHuberSVM must be a parameter name"):
