@@ -57,8 +57,8 @@ import mpmath
 import numpy as np
 
 from proofs_checks._chaudhuri_erm import gradient_norm_upper
-from proofs_checks.chaudhuri_theorem_2_objective_perturbation import (ALPHABETS, DPS, FULL, QUICK, Setting,
-                                                                      make_loss, sweep_report)
+from proofs_checks.chaudhuri_theorem_2_objective_perturbation import (ALPHABETS, COVERS, DPS, FULL, QUICK,
+                                                                      Setting, make_loss, sweep_report)
 from refdp.erm import (ObjectivePerturbationBudget, objective_perturbation, objective_perturbation_budget,
                        release_objective_perturbation)
 from refdp.erm.output_perturbation import DEFAULT_TOL
@@ -160,11 +160,6 @@ POWER = ((HUBER_KINK, half_slack_budget, "half the slack"), (HUBER_KINK, no_slac
 
 def run(settings, power=POWER) -> CheckResult:
     return sweep_report(settings, improved_budget, budget_conditions, release_certificate, power)
-
-
-COVERS = ("refdp.erm.objective_perturbation", "refdp.erm.release_objective_perturbation",
-          "refdp.erm.objective_perturbation_budget", "refdp.erm.PrivateLogisticRegression.fit",
-          "refdp.erm.PrivateHuberSVM.fit")
 
 
 @register("wang_kifer_lee.improved_objective_perturbation_density_ratio",
