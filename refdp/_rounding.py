@@ -39,7 +39,7 @@ import mpmath
 from mpmath import libmp
 
 __all__ = ["IV_PREC", "interval_context", "ceil_fraction", "ceil_mpf", "ceil_interval",
-           "float_at_least", "float_at_most", "upward_quotient", "upward_gaussian_sigma"]
+           "floor_fraction", "floor_interval", "float_at_least", "float_at_most", "upward_quotient", "upward_gaussian_sigma"]
 
 #: Working precision (bits) of interval evaluations: enough that the interval
 #: width is far below one float ulp for every formula of the package.
@@ -84,6 +84,16 @@ def ceil_mpf(x) -> float:
 def ceil_interval(x) -> float:
     """Smallest float that is >= the upper endpoint of the mpmath interval ``x``."""
     return _ceil_raw(x._mpi_[1])
+
+
+def floor_fraction(q: Fraction) -> float:
+    """Largest float that is <= the rational ``q`` (``-inf`` below the float range)."""
+    return -ceil_fraction(-q)
+
+
+def floor_interval(x) -> float:
+    """Largest float that is <= the lower endpoint of the mpmath interval ``x``."""
+    return -ceil_interval(-x)
 
 
 def _ceil_raw(raw) -> float:

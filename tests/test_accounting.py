@@ -17,7 +17,8 @@ from refdp.accounting import (DEFAULT_ORDERS, EpsilonDelta, MomentsConversion,
                               optimal_composition_delta, optimal_composition_epsilon,
                               pate_data_independent_log_moments, pate_quick_composition,
                               pure_dp_to_zcdp, rdp_to_dp, zcdp_composition, zcdp_to_dp)
-from refdp._rounding import ceil_fraction, ceil_interval, ceil_mpf, interval_context
+from refdp._rounding import (ceil_fraction, ceil_interval, ceil_mpf, floor_fraction, floor_interval,
+                             interval_context)
 from refdp.verify.verdict import Verdict, decide_leq
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
@@ -69,6 +70,21 @@ def test_ceil_fraction_is_the_least_float_above(num, den):
     q = Fraction(num, den)
     f = ceil_fraction(q)
     assert_smallest_float_above(f, q)
+
+
+@given(num=st.integers(-10**30, 10**30), den=st.integers(1, 10**30))
+def test_floor_fraction_is_the_greatest_float_below(num, den):
+    q = Fraction(num, den)
+    f = floor_fraction(q)
+    assert Fraction(f) <= q and Fraction(math.nextafter(f, math.inf)) > q
+
+
+def test_floor_interval_is_the_greatest_float_below_the_lower_end():
+    with interval_context() as iv:
+        x = iv.ln(iv.mpf(2))
+        f = floor_interval(x)
+        # the double nearest ln 2, 0.693147180559945286..., lies below ln 2 = 0.693147180559945309...
+        assert f == math.log(2) == -ceil_interval(-x)
 
 
 def test_ceil_helpers_at_the_edges_of_the_float_range():

@@ -58,7 +58,7 @@ import scipy.stats
 
 from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
-from .._rounding import ceil_fraction
+from .._rounding import floor_fraction
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
 from ._data import PM1, prepare, signed_labels, unit_ball_rows
@@ -203,10 +203,6 @@ def _check_pair(value, name, owner, expected):
     return value
 
 
-def _floor_fraction(q: Fraction) -> float:
-    return -ceil_fraction(-q)
-
-
 def split_budget(total, shares, owner="split_budget", name="split"):
     """Split ``total`` by ``shares`` into parts whose exact sum is at most ``total``.
 
@@ -248,8 +244,8 @@ def split_budget(total, shares, owner="split_budget", name="split"):
     if abs(s - 1) > Fraction(SHARE_SUM_TOLERANCE):
         raise parameter_error(name, owner, "shares summing to 1", Described(f"{tuple(vals)!r} (sum {float(s)!r})"))
     T = Fraction(total)
-    rest = [_floor_fraction(Fraction(v) * T) for v in vals[1:]]
-    first = _floor_fraction(T - sum(map(Fraction, rest), Fraction(0)))
+    rest = [floor_fraction(Fraction(v) * T) for v in vals[1:]]
+    first = floor_fraction(T - sum(map(Fraction, rest), Fraction(0)))
     parts = (first, *rest)
     if not all(p > 0.0 for p in parts):
         raise parameter_error("total", owner, "large enough that every part is a positive double", total)
@@ -272,7 +268,7 @@ def _parts(release, budget, total, owner):
                               "covers theta, H and G)", total)
     _check_pair(budget, "budget", owner, "a pair (share_H, share_G) of floats in (0, 1) summing to 1 "
                 "(shares of total minus the model's budget)")
-    remainder = _floor_fraction(Fraction(total) - Fraction(spent))
+    remainder = floor_fraction(Fraction(total) - Fraction(spent))
     a_h, a_g = split_budget(remainder, budget, owner, "budget")
     return spent, a_h, a_g
 

@@ -49,7 +49,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from .._validation import Interval, check_rng, check_scalar
-from .._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
 from ._data import prepare
@@ -100,9 +100,12 @@ class ObjectivePerturbationBudget(NamedTuple):
     improved: bool = False
 
 
-def _floor_lower(x) -> float:
-    """Largest double at most the lower end of the interval ``x``."""
-    return -ceil_interval(-x)
+def extra_regularization(target: Fraction, regularization: float) -> float:
+    """Smallest ``Delta >= 0`` (near it) with the solver's double ``Lambda + Delta >= target`` exactly."""
+    delta = max(0.0, ceil_fraction(target - Fraction(regularization)))
+    while Fraction(regularization + delta) < target:        # the sum the solver uses
+        delta = math.nextafter(delta, math.inf)
+    return delta
 
 
 def _budget(epsilon, curvature, n, regularization, power):
@@ -112,19 +115,17 @@ def _budget(epsilon, curvature, n, regularization, power):
         q = iv.mpf(c.numerator) / c.denominator / n / (iv.mpf(lam.numerator) / lam.denominator)
         eps_iv = iv.mpf(eps.numerator) / eps.denominator
         eps_prime = eps_iv - power * iv.log(1 + q)
-        first = _floor_lower(eps_prime)
+        first = floor_interval(eps_prime)
         if first > 0.0 and first / 2.0 > 0.0:
-            beta = -ceil_fraction(-Fraction(first) / 2)
+            beta = floor_fraction(Fraction(first) / 2)
             return ObjectivePerturbationBudget(float(epsilon), first, 0.0, beta, float(regularization),
                                                power == IMPROVED_POWER)
         # Delta branch: Lambda + Delta >= c / (n (e^{eps / (2 power)} - 1)), eps' = eps / 2
         target_iv = iv.mpf(c.numerator) / c.denominator / n / (iv.exp(eps_iv / (2 * power)) - 1)
         target = Fraction(ceil_interval(target_iv))
-    delta = max(0.0, ceil_fraction(target - lam))
-    while Fraction(regularization + delta) < target:        # the sum the solver uses
-        delta = math.nextafter(delta, math.inf)
-    eps_prime = -ceil_fraction(-eps / 2)
-    beta = -ceil_fraction(-eps / 4)
+    delta = extra_regularization(target, regularization)
+    eps_prime = floor_fraction(eps / 2)
+    beta = floor_fraction(eps / 4)
     return ObjectivePerturbationBudget(float(epsilon), eps_prime, delta, beta, regularization + delta,
                                        power == IMPROVED_POWER)
 

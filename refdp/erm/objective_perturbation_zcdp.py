@@ -49,11 +49,11 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from .._validation import Interval, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms._args import check_flag
 from ._data import prepare
 from ._solver import minimise
-from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER
+from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, extra_regularization
 from .output_perturbation import DEFAULT_TOL
 from .result import PrivateERMResult
 
@@ -100,11 +100,6 @@ class ObjectivePerturbationZCDPBudget(NamedTuple):
     rho0: float
 
 
-def _floor_lower(x) -> float:
-    """Largest double at most the lower end of the interval ``x``."""
-    return -ceil_interval(-x)
-
-
 def _exact(iv, v):
     v = Fraction(v)
     return iv.mpf(v.numerator) / v.denominator
@@ -120,16 +115,14 @@ def _noise_scale(iv, rho_prime):
 def _zcdp_budget(rho, curvature, n, regularization, power, owner="objective_perturbation_zcdp_budget"):
     with interval_context() as iv:
         rho_iv, c, lam = _exact(iv, rho), _exact(iv, curvature), _exact(iv, regularization)
-        first = _floor_lower(rho_iv - power * iv.log(1 + c / n / lam))
+        first = floor_interval(rho_iv - power * iv.log(1 + c / n / lam))
         if first > 0.0:
             rho_prime, delta, mu = first, 0.0, float(regularization)
         else:
             # Delta branch: Lambda + Delta >= c / (n (e^{rho / (2 power)} - 1)), rho' = rho / 2
             target = Fraction(ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1)))
-            delta = max(0.0, ceil_fraction(target - Fraction(regularization)))
-            while Fraction(regularization + delta) < target:
-                delta = math.nextafter(delta, math.inf)
-            rho_prime, mu = -ceil_fraction(-Fraction(rho) / 2), regularization + delta
+            delta = extra_regularization(target, regularization)
+            rho_prime, mu = floor_fraction(Fraction(rho) / 2), regularization + delta
         if not rho_prime > 0.0:
             raise parameter_error("rho", owner, "large enough that rho' = rho / 2 is a positive double", rho)
         sigma = _noise_scale(iv, rho_prime)

@@ -38,7 +38,7 @@ import math
 from fractions import Fraction
 
 from .._validation import Interval, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_fraction, upward_gaussian_sigma
+from .._rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import spherical_laplace
 from ._data import prepare
 from ._solver import minimise
@@ -117,7 +117,7 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
     """
     owner = "output_perturbation_rate"
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    rate = -ceil_fraction(-Fraction(epsilon) / _exact_sensitivity(owner, n, regularization, tol))
+    rate = floor_fraction(Fraction(epsilon) / _exact_sensitivity(owner, n, regularization, tol))
     return max(rate, 5e-324) if rate < math.inf else 1.7976931348623157e308
 
 

@@ -58,7 +58,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_fraction, ceil_interval, interval_context
+from .._rounding import ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
 from ._data import PM1, check_classes, signed_labels, unit_ball_rows
 from .losses import check_loss
@@ -290,7 +290,7 @@ def floor_eigenvalues(M, floor):
 def _calibrate(privacy, value, sensitivity, owner):
     """``(noise_rate, noise_scale)`` for a sensitivity: ``beta = eps / S`` down, ``sigma`` up."""
     if privacy == "pure":
-        rate = -ceil_fraction(-Fraction(value) / Fraction(sensitivity))
+        rate = floor_fraction(Fraction(value) / Fraction(sensitivity))
         if not rate > 0.0:
             raise parameter_error("epsilon", owner, "large enough that epsilon / sensitivity is a positive "
                                   "double", value)

@@ -27,7 +27,7 @@ References
 from __future__ import annotations
 
 from .._validation import Interval, check_scalar
-from .._rounding import ceil_interval, interval_context
+from .._rounding import ceil_interval, floor_interval, interval_context
 
 __all__ = ["lemma_6_4_bounds"]
 
@@ -90,5 +90,5 @@ def lemma_6_4_bounds(epsilon, empirical_loss, *, delta=0.0):
         hi = iv.exp(e) * ls + d
         lo = iv.exp(-e) * (ls - d)
         upper = min(1.0, ceil_interval(hi))
-        lower = max(0.0, -ceil_interval(-lo))
+        lower = max(0.0, floor_interval(lo))
     return lower, upper
