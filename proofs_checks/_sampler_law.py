@@ -9,13 +9,15 @@ alpha, whatever the dependence between the counts.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from scipy import stats
 
 from refdp.verify.registry import CheckResult
 from refdp.verify.verdict import Verdict
 
-__all__ = ["binomial_acceptance", "sampler_check"]
+__all__ = ["binomial_acceptance", "sampler_check", "inversion_law"]
 
 
 def binomial_acceptance(n, p, a):
@@ -39,3 +41,19 @@ def sampler_check(draws, probs, alpha, seed, what):
     detail = (f"{what}: {n} draws, seed {seed}, false-failure rate <= {alpha:g}; "
               f"outputs outside their acceptance interval: {outside}; " + "; ".join(rows))
     return CheckResult(outside, 0, verdict, 0, detail)
+
+
+def inversion_law(probabilities):
+    """Exact law drawn by refdp's inversion sampler from computed (float) probabilities.
+
+    :func:`refdp.mechanisms._inversion.certified_inverse_cdf_index` returns
+    the first ``k`` with ``u * T < S_k`` for the exact running sums ``S_k`` of
+    the doubles it is given and their exact total ``T``: for a uniform ``u``
+    the output ``k`` has probability ``p_k / T`` exactly. The doubles rarely
+    sum to exactly 1, so this normalised law -- not the doubles themselves --
+    is what the sampler releases (up to the ``2**-53`` grid of the uniform
+    double, which this idealisation leaves out).
+    """
+    ps = [Fraction(float(p)) for p in probabilities]
+    total = sum(ps)
+    return [p / total for p in ps]

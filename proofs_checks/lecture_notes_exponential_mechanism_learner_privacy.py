@@ -32,7 +32,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from proofs_checks._sampler_law import sampler_check
+from proofs_checks._sampler_law import inversion_law, sampler_check
 from refdp.learning import exponential_mechanism_learner, exponential_mechanism_learner_distribution
 from refdp.verify.check import check_mechanism, summarise
 from refdp.verify.neighbours import all_datasets, labelled_domain
@@ -75,7 +75,7 @@ def learner_law(hypotheses, epsilon, *, exact=True, scale=1):
             return exponential_mechanism_learner_distribution(risks, n, scale * epsilon, exact=True,
                                                               dps=mpmath.mp.dps)
         risks = np.array([float(t) for t in total_losses(hypotheses, dataset)]) / n
-        return [float(p) for p in exponential_mechanism_learner_distribution(risks, n, scale * epsilon)]
+        return inversion_law(exponential_mechanism_learner_distribution(risks, n, scale * epsilon))
 
     return dist
 

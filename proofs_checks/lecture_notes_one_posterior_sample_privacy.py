@@ -35,7 +35,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from proofs_checks._sampler_law import sampler_check
+from proofs_checks._sampler_law import inversion_law, sampler_check
 from refdp.learning import (
     one_posterior_sample,
     one_posterior_sample_distribution,
@@ -75,7 +75,7 @@ def posterior_law(loss_bound, prior, *, exact=True, **tempering):
         arr = np.array([[float(v) for v in row] for row in losses]).reshape(len(table), len(dataset))
         p = one_posterior_sample_distribution(arr, loss_bound, log_prior=[float(r) for r in prior],
                                               **tempering)
-        return [float(v) for v in p]
+        return inversion_law(p)
 
     return dist
 

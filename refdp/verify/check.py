@@ -1,38 +1,64 @@
 """Exact, fail-closed privacy checks of mechanisms with finitely many outputs.
 
 :func:`check_mechanism` enumerates neighbouring pairs of datasets, computes
-the output distributions exactly and decides the privacy claim for every pair:
+the output distributions and decides the privacy claim for every pair:
 
 * ``delta == 0``: pure epsilon-DP, ``max_o |ln P(o)/P'(o)| <= epsilon``
   ([DR14]_ Definition 2.4 via the max divergence, Definition 3.6);
 * ``delta > 0``: (epsilon, delta)-DP, ``sum_o max(0, P(o) - e^eps P'(o)) <= delta``
   in both directions ([BBG18]_ Sec. 2).
 
-**Protocol for the distribution function.** ``distribution_fn(dataset)``
-returns a mapping ``output -> probability`` or a sequence of probabilities
-indexed by output. It must compute from exact inputs
-(integers, fractions, strings, exactly representable floats) at the current
-mpmath precision ``mpmath.mp.dps``. The checker calls it twice per dataset,
-under ``mpmath.workdps(dps)`` and under ``mpmath.workdps(2 * dps + 10)`` (with
-``mpmath.iv`` set to the same precision). Each probability is then enclosed in
-an interval:
+**Protocol for the distribution function.** ``distribution_fn`` returns a
+mapping ``output -> probability`` or a sequence of probabilities indexed by
+output, listing the whole support. It is called in one of two ways:
 
-* an ``mpmath.iv`` interval returned by the function is used as it is (a
-  rigorous enclosure, if the function computed it with ``mpmath.iv``);
-* an integer, ``Fraction`` or float returned identically at both precisions is
-  exact (a float is the exact binary number it holds, so a float mechanism is
-  checked as the distribution its floats define);
-* anything else (``mpmath.mpf``) is enclosed by the higher-precision value
-  plus or minus the difference of the two evaluations plus ``10**-dps`` times
-  its magnitude. An ``mpf`` zero is enclosed by ``[0, 10**-dps]``: an exact zero
-  must be returned as an exact number (``0``, ``Fraction(0)``, ``0.0``).
+* ``distribution_fn(dataset, ctx)`` -- *the context protocol* (used when the
+  function takes a second positional parameter): ``ctx`` is an mpmath
+  **interval** context created for this call (``ctx.exp``, ``ctx.log``,
+  ``ctx.mpf``, ...), so a law written with it returns rigorous enclosures
+  whatever other threads do. Its verdicts are **certified**.
+* ``distribution_fn(dataset)`` -- *the legacy protocol*: the function computes
+  with the global ``mpmath`` functions at "the current precision". It is
+  evaluated under ``mpmath.workdps`` while holding
+  :data:`refdp._precision.GLOBAL_MPMATH_LOCK` (so refdp's own verifications
+  never disturb each other), and the global precision is checked before and
+  after each call.
 
-The divergence of each pair is then computed in ``mpmath.iv`` interval
-arithmetic at ``2 * dps + 10`` digits and compared with the bound by
-:func:`refdp.verify.verdict.decide_enclosures`: HOLDS, FAILS or UNDECIDED, and
-UNDECIDED counts as a failure. The enclosure of an ``mpf`` probability is an
-estimate (two evaluations agreeing), not a proof; the interval arithmetic that
-follows it is rigorous.
+Each probability is then enclosed in an interval:
+
+* an mpmath interval (of any context) is used as it is (a rigorous
+  enclosure; at the two evaluation precisions the two enclosures are
+  intersected);
+* an exact number -- ``int``, ``Fraction``, a float or any NumPy real type
+  (``longdouble`` through its exact binary value) -- is exact;
+* an ``mpf`` (of any context) is *estimated*: the law is evaluated again at
+  ``2 * dps + 10`` digits, and the value is enclosed by the higher-precision
+  value plus or minus the difference of the two evaluations plus ``10**-dps``
+  times its magnitude (an ``mpf`` zero at both precisions is taken as zero).
+  The verdict of a check that used one such value is labelled **estimated**:
+  it is the agreement of two evaluations, not a proof, and under the legacy
+  protocol another thread that changes mpmath's global precision and
+  restores it while the law runs can falsify it undetected.
+
+The divergence of each pair is computed in interval arithmetic in a context
+owned by the call and compared with the bound by
+:func:`refdp.verify.verdict.decide_enclosures`. A pair whose verdict is
+UNDECIDED is retried at twice the precision, up to ``max_dps`` digits; only
+then is it UNDECIDED, with the reason. UNDECIDED counts as a failure.
+
+**Probability mass.** The enclosure of the sum of each distribution is
+computed. A sum certainly above 1 is not a distribution: no pair involving
+it can HOLD. A sum certainly below 1 leaves mass unlisted, which could sit on
+an output the neighbour never produces: for ``delta == 0`` no such pair can
+HOLD, and for ``delta > 0`` the possible missing mass ``1 - lower(sum)`` is
+added to the hockey-stick divergence (charged adversarially). Sums more than
+:data:`refdp.verify.divergences.SUM_TOLERANCE` from 1 are rejected with a
+ValueError (a forgotten normalisation). A law whose enclosure of the sum
+contains 1 is taken to list its whole support.
+
+**Outputs.** Output keys are compared as the values a mechanism releases:
+``-0.0`` and ``0.0`` are different outputs (their bits differ), and every NaN
+is one output per bit pattern, not a key that never matches itself.
 
 References
 ----------
@@ -43,34 +69,71 @@ References
 """
 from __future__ import annotations
 
-import numbers
+import math
+import struct
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
+import numpy as np
+from mpmath import libmp
 
+from .._precision import (
+    GLOBAL_MPMATH_LOCK,
+    exact_rational,
+    is_interval,
+    is_mpf,
+    iv_context,
+    mp_context,
+    mpf_exact,
+)
 from .._validation import Described, Interval, check_scalar, parameter_error
-from .divergences import as_distribution
+from .divergences import SUM_TOLERANCE
 from .neighbours import check_domain, neighbour_function
 from .registry import CheckResult
-from .verdict import Verdict, decide_enclosures, enclose, ivworkdps, lower, upper, worst_verdict
+from .verdict import Verdict, _raw_bounds, decide_enclosures, takes_context, worst_verdict
 
-__all__ = ["MechanismCheck", "check_mechanism", "check_pairs", "higher_precision", "summarise"]
+__all__ = ["MechanismCheck", "check_mechanism", "check_pairs", "higher_precision", "summarise",
+           "CERTIFIED", "ESTIMATED", "ALGEBRAIC"]
+
+#: Method labels: how a verdict was reached.
+CERTIFIED = "certified"
+ESTIMATED = "estimated"
+ALGEBRAIC = "algebraic"
 
 _EPSILON = Interval(float, 0, None, closed="left")
 _DELTA = Interval(float, 0, 1, closed="both")
 _DPS = Interval(int, 5, None)
+_MAX_DPS = Interval(int, 5, 100_000)
+
+_ZERO = libmp.fzero
+_ONE = libmp.fone
+_INF = libmp.finf
 
 
 def higher_precision(dps: int) -> int:
-    """The second precision of the two-precision protocol: ``2 * dps + 10`` digits."""
+    """The second precision of the two-precision estimate: ``2 * dps + 10`` digits."""
     return 2 * dps + 10
+
+
+def _gt(a, b) -> bool:
+    return libmp.mpf_gt(a, b)
+
+
+def _rmax(a, b):
+    return a if libmp.mpf_ge(a, b) else b
+
+
+def _nstr(raw, digits) -> str:
+    return mpmath.nstr(mpf_exact(raw), digits)
 
 
 @dataclass
 class MechanismCheck:
     """Result of :func:`check_mechanism` or :func:`check_pairs`.
+
+    ``bool(result)`` is True only when the verdict is HOLDS.
 
     Attributes
     ----------
@@ -78,7 +141,7 @@ class MechanismCheck:
         Worst verdict over all pairs (FAILS if any pair fails, else UNDECIDED
         if any is undecided, else HOLDS). Only HOLDS passes.
     divergence : mpmath.mpf
-        Divergence of the worst pair, evaluated at the higher precision.
+        Divergence of the worst pair (midpoint of its enclosure).
     enclosure : tuple of mpmath.mpf
         ``(lower, upper)`` interval enclosing that divergence.
     bound : float
@@ -88,9 +151,8 @@ class MechanismCheck:
     epsilon, delta : float
     worst_pair : tuple
         ``(d, d')``; for the hockey-stick divergence, the direction with the
-        larger value, ``sum_o max(0, P_d(o) - e^eps P_d'(o))``. Among failing
-        pairs if any fail, else among undecided pairs if any, else among all:
-        the one with the largest divergence.
+        larger value. Among failing pairs if any fail, else among undecided
+        pairs if any, else among all: the one with the largest divergence.
     worst_output : object
         Output attaining the max divergence, or contributing most to the
         hockey-stick sum.
@@ -99,9 +161,18 @@ class MechanismCheck:
     pairs_checked, failing_pairs, undecided_pairs : int
         Unordered pairs examined, and how many of them FAIL / are UNDECIDED.
     dps : int
-        Working precision; the second evaluation used ``2 * dps + 10``.
+        Starting precision in decimal digits.
     relation : str
         Description of the neighbour relation.
+    method : {"certified", "estimated", "algebraic"}
+        ``"certified"``: every probability was exact or an interval enclosure
+        and the comparison is a proof; ``"estimated"``: some probability was
+        enclosed by the two-precision estimate; ``"algebraic"``: decided by
+        exact polynomial arithmetic (:mod:`refdp.verify.algebraic`).
+    max_dps_used : int
+        The highest precision the adaptive refinement reached.
+    reason : str
+        Why the verdict is UNDECIDED (empty otherwise).
     """
 
     verdict: Verdict
@@ -119,15 +190,22 @@ class MechanismCheck:
     undecided_pairs: int = 0
     dps: int = 30
     relation: str = ""
+    method: str = CERTIFIED
+    max_dps_used: int = 0
+    reason: str = ""
+    evidence: dict = field(default=None, repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
         """True only for HOLDS (UNDECIDED fails closed)."""
         return self.verdict.passed
 
+    def __bool__(self) -> bool:
+        return self.passed
+
     @property
     def detail(self) -> str:
-        """One paragraph naming the worst pair, output and the enclosure."""
+        """One paragraph naming the worst pair, output, the enclosure and the method."""
         digits = min(self.dps, 20)
         d, e = self.worst_pair
         lo, hi = self.enclosure
@@ -135,260 +213,543 @@ class MechanismCheck:
                 if self.kind == "max divergence" else
                 f"hockey-stick divergence at epsilon = {self.epsilon!r}: "
                 f"{mpmath.nstr(self.divergence, digits)} vs delta = {self.delta!r}")
-        text = (f"{what}: {self.verdict.value.upper()} "
-                f"(enclosure [{mpmath.nstr(lo, digits)}, {mpmath.nstr(hi, digits)}] of width "
-                f"{mpmath.nstr(hi - lo, 3)}, "
-                f"dps {self.dps} and {higher_precision(self.dps)}); "
+        wctx = mp_context(higher_precision(self.max_dps_used or self.dps) + 10)
+        width = wctx.mpf(hi) - wctx.mpf(lo) if mpmath.isfinite(hi) else mpmath.inf
+        text = (f"{what}: {self.verdict.value.upper()} ({self.method}; "
+                f"enclosure [{mpmath.nstr(lo, digits)}, {mpmath.nstr(hi, digits)}] of width "
+                f"{mpmath.nstr(width, 3)}, up to {self.max_dps_used or self.dps} digits); "
                 f"worst pair d = {d!r}, d' = {e!r}; worst output {self.worst_output!r}")
         if self.kind != "max divergence":
             text += f"; event {self.event!r}"
         text += (f"; {self.pairs_checked} pairs checked"
                  + (f" ({self.relation})" if self.relation else "")
                  + f", {self.failing_pairs} fail, {self.undecided_pairs} undecided")
+        if self.reason:
+            text += f"; undecided because {self.reason}"
         return text
 
     def as_check_result(self) -> CheckResult:
         """The :class:`refdp.verify.registry.CheckResult` for ``refdp verify``."""
         return CheckResult(measured=self.divergence, bound=self.bound, verdict=self.verdict,
-                           digits=self.dps, detail=self.detail)
+                           digits=self.dps, detail=self.detail, method=self.method)
 
     def __str__(self) -> str:
         return self.detail
 
 
 # ---------------------------------------------------------------------------
-# Evaluating distributions at two precisions
+# Output keys
 # ---------------------------------------------------------------------------
 
-_EXACT = (int, Fraction, float)
+@dataclass(frozen=True)
+class FloatOutput:
+    """An output key for a float whose value does not identify it: ``-0.0`` or a NaN.
+
+    ``-0.0 == 0.0`` and ``nan != nan`` in Python, but a released ``-0.0`` is
+    distinguishable from ``0.0`` and every NaN bit pattern is one value. Keys
+    are compared by their IEEE-754 binary64 bits.
+    """
+
+    bits: int
+
+    def __repr__(self) -> str:
+        v = struct.unpack("<d", struct.pack("<Q", self.bits))[0]
+        return "-0.0" if v == 0 else f"nan(0x{self.bits:016x})"
 
 
-def _exact(v) -> bool:
-    return isinstance(v, _EXACT) and not isinstance(v, bool)
+def canonical_output(o):
+    """The key under which output ``o`` is compared (see :class:`FloatOutput`)."""
+    if isinstance(o, (float, np.floating)) and not isinstance(o, np.longdouble):
+        f = float(o)
+        if math.isnan(f) or (f == 0 and math.copysign(1.0, f) < 0):
+            return FloatOutput(struct.unpack("<Q", struct.pack("<d", f))[0])
+        return f
+    if isinstance(o, np.longdouble):
+        if np.isnan(o) or (o == 0 and np.signbit(o)):
+            return FloatOutput(int.from_bytes(np.array(o).tobytes(), "little") | (1 << 127))
+        return o
+    if isinstance(o, tuple):
+        return tuple(canonical_output(x) for x in o)
+    return o
 
 
-class _Distributions:
-    """Evaluates and caches the enclosed distribution of each dataset."""
+# ---------------------------------------------------------------------------
+# Evaluating laws
+# ---------------------------------------------------------------------------
 
-    def __init__(self, fn, dps, owner):
-        self.fn, self.dps, self.hi, self.owner = fn, dps, higher_precision(dps), owner
-        self.cache = {}
-        with mpmath.workdps(self.hi):
-            self.pad = mpmath.mpf(10) ** (-dps)
+class _Tampered(Exception):
+    """The global mpmath precision changed while a legacy law ran."""
 
-    def _call(self, d, prec):
-        with mpmath.workdps(prec), ivworkdps(prec):
-            raw = self.fn(d)
-            dist = as_distribution(raw, "distribution_fn", f"{self.owner} (dataset {d!r})")
-        length = None if isinstance(raw, Mapping) else len(dist)
-        return dist, length
 
-    def get(self, d):
-        if d in self.cache:
-            return self.cache[d]
-        lo, len_lo = self._call(d, self.dps)
-        hi, len_hi = self._call(d, self.hi)
-        if len_lo != len_hi:
+class _Record:
+    """The enclosed distribution of one dataset at one precision level.
+
+    ``enc[o] = (lo_raw, hi_raw)``; ``exact[o]`` the Fraction when exact;
+    outputs of exactly zero probability are dropped.
+    """
+
+    __slots__ = ("enc", "exact", "estimated", "sum", "length", "logs", "level")
+
+    def __init__(self):
+        self.enc, self.exact, self.logs = {}, {}, {}
+        self.estimated = False
+        self.sum = (_ZERO, _ZERO)
+        self.length = None
+        self.level = 0
+
+
+def _items(raw, owner, d):
+    name = "distribution_fn"
+    where = f"{owner} (dataset {d!r})"
+    if isinstance(raw, Mapping):
+        items = list(raw.items())
+        length = None
+    elif isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
+        raise parameter_error(name, where, "a mapping output -> probability or a sequence of probabilities",
+                              raw)
+    else:
+        if isinstance(raw, np.ndarray) and raw.ndim != 1:
+            raise parameter_error(name, where, "a 1-dimensional sequence of probabilities", raw)
+        items = list(enumerate(raw))
+        length = len(items)
+    if not items:
+        raise parameter_error(name, where, "a distribution with at least one output", raw)
+    out = {}
+    for o, v in items:
+        k = canonical_output(o)
+        if k in out:
+            raise parameter_error(name, where, "a distribution with distinct outputs",
+                                  Described(f"output {o!r} listed twice"))
+        out[k] = _check_value(v, o, where)
+    return out, length
+
+
+def _check_value(v, o, where):
+    name = "distribution_fn"
+    if is_interval(v):
+        lo, hi = v._mpi_
+        if not (libmp.mpf_ge(lo, libmp.fninf) and lo not in (libmp.fninf, libmp.fnan)
+                and hi not in (libmp.finf, libmp.fnan)):
+            raise parameter_error(name, where, "a distribution of finite probabilities",
+                                  Described(f"{v!r} for output {o!r}"))
+        if libmp.mpf_lt(hi, _ZERO):
+            raise parameter_error(name, where, "a distribution of non-negative probabilities",
+                                  Described(f"{v!r} for output {o!r}"))
+        return v
+    if is_mpf(v):
+        if v._mpf_ in (libmp.finf, libmp.fninf, libmp.fnan):
+            raise parameter_error(name, where, "a distribution of finite probabilities",
+                                  Described(f"{v!r} for output {o!r}"))
+        if v._mpf_[0] and v._mpf_ != libmp.fnzero:
+            raise parameter_error(name, where, "a distribution of non-negative probabilities",
+                                  Described(f"{v!r} for output {o!r}"))
+        return v
+    q = exact_rational(v)
+    if q is None:
+        if isinstance(v, (float, np.floating)):
+            raise parameter_error(name, where, "a distribution of finite probabilities",
+                                  Described(f"{v!r} for output {o!r}"))
+        raise parameter_error(name, where,
+                              "a distribution of real probabilities (int, Fraction, float, NumPy real, "
+                              "mpmath number or interval)", Described(f"{v!r} for output {o!r}"))
+    if q < 0:
+        raise parameter_error(name, where, "a distribution of non-negative probabilities",
+                              Described(f"{v!r} for output {o!r}"))
+    return q
+
+
+class _Law:
+    """Evaluates, encloses and caches a law's distributions per precision level."""
+
+    def __init__(self, fn, owner):
+        self.fn, self.owner = fn, owner
+        self.with_ctx = takes_context(fn, 1)
+        self.cache = {}   # (d, level) -> _Record; exact laws under (d, None)
+        self.calls = 0
+
+    def _evaluate(self, d, dps):
+        self.calls += 1
+        if self.with_ctx:
+            return _items(self.fn(d, iv_context(dps)), self.owner, d)
+        for _ in range(3):
+            with GLOBAL_MPMATH_LOCK, mpmath.workdps(dps):
+                saved_iv = mpmath.iv.prec
+                try:
+                    mpmath.iv.dps = dps
+                    want = (mpmath.mp.prec, mpmath.iv.prec)
+                    raw = self.fn(d)
+                    got = (mpmath.mp.prec, mpmath.iv.prec)
+                    if got == want:
+                        return _items(raw, self.owner, d)
+                finally:
+                    mpmath.iv.prec = saved_iv
+        raise _Tampered()
+
+    def get(self, d, level):
+        rec = self.cache.get((d, None)) or self.cache.get((d, level))
+        if rec is not None:
+            return rec
+        first, len1 = self._evaluate(d, level)
+        if all(not is_mpf(v) for v in first.values()):
+            rec = self._enclose(first, None, level)
+            rec.length = len1
+            exact_only = len(rec.exact) == len(rec.enc)
+            self.cache[(d, None) if exact_only else (d, level)] = rec
+            return rec
+        hi = higher_precision(level)
+        second, len2 = self._evaluate(d, hi)
+        if len1 != len2:
             raise parameter_error("distribution_fn", f"{self.owner} (dataset {d!r})",
                                   "a distribution with the same outputs at every precision",
-                                  Described(f"{len_lo} outputs at dps {self.dps} and "
-                                            f"{len_hi} at dps {self.hi}"))
-        outputs = list(hi)
-        outputs.extend(o for o in lo if o not in hi)
-        enc, point, logenc, logpoint = {}, {}, {}, {}
-        with mpmath.workdps(self.hi), ivworkdps(self.hi):
-            for o in outputs:
-                a, b = lo.get(o, 0), hi.get(o, 0)
-                if isinstance(b, mpmath.iv.mpf):
-                    e = mpmath.iv.mpf([max(lower(b), 0), upper(b)])
-                    p = mpmath.mpf(b.mid)
-                elif _exact(a) and _exact(b) and a == b:
-                    e = enclose(b)
-                    p = mpmath.mpf(b.numerator) / b.denominator if isinstance(b, Fraction) else mpmath.mpf(b)
-                else:
-                    c = _to_mpf(b)
-                    ca = _to_mpf(a) if not isinstance(a, mpmath.iv.mpf) else mpmath.mpf(a.mid)
-                    r = abs(c - ca) + (self.pad * abs(c) if c != 0 else self.pad)
-                    r = r * (1 + self.pad)
-                    e = enclose(c) + mpmath.iv.mpf([-r, r])
-                    e = mpmath.iv.mpf([max(lower(e), 0), upper(e)])
-                    p = c
-                enc[o], point[o] = e, p
-                if not (lower(e) == 0 and upper(e) == 0):
-                    logenc[o] = mpmath.iv.log(e)
-                    logpoint[o] = mpmath.log(p) if p > 0 else mpmath.mpf("-inf")
-        rec = (outputs, enc, point, logenc, logpoint, len_hi)
-        self.cache[d] = rec
+                                  Described(f"{len1} outputs at dps {level} and {len2} at dps {hi}"))
+        rec = self._enclose(second, first, level)
+        rec.length = len2
+        self.cache[(d, level)] = rec
+        return rec
+
+    def _enclose(self, values, other, level):
+        rec = _Record()
+        rec.level = level
+        hi = higher_precision(level)
+        ivc = iv_context(hi + 10)
+        total = ivc.mpf(0)
+        outputs = list(values)
+        if other is not None:
+            outputs.extend(o for o in other if o not in values)
+        for o in outputs:
+            b = values.get(o, Fraction(0))
+            a = other.get(o, Fraction(0)) if other is not None else b
+            if isinstance(b, Fraction) and isinstance(a, Fraction) and a == b:
+                if b == 0:
+                    continue
+                rec.exact[o] = b
+                lo_hi = _raw_bounds(b)
+            elif is_interval(b):
+                lo, up = b._mpi_
+                if is_interval(a):
+                    lo, up = _rmax(lo, a._mpi_[0]), (a._mpi_[1] if libmp.mpf_lt(a._mpi_[1], up) else up)
+                    if libmp.mpf_gt(lo, up):
+                        raise parameter_error(
+                            "distribution_fn", self.owner,
+                            "enclosures that contain the true probability at every precision",
+                            Described(f"disjoint enclosures {a!r} and {b!r} for output {o!r}"))
+                lo_hi = (_rmax(lo, _ZERO), up)
+            else:
+                rec.estimated = True
+                ctx = mp_context(hi + 10)
+                c = ctx.make_mpf(b._mpf_) if is_mpf(b) else ctx.mpf(_raw_mpf(b))
+                ca = (ctx.make_mpf(a._mpf_) if is_mpf(a) else
+                      ctx.make_mpf(a._mpi_[0]) if is_interval(a) else ctx.mpf(_raw_mpf(a)))
+                if c == 0 and ca == 0:
+                    continue
+                pad = ctx.mpf(10) ** (-level)
+                r = (abs(c - ca) + pad * abs(c)) * (1 + pad)
+                e = ivc.mpf(mpf_exact(c._mpf_)) + ivc.mpf([mpf_exact((-r)._mpf_), mpf_exact(r._mpf_)])
+                lo_hi = (_rmax(e._mpi_[0], _ZERO), e._mpi_[1])
+            if lo_hi[1] == _ZERO:
+                continue
+            rec.enc[o] = lo_hi
+            total += ivc.mpf([mpf_exact(lo_hi[0]), mpf_exact(lo_hi[1])])
+        rec.sum = total._mpi_
         return rec
 
 
-def _to_mpf(v):
-    if isinstance(v, Fraction):
-        return mpmath.mpf(v.numerator) / v.denominator
-    if isinstance(v, numbers.Real) and not isinstance(v, mpmath.mpf):
-        return mpmath.mpf(float(v)) if not isinstance(v, numbers.Integral) else mpmath.mpf(int(v))
-    return mpmath.mpf(v)
+def _raw_mpf(q):
+    """An mpf holding the exact rational ``q`` when dyadic, else rounded to nearest at 300 bits."""
+    q = Fraction(q)
+    return mpf_exact(libmp.from_rational(q.numerator, q.denominator, 300, libmp.round_nearest))
 
 
-def _same_point(a, b) -> bool:
-    """True when both intervals are the same single point (exact, equal values)."""
-    return a._mpi_[0] == a._mpi_[1] == b._mpi_[0] == b._mpi_[1]
+# ---------------------------------------------------------------------------
+# Pair divergences at one precision level
+# ---------------------------------------------------------------------------
+
+class _Level:
+    """Interval arithmetic at one precision level (a context owned by the check)."""
+
+    def __init__(self, level, epsilon: Fraction):
+        self.level = level
+        self.ctx = iv_context(higher_precision(level) + 10)
+        c = self.ctx
+        self.eps = c.mpf(epsilon.numerator) / c.mpf(epsilon.denominator)
+        self.factor = c.exp(self.eps)
+
+    def iv(self, lo_hi):
+        return self.ctx.mpf([mpf_exact(lo_hi[0]), mpf_exact(lo_hi[1])])
+
+    def log(self, rec, o):
+        key = (id(self), o)
+        v = rec.logs.get(key)
+        if v is None:
+            v = self.ctx.log(self.iv(rec.enc[o]))
+            rec.logs[key] = v
+        return v
 
 
-def _pair_max(rec_d, rec_e):
-    """((lower, upper), point, worst output) of max_o |ln P_d(o) - ln P_e(o)|.
-
-    The enclosure of a maximum is [max of lower ends, max of upper ends]; the
-    worst output is the one with the largest upper end (ties: largest point).
-    """
-    out_d, _, _, lg_d, lp_d, _ = rec_d
-    out_e, _, _, lg_e, lp_e, _ = rec_e
-    inf = mpmath.mpf("inf")
-    lo_max = hi_max = pt_max = None
-    worst = None
-    for o in dict.fromkeys(list(out_d) + list(out_e)):
-        zd, ze = o not in lg_d, o not in lg_e
-        if zd and ze:
-            continue
-        if zd or ze:
-            lo_v = hi_v = pt = inf
-        elif _same_point(rec_d[1][o], rec_e[1][o]):
-            lo_v = hi_v = pt = mpmath.mpf(0)  # equal exact probabilities: ratio exactly 1
+def _pair_max(rd, re_, lv: _Level):
+    """((lo_raw, hi_raw), worst output) of max_o |ln P_d(o) - ln P_e(o)|."""
+    lo_max = hi_max = _ZERO
+    worst, worst_key = None, None
+    for o in dict.fromkeys(list(rd.enc) + list(re_.enc)):
+        ed, ee = rd.enc.get(o), re_.enc.get(o)
+        if ed is None or ee is None:
+            other = ee if ed is None else ed
+            v = (_INF, _INF) if _gt(other[0], _ZERO) else (_ZERO, _INF)
+        elif o in rd.exact and o in re_.exact and rd.exact[o] == re_.exact[o]:
+            v = (_ZERO, _ZERO)
+        elif ed[0] == _ZERO or ee[0] == _ZERO:
+            v = (_ZERO, _INF)
         else:
-            v = abs(lg_d[o] - lg_e[o])
-            lo_v, hi_v, pt = lower(v), upper(v), abs(lp_d[o] - lp_e[o])
-        if worst is None or (hi_v, pt) > (hi_max, pt_max):
-            worst = o
-        lo_max = lo_v if lo_max is None else max(lo_max, lo_v)
-        hi_max = hi_v if hi_max is None else max(hi_max, hi_v)
-        pt_max = pt if pt_max is None else max(pt_max, pt)
-    return (lo_max, hi_max), pt_max, worst
+            x = abs(lv.log(rd, o) - lv.log(re_, o))
+            v = (_rmax(x._mpi_[0], _ZERO), x._mpi_[1])
+        key = (v[1], v[0])
+        if worst is None or libmp.mpf_gt(key[0], worst_key[0]) or (
+                key[0] == worst_key[0] and libmp.mpf_gt(key[1], worst_key[1])):
+            worst, worst_key = o, key
+        lo_max, hi_max = _rmax(lo_max, v[0]), _rmax(hi_max, v[1])
+    return (lo_max, hi_max), worst
 
 
-def _pair_hockey(rec_d, rec_e, factor_enc, factor_pt):
-    """(enclosure, point, worst output, event) of sum_o max(0, P_d(o) - e^eps P_e(o))."""
-    out_d, enc_d, pt_d, *_ = rec_d
-    out_e, enc_e, pt_e, *_ = rec_e
-    outputs = dict.fromkeys(list(out_d) + list(out_e))
-    zero_iv = mpmath.iv.mpf(0)
-    total = zero_iv
-    total_pt = mpmath.mpf(0)
+def _pair_hockey(rd, re_, lv: _Level):
+    """((lo_raw, hi_raw), worst output, event) of sum_o max(0, P_d(o) - e^eps P_e(o)) + missing mass."""
+    c = lv.ctx
+    total = c.mpf(0)
     best, best_out, event = None, None, []
-    for o in outputs:
-        t = enc_d.get(o, zero_iv) - factor_enc * enc_e.get(o, zero_iv)
-        t = mpmath.iv.mpf([max(lower(t), 0), max(upper(t), 0)])
-        total = total + t
-        tp = pt_d.get(o, 0) - factor_pt * pt_e.get(o, 0)
-        if tp > 0:
-            total_pt += tp
+    for o in dict.fromkeys(list(rd.enc) + list(re_.enc)):
+        ed = rd.enc.get(o)
+        if ed is None:
+            continue  # P_d(o) = 0 contributes nothing
+        t = lv.iv(ed)
+        ee = re_.enc.get(o)
+        if ee is not None:
+            t = t - lv.factor * lv.iv(ee)
+        lo, hi = t._mpi_
+        if not _gt(hi, _ZERO):
+            continue
+        if ee is None or _gt(libmp.mpf_add(lo, hi), _ZERO):   # midpoint of the term > 0
             event.append(o)
-        if best is None or upper(t) > best:
-            best, best_out = upper(t), o
-    return (lower(total), upper(total)), total_pt, best_out, tuple(event)
+        t = c.mpf([mpf_exact(_rmax(lo, _ZERO)), mpf_exact(hi)])
+        total = total + t
+        if best is None or _gt(hi, best):
+            best, best_out = hi, o
+    # mass of P_d certainly missing from the listed outputs is charged in full
+    # (it may sit where P_e = 0); a sum whose enclosure contains 1 is taken to
+    # list the whole support
+    if libmp.mpf_lt(rd.sum[1], _ONE):
+        missing = c.mpf(1) - lv.iv(rd.sum)
+        total = total + missing
+    return total._mpi_, best_out, tuple(event)
+
+
+def _mass_problem(rec, delta_zero: bool) -> str:
+    """A reason why no pair with this record can HOLD, or ''."""
+    lo, hi = rec.sum
+    if _gt(lo, _ONE):
+        return f"its probabilities sum to more than 1 (at least {_nstr(lo, 20)})"
+    if delta_zero and libmp.mpf_lt(hi, _ONE):
+        return (f"its probabilities sum to less than 1 (at most {_nstr(hi, 20)}): the missing mass may "
+                f"sit on an output the neighbour never produces")
+    return ""
+
+
+def _check_sum(rec, owner, d):
+    lo, hi = rec.sum
+    tol = SUM_TOLERANCE
+    lo_q, hi_q = _raw_fraction(lo), _raw_fraction(hi)
+    if hi_q < 1 - tol or lo_q > 1 + tol:
+        shown = mpmath.nstr(mpf_exact(lo), 17)
+        raise parameter_error("distribution_fn", f"{owner} (dataset {d!r})",
+                              f"a distribution whose probabilities sum to 1 within {float(tol):g}",
+                              Described(f"probabilities summing to {shown}"))
+
+
+def _raw_fraction(raw):
+    from .._precision import raw_to_fraction
+    return raw_to_fraction(raw)
+
+
+# ---------------------------------------------------------------------------
+# The check
+# ---------------------------------------------------------------------------
+
+def _exact_epsilon(epsilon, name, owner):
+    q = exact_rational(epsilon)
+    if q is None:
+        check_scalar(epsilon, name, owner, _EPSILON)   # raises with the standard message
+        raise parameter_error(name, owner, "a finite real number", epsilon)
+    return q
 
 
 def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation="given pairs",
-                _owner="check_pairs"):
+                max_dps=200, _owner="check_pairs"):
     """Decide a DP claim exactly on given pairs of neighbouring datasets.
 
     Parameters
     ----------
     distribution_fn : callable
-        ``dataset -> distribution``; see the module docstring for the protocol.
+        ``(dataset, ctx) -> distribution`` or ``dataset -> distribution``;
+        see the module docstring for the protocol.
     pairs : iterable of (dataset, dataset)
         Hashable datasets (tuples). Each unordered pair is decided once, in
         both directions.
-    epsilon : float, epsilon >= 0
+    epsilon : float, int or Fraction, epsilon >= 0
+        Taken at its exact value (a float at its binary value, a
+        ``numpy.longdouble`` too).
     delta : float, 0 <= delta <= 1, default 0
     dps : int, dps >= 5, default 30
+        Starting precision in decimal digits.
     relation : str
         How the pairs were produced (shown in the report).
+    max_dps : int, default 200
+        Undecided pairs are retried at doubled precision up to this many
+        digits.
 
     Returns
     -------
     MechanismCheck
+        ``bool(result)`` is True only for HOLDS.
 
     Raises
     ------
     ValueError
-        Bad ``epsilon``, ``delta``, ``dps``; no pair; a distribution that is not
-        one (negative probability, not summing to 1 within
-        :data:`refdp.verify.divergences.SUM_TOLERANCE`); two distributions
-        given as sequences of different lengths.
+        Bad ``epsilon``, ``delta``, ``dps``, ``max_dps``; no pair; a
+        distribution that is not one (negative or non-real probability, a sum
+        more than :data:`refdp.verify.divergences.SUM_TOLERANCE` away from
+        1); two distributions given as sequences of different lengths.
     """
     owner = _owner
-    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
+    check_scalar(float(epsilon) if isinstance(epsilon, Fraction) else epsilon, "epsilon", owner, _EPSILON)
+    eps_q = _exact_epsilon(epsilon, "epsilon", owner)
     delta = check_scalar(delta, "delta", owner, _DELTA)
+    delta_q = exact_rational(delta)
     dps = check_scalar(dps, "dps", owner, _DPS)
+    max_dps = check_scalar(max_dps, "max_dps", owner, _MAX_DPS)
+    if max_dps < dps:
+        raise parameter_error("max_dps", owner, f"an int >= dps ({dps})", max_dps)
     if not callable(distribution_fn):
         raise parameter_error("distribution_fn", owner, "a callable dataset -> distribution", distribution_fn)
-    dists = _Distributions(distribution_fn, dps, owner)
-    hi = dists.hi
-    seen = set()
-    rows = []  # (verdict, point, (lo, hi), pair, output, event)
-    with mpmath.workdps(hi), ivworkdps(hi):
-        eps_enc = enclose(epsilon)
-        bound_enc = enclose(delta if delta > 0 else epsilon)
-        factor_enc = mpmath.iv.exp(eps_enc)
-        factor_pt = mpmath.exp(mpmath.mpf(epsilon))
-        for pair in pairs:
-            try:
-                d, e = pair
-                key = frozenset((d, e))
-            except (TypeError, ValueError):
-                raise parameter_error("pairs", owner, "an iterable of pairs of hashable datasets",
-                                      pair) from None
-            if d == e or key in seen:
-                continue
-            seen.add(key)
-            rd, re_ = dists.get(d), dists.get(e)
-            if rd[5] is not None and re_[5] is not None and rd[5] != re_[5]:
-                raise parameter_error(
-                    "distribution_fn", owner, "sequences of the same length for every dataset",
-                    Described(f"{rd[5]} probabilities for {d!r} and {re_[5]} for {e!r}"))
-            if delta == 0:
-                (lo_v, hi_v), pt, out = _pair_max(rd, re_)
-                ev = ()
-                oriented = (d, e)
-            else:
-                a = _pair_hockey(rd, re_, factor_enc, factor_pt)
-                b = _pair_hockey(re_, rd, factor_enc, factor_pt)
-                if (b[0][1], b[1]) > (a[0][1], a[1]):
-                    a, oriented = b, (e, d)
-                else:
-                    oriented = (d, e)
-                (lo_v, hi_v), pt, out, ev = a
-            verdict = decide_enclosures(mpmath.iv.mpf([lo_v, hi_v]), bound_enc)
-            rows.append((verdict, pt, (lo_v, hi_v), oriented, out, ev))
-    if not rows:
-        raise parameter_error("pairs", owner, "at least one pair of distinct datasets",
-                              Described("no pair"))
-    verdict = worst_verdict(r[0] for r in rows)
-    pool = [r for r in rows if r[0] is verdict] if verdict is not Verdict.HOLDS else rows
-    worst = max(pool, key=lambda r: (r[1], r[2][1]))
-    return MechanismCheck(
-        verdict=verdict, divergence=worst[1], enclosure=worst[2],
+    law = _Law(distribution_fn, owner)
+    seen, plist = set(), []
+    for pair in pairs:
+        try:
+            d, e = pair
+            key = frozenset((d, e))
+        except (TypeError, ValueError):
+            raise parameter_error("pairs", owner, "an iterable of pairs of hashable datasets", pair) from None
+        if d == e or key in seen:
+            continue
+        seen.add(key)
+        plist.append((d, e))
+    if not plist:
+        raise parameter_error("pairs", owner, "at least one pair of distinct datasets", Described("no pair"))
+
+    levels = [dps]
+    while levels[-1] < max_dps:
+        levels.append(min(2 * levels[-1], max_dps))
+    rows = [None] * len(plist)
+    pending = list(range(len(plist)))
+    estimated = False
+    top = dps
+    for level in levels:
+        lv = _Level(level, eps_q)
+        top = level
+        still = []
+        for i in pending:
+            d, e = plist[i]
+            row = _decide_pair(law, d, e, lv, delta_q, owner)
+            estimated |= row["estimated"]
+            rows[i] = row
+            if row["verdict"] is Verdict.UNDECIDED and row["retry"]:
+                still.append(i)
+        pending = still
+        if not pending:
+            break
+    verdict = worst_verdict(r["verdict"] for r in rows)
+    pool = [r for r in rows if r["verdict"] is verdict] if verdict is not Verdict.HOLDS else rows
+    worst = max(pool, key=lambda r: (mpf_exact(r["enc"][1]), mpf_exact(r["enc"][0])))
+    lo, hi = worst["enc"]
+    if hi == _INF:
+        mid = mpmath.inf if lo == _INF else mpf_exact(hi)
+    else:
+        c = mp_context(higher_precision(top) + 10)
+        mid = mpf_exact(((c.make_mpf(lo) + c.make_mpf(hi)) / 2)._mpf_)
+    reasons = sorted({r["reason"] for r in rows if r["verdict"] is Verdict.UNDECIDED and r["reason"]})
+    result = MechanismCheck(
+        verdict=verdict, divergence=mid, enclosure=(mpf_exact(lo), mpf_exact(hi)),
         bound=delta if delta > 0 else epsilon,
         kind="max divergence" if delta == 0 else "hockey-stick divergence",
-        epsilon=epsilon, delta=delta, worst_pair=worst[3], worst_output=worst[4], event=worst[5],
-        pairs_checked=len(rows),
-        failing_pairs=sum(r[0] is Verdict.FAILS for r in rows),
-        undecided_pairs=sum(r[0] is Verdict.UNDECIDED for r in rows),
-        dps=dps, relation=relation,
+        epsilon=epsilon, delta=delta, worst_pair=worst["pair"], worst_output=worst["output"],
+        event=worst["event"], pairs_checked=len(rows),
+        failing_pairs=sum(r["verdict"] is Verdict.FAILS for r in rows),
+        undecided_pairs=sum(r["verdict"] is Verdict.UNDECIDED for r in rows),
+        dps=dps, relation=relation, method=ESTIMATED if estimated else CERTIFIED,
+        max_dps_used=top, reason="; ".join(reasons[:3]),
     )
+    result.evidence = {"law": law, "rows": rows, "pairs": plist, "epsilon": eps_q, "delta": delta_q}
+    return result
+
+
+def _decide_pair(law, d, e, lv, delta_q, owner):
+    try:
+        rd, re_ = law.get(d, lv.level), law.get(e, lv.level)
+    except _Tampered:
+        return {"verdict": Verdict.UNDECIDED, "enc": (_ZERO, _INF), "pair": (d, e), "output": None,
+                "event": (), "estimated": True, "retry": True, "records": None,
+                "reason": "mpmath's global precision was changed by other code while the law ran"}
+    for rec, ds in ((rd, d), (re_, e)):
+        _check_sum(rec, owner, ds)
+    if rd.length is not None and re_.length is not None and rd.length != re_.length:
+        raise parameter_error(
+            "distribution_fn", owner, "sequences of the same length for every dataset",
+            Described(f"{rd.length} probabilities for {d!r} and {re_.length} for {e!r}"))
+    estimated = rd.estimated or re_.estimated
+    delta_zero = delta_q == 0
+    if delta_zero:
+        enc, out = _pair_max(rd, re_, lv)
+        ev, oriented = (), (d, e)
+    else:
+        a = _pair_hockey(rd, re_, lv)
+        b = _pair_hockey(re_, rd, lv)
+        if libmp.mpf_gt(b[0][1], a[0][1]):
+            a, oriented = b, (e, d)
+        else:
+            oriented = (d, e)
+        enc, out, ev = a
+    bound = Fraction(delta_q) if not delta_zero else None
+    if delta_zero:
+        verdict = decide_enclosures(lv.ctx.mpf([mpf_exact(enc[0]), mpf_exact(enc[1])]), lv.eps)
+    else:
+        verdict = decide_enclosures(lv.ctx.mpf([mpf_exact(enc[0]), mpf_exact(enc[1])]), bound)
+    reason, retry = "", True
+    if verdict is Verdict.HOLDS:
+        problems = [p for p in (_mass_problem(rd, delta_zero), _mass_problem(re_, delta_zero)) if p]
+        if problems:
+            verdict, retry = Verdict.UNDECIDED, False
+            reason = "a distribution " + problems[0]
+    elif verdict is Verdict.UNDECIDED:
+        if enc[1] == _INF and enc[0] != _INF:
+            reason = ("an output has probability enclosed by an interval touching 0 on one side and "
+                      "positive on the other")
+        else:
+            reason = f"the enclosures still overlap at {higher_precision(lv.level)} digits"
+        if len(rd.exact) == len(rd.enc) and len(re_.exact) == len(re_.enc) and bound is None:
+            pass
+    return {"verdict": verdict, "enc": enc, "pair": oriented, "output": out, "event": ev,
+            "estimated": estimated, "retry": retry, "records": (rd, re_), "reason": reason}
 
 
 def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="replace", dps=30, *,
-                    domain=None, ordered=False):
+                    domain=None, ordered=False, max_dps=200, certificate=None):
     """Decide epsilon-DP (or (epsilon, delta)-DP) over all neighbours of given datasets.
 
     Parameters
     ----------
     distribution_fn : callable
-        ``dataset -> {output: probability}`` or a sequence of probabilities
-        indexed by output, computed at the current mpmath precision (see the
-        module docstring: it is called under ``mpmath.workdps(dps)`` and
-        ``mpmath.workdps(2 * dps + 10)``).
+        ``(dataset, ctx) -> {output: probability}`` (or a sequence of
+        probabilities indexed by output), computing with the interval context
+        ``ctx`` it is given (certified); or ``dataset -> distribution``
+        computing with exact numbers (certified) or the global mpmath
+        functions (estimated). See the module docstring.
     datasets : iterable of tuple
         The datasets whose neighbours are examined (e.g.
         :func:`refdp.verify.neighbours.all_datasets`). With ``ordered=False``
@@ -407,11 +768,19 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
         ``datasets``.
     ordered : bool, default False
         Datasets are sequences (True) or multisets (False).
+    max_dps : int, default 200
+        Undecided pairs are retried at doubled precision up to this many digits.
+    certificate : str or path-like, optional
+        Write a JSON certificate of the verdict there
+        (:func:`refdp.verify.certificate.write_certificate`), to be re-checked
+        by ``refdp check-certificate``.
 
     Returns
     -------
     MechanismCheck
-        Verdict, worst pair, worst output and the exact divergence.
+        Verdict, worst pair, worst output, the divergence's enclosure and the
+        method (certified or estimated). ``bool(result)`` is True only for
+        HOLDS.
 
     Examples
     --------
@@ -425,6 +794,17 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
     (<Verdict.HOLDS: 'holds'>, '1.098612289')
     >>> check_mechanism(rr, [(0,), (1,)], epsilon=1.0).verdict
     <Verdict.FAILS: 'fails'>
+
+    A law written with the interval context it is given is certified at any
+    epsilon, even one that the divergence meets only in the 41st digit:
+
+    >>> from fractions import Fraction
+    >>> def rr_eps(d, ctx, eps=1):
+    ...     p = ctx.exp(eps) / (1 + ctx.exp(eps))
+    ...     return {d[0]: p, 1 - d[0]: 1 - p}
+    >>> r = check_mechanism(rr_eps, [(0,), (1,)], epsilon=Fraction(1) + Fraction(1, 10**40))
+    >>> r.verdict, r.method
+    (<Verdict.HOLDS: 'holds'>, 'certified')
     """
     owner = "check_mechanism"
     if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
@@ -452,7 +832,13 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
             for e in nbr(d):
                 yield d, e
 
-    return check_pairs(distribution_fn, pairs(), epsilon, delta, dps, relation=relation, _owner=owner)
+    result = check_pairs(distribution_fn, pairs(), epsilon, delta, dps, relation=relation,
+                         max_dps=max_dps, _owner=owner)
+    result.evidence["relation"] = {"neighbours": relation, "domain": None if domain is None else list(domain)}
+    if certificate is not None:
+        from .certificate import write_certificate
+        write_certificate(result, certificate, name="check_mechanism")
+    return result
 
 
 def summarise(results, labels=None) -> CheckResult:
@@ -494,5 +880,7 @@ def summarise(results, labels=None) -> CheckResult:
     n_und = sum(r.verdict is Verdict.UNDECIDED for r in results)
     detail = (f"{len(results)} sweeps, {pairs} pairs in all ({n_fail} sweeps fail, {n_und} undecided); "
               f"most critical [{labels[k]}]: {worst.detail}")
+    method = ESTIMATED if any(r.method == ESTIMATED for r in results) else (
+        ALGEBRAIC if all(r.method == ALGEBRAIC for r in results) else CERTIFIED)
     return CheckResult(measured=worst.divergence, bound=worst.bound, verdict=verdict,
-                       digits=min(r.dps for r in results), detail=detail)
+                       digits=min(r.dps for r in results), detail=detail, method=method)

@@ -4,11 +4,11 @@ A distribution is a mapping ``output -> probability`` or a sequence of
 probabilities indexed by output. Probabilities may be integers,
 :class:`fractions.Fraction`, floats (taken as the exact binary numbers they
 are), ``mpmath.mpf`` numbers, or ``mpmath.iv`` intervals (taken as enclosures of
-the true probabilities). Every divergence is computed in mpmath at the current
-precision (``mpmath.mp.dps``), or in interval arithmetic (``mpmath.iv`` at its
-current precision) as soon as one probability is an interval; in the latter
-case the result is an interval guaranteed to contain the divergence of every
-pair of distributions inside the enclosures.
+the true probabilities). Every divergence is computed in an mpmath context
+created for the call at ``dps`` digits (never at mpmath's global precision),
+in interval arithmetic as soon as one probability is an interval; in the
+latter case the result is an interval guaranteed to contain the divergence of
+every pair of distributions inside the enclosures.
 
 An output that has mass under one distribution and none under the other makes
 the max divergence infinite; an exact zero is an integer ``0``, ``Fraction(0)``,
@@ -36,6 +36,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from .._precision import exact_rational, is_interval, is_mpf, iv_context, mp_context
 from .._validation import Described, Interval, check_scalar, parameter_error
 from .verdict import enclose, lower, upper
 
@@ -65,7 +66,7 @@ _LAMBDA = Interval(float, 0, None, closed="neither")
 # ---------------------------------------------------------------------------
 
 def _is_interval(x) -> bool:
-    return isinstance(x, mpmath.iv.mpf)
+    return is_interval(x)
 
 
 def _check_probability(value, output, name, owner):
@@ -74,17 +75,23 @@ def _check_probability(value, output, name, owner):
             raise parameter_error(name, owner, "a distribution of non-negative probabilities",
                                   Described(f"{value!r} for output {output!r}"))
         return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise parameter_error(name, owner, "a distribution of real probabilities",
-                              Described(f"{value!r} for output {output!r}"))
-    if isinstance(value, (np.floating, np.integer)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        raise parameter_error(name, owner, "a distribution of finite probabilities",
-                              Described(f"{value!r} for output {output!r}"))
-    if isinstance(value, mpmath.mpf) and not mpmath.isfinite(value):
-        raise parameter_error(name, owner, "a distribution of finite probabilities",
-                              Described(f"{value!r} for output {output!r}"))
+    if is_mpf(value):
+        if not mpmath.isfinite(mpmath.mp.make_mpf(value._mpf_)):
+            raise parameter_error(name, owner, "a distribution of finite probabilities",
+                                  Described(f"{value!r} for output {output!r}"))
+    else:
+        q = exact_rational(value)
+        if q is None:
+            if isinstance(value, (float, np.floating)):
+                raise parameter_error(name, owner, "a distribution of finite probabilities",
+                                      Described(f"{value!r} for output {output!r}"))
+            raise parameter_error(name, owner, "a distribution of real probabilities",
+                                  Described(f"{value!r} for output {output!r}"))
+        # exact conversion: a longdouble keeps every bit, a NumPy float its value
+        if isinstance(value, np.longdouble):
+            value = q
+        elif isinstance(value, (np.floating, np.integer)):
+            value = value.item()
     if value < 0:
         raise parameter_error(name, owner, "a distribution of non-negative probabilities",
                               Described(f"{value!r} for output {output!r}"))
@@ -126,19 +133,15 @@ def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> di
     if not items:
         raise parameter_error(name, owner, "a distribution with at least one output", dist)
     out = {o: _check_probability(v, o, name, owner) for o, v in items}
-    # Sum in interval arithmetic with enough bits for every input to be exact
-    # or tightly enclosed.
-    old = mpmath.iv.prec
-    try:
-        mpmath.iv.prec = max(old, mpmath.mp.prec, 113) + 20
-        total = mpmath.iv.mpf(0)
-        for v in out.values():
-            total += enclose(v)
-        tol = enclose(SUM_TOLERANCE)
-        too_small = upper(total) < 1 - upper(tol)
-        too_large = lower(total) > 1 + upper(tol)
-    finally:
-        mpmath.iv.prec = old
+    # Sum in interval arithmetic (a context owned by the call) with enough bits
+    # for every input to be exact or tightly enclosed.
+    ctx = iv_context(60)
+    total = ctx.mpf(0)
+    for v in out.values():
+        total += enclose(v, ctx)
+    tol = enclose(SUM_TOLERANCE, ctx)
+    too_small = upper(total) < 1 - upper(tol)
+    too_large = lower(total) > 1 + upper(tol)
     if too_small or too_large:
         shown = mpmath.nstr(mpmath.mpf(total.mid), 17)
         raise parameter_error(name, owner,
@@ -180,18 +183,21 @@ def distribution_pair(p, q, owner: str = "distribution_pair"):
 # ---------------------------------------------------------------------------
 
 class _Arith:
-    """The few operations the divergences need, in ``mp`` or in ``iv``."""
+    """The few operations the divergences need, in a real or an interval context owned by the call."""
 
-    def __init__(self, interval: bool):
+    def __init__(self, interval: bool, dps: int = 30):
         self.interval = interval
-        self.ctx = mpmath.iv if interval else mpmath.mp
+        self.ctx = iv_context(dps) if interval else mp_context(dps)
 
     def num(self, x):
         if self.interval:
-            return enclose(x)
-        if isinstance(x, Fraction):
-            return mpmath.mpf(x.numerator) / x.denominator
-        return mpmath.mpf(x)
+            return enclose(x, self.ctx)
+        if is_mpf(x):
+            return self.ctx.make_mpf(x._mpf_)
+        q = exact_rational(x)
+        if q is not None:
+            return self.ctx.mpf(q.numerator) / q.denominator
+        return self.ctx.mpf(x)
 
     @staticmethod
     def exact_zero(x) -> bool:
@@ -206,8 +212,8 @@ class _Arith:
         """max(0, x)."""
         if self.interval:
             lo, hi = lower(x), upper(x)
-            return mpmath.iv.mpf([max(lo, 0), max(hi, 0)])
-        return x if x > 0 else mpmath.mpf(0)
+            return self.ctx.mpf([max(lo, 0), max(hi, 0)])
+        return x if x > 0 else self.ctx.mpf(0)
 
     def key(self, x):
         """Order used to pick the worst output: the upper end for intervals."""
@@ -215,12 +221,26 @@ class _Arith:
 
     def maximum(self, values):
         if self.interval:
-            return mpmath.iv.mpf([max(lower(v) for v in values), max(upper(v) for v in values)])
+            return self.ctx.mpf([max(lower(v) for v in values), max(upper(v) for v in values)])
         return max(values)
 
 
-def _arith_for(*seqs) -> _Arith:
-    return _Arith(any(_is_interval(v) for s in seqs for v in s))
+def _input_bits(values) -> int:
+    """Mantissa bits the mpmath inputs carry (0 for exact inputs)."""
+    bits = 0
+    for v in values:
+        raws = v._mpi_ if _is_interval(v) else (v._mpf_,) if is_mpf(v) else ()
+        for r in raws:
+            bits = max(bits, r[3] if r[1] else 0)
+    return bits
+
+
+def _arith_for(*seqs, dps=None) -> _Arith:
+    """Arithmetic at ``dps`` digits; by default 30 digits, or more when the inputs carry more bits."""
+    values = [v for s in seqs for v in s]
+    if dps is None:
+        dps = max(30, int(_input_bits(values) * 0.30103) + 10)
+    return _Arith(any(_is_interval(v) for v in values), dps)
 
 
 def _max_divergence(outputs, pv, qv, ar: _Arith):
@@ -276,7 +296,7 @@ def _power_sum(pv, qv, am1, ar: _Arith):
 # Public divergences
 # ---------------------------------------------------------------------------
 
-def max_divergence(p, q, *, with_output: bool = False):
+def max_divergence(p, q, *, with_output: bool = False, dps=None):
     """Symmetric max divergence ``max_o |ln P(o) / Q(o)|``.
 
     For finite output sets this is ``max(D_inf(P||Q), D_inf(Q||P))`` with
@@ -290,6 +310,9 @@ def max_divergence(p, q, *, with_output: bool = False):
         Two distributions over the same outputs (see :func:`distribution_pair`).
     with_output : bool, default False
         Also return the output attaining the maximum.
+    dps : int, optional
+        Digits of the arithmetic (a context owned by the call); default 30,
+        or more when the mpmath inputs carry more bits.
 
     Returns
     -------
@@ -310,11 +333,11 @@ def max_divergence(p, q, *, with_output: bool = False):
     '1.09861228866811'
     """
     outputs, pv, qv = distribution_pair(p, q, "max_divergence")
-    value, output = _max_divergence(outputs, pv, qv, _arith_for(pv, qv))
+    value, output = _max_divergence(outputs, pv, qv, _arith_for(pv, qv, dps=dps))
     return (value, output) if with_output else value
 
 
-def hockey_stick_divergence(p, q, epsilon):
+def hockey_stick_divergence(p, q, epsilon, *, dps=None):
     """Hockey-stick divergence ``delta(eps) = sum_o max(0, P(o) - e^eps Q(o))``.
 
     A mechanism is (epsilon, delta)-DP exactly when this is ``<= delta`` for
@@ -327,6 +350,9 @@ def hockey_stick_divergence(p, q, epsilon):
     p, q : mapping or sequence
     epsilon : float, epsilon >= 0
         Taken as the exact binary value of the float.
+    dps : int, optional
+        Digits of the arithmetic (a context owned by the call); default 30,
+        or more when the mpmath inputs carry more bits.
 
     Returns
     -------
@@ -335,10 +361,10 @@ def hockey_stick_divergence(p, q, epsilon):
     owner = "hockey_stick_divergence"
     epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
     outputs, pv, qv = distribution_pair(p, q, owner)
-    return _hockey_stick(outputs, pv, qv, epsilon, _arith_for(pv, qv))[0]
+    return _hockey_stick(outputs, pv, qv, epsilon, _arith_for(pv, qv, dps=dps))[0]
 
 
-def renyi_divergence(p, q, order):
+def renyi_divergence(p, q, order, *, dps=None):
     """Renyi divergence ``D_a(P||Q) = ln(sum_o P(o)^a Q(o)^(1-a)) / (a - 1)``.
 
     [Mir17]_ Definition 3, for orders ``a > 1``. Infinite when some output has
@@ -348,6 +374,9 @@ def renyi_divergence(p, q, order):
     ----------
     p, q : mapping or sequence
     order : float, order > 1
+    dps : int, optional
+        Digits of the arithmetic (a context owned by the call); default 30,
+        or more when the mpmath inputs carry more bits.
 
     Returns
     -------
@@ -366,12 +395,12 @@ def renyi_divergence(p, q, order):
     owner = "renyi_divergence"
     order = check_scalar(order, "order", owner, _ORDER)
     outputs, pv, qv = distribution_pair(p, q, owner)
-    ar = _arith_for(pv, qv)
+    ar = _arith_for(pv, qv, dps=dps)
     am1 = ar.num(order) - 1
     return ar.ctx.log(_power_sum(pv, qv, am1, ar)) / am1
 
 
-def log_moment(p, q, lam):
+def log_moment(p, q, lam, *, dps=None):
     """PATE's log-moment ``alpha(lambda) = ln sum_o P(o) (P(o)/Q(o))^lambda``.
 
     [PATE17]_ Sec. 3.1 (the moments accountant of Abadi et al.); equals
@@ -383,6 +412,9 @@ def log_moment(p, q, lam):
         ``p`` is the distribution on ``d``, ``q`` on the neighbour ``d'``.
     lam : float, lam > 0
         The order lambda (any positive real).
+    dps : int, optional
+        Digits of the arithmetic (a context owned by the call); default 30,
+        or more when the mpmath inputs carry more bits.
 
     Returns
     -------
@@ -391,5 +423,5 @@ def log_moment(p, q, lam):
     owner = "log_moment"
     lam = check_scalar(lam, "lam", owner, _LAMBDA)
     outputs, pv, qv = distribution_pair(p, q, owner)
-    ar = _arith_for(pv, qv)
+    ar = _arith_for(pv, qv, dps=dps)
     return ar.ctx.log(_power_sum(pv, qv, ar.num(lam), ar))

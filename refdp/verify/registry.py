@@ -16,7 +16,10 @@ from typing import Callable
 
 from .verdict import Verdict
 
-__all__ = ["CheckResult", "Check", "register", "all_checks", "run_check"]
+__all__ = ["CheckResult", "Check", "register", "all_checks", "run_check", "METHODS"]
+
+#: The labels a verdict's method can carry.
+METHODS = ("certified", "algebraic", "estimated", "statistical")
 
 
 @dataclass
@@ -34,6 +37,15 @@ class CheckResult:
         Decimal digits of precision of the comparison (0 for float-only checks).
     detail : str
         Where the worst value was found (worst pair, output, seed).
+    method : {"certified", "estimated", "algebraic", "statistical"}
+        How the verdict was reached: ``"certified"`` -- interval enclosures
+        with outward rounding or exact arithmetic (a proof, given the code
+        that computed them); ``"algebraic"`` -- exact polynomial arithmetic;
+        ``"estimated"`` -- agreement of floating-point or two-precision
+        evaluations (not a proof); ``"statistical"`` -- a test on samples with
+        a stated false-failure rate.
+
+    ``bool(result)`` is True only when the verdict is HOLDS.
     """
 
     measured: object
@@ -41,6 +53,20 @@ class CheckResult:
     verdict: Verdict
     digits: int
     detail: str = ""
+    method: str = "estimated"
+
+    def __post_init__(self):
+        self.verdict = Verdict.parse(self.verdict, "CheckResult", "verdict")
+        if self.method not in METHODS:
+            from .._validation import parameter_error
+            raise parameter_error("method", "CheckResult", f"one of {METHODS}", self.method)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict.passed
+
+    def __bool__(self) -> bool:
+        return self.passed
 
 
 @dataclass
@@ -88,6 +114,9 @@ class Outcome:
     @property
     def passed(self) -> bool:
         return self.result is not None and self.result.verdict.passed
+
+    def __bool__(self) -> bool:
+        return self.passed
 
 
 def run_check(check: Check) -> Outcome:

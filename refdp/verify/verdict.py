@@ -1,28 +1,49 @@
 """Three-valued, fail-closed verdicts for exact comparisons.
 
-A claim such as ``divergence <= epsilon`` is decided by evaluating both sides
-in mpmath twice, at ``dps`` and at ``2 * dps + 10`` decimal digits. The
-difference between the two evaluations estimates the numerical error; the
-claim *holds* when the higher-precision left side is below the bound by more
-than that error (plus one unit in the last place of the working precision),
-*fails* when it is above by more than that, and is *undecided* otherwise.
-Every report treats *undecided* as a failure (fail closed).
+A claim such as ``divergence <= epsilon`` is decided in one of two ways, and
+every verdict says which:
 
-The same three values are produced by interval arithmetic
-(:func:`decide_leq_interval`, :func:`decide_enclosures`): both sides are
-enclosed in :data:`mpmath.iv` intervals; the claim holds when the upper end of
-the left side is at most the lower end of the right side, fails when the lower
-end of the left side exceeds the upper end of the right side, and is undecided
-when the enclosures overlap.
+* **certified** -- both sides are enclosed in intervals computed with outward
+  rounding (:func:`decide_leq_interval`, :func:`decide_enclosures`); the claim
+  holds when the upper end of the left side is at most the lower end of the
+  right side, fails when the lower end of the left side exceeds the upper end
+  of the right side, and is undecided when the enclosures overlap. HOLDS and
+  FAILS are proofs.
+* **estimated** -- both sides are evaluated in mpmath twice, at ``dps`` and at
+  ``2 * dps + 10`` decimal digits (:func:`decide_leq`); the difference between
+  the two evaluations estimates the numerical error. This is not a proof.
+
+Every report treats *undecided* as a failure (fail closed). A :class:`Verdict`
+is false in a boolean context unless it is HOLDS, and compares equal to its
+name (``Verdict.FAILS == "fails"``).
+
+No function here reads or sets mpmath's global precision: each evaluation runs
+in a context created for it (:mod:`refdp._precision`). The only exception is
+the legacy protocol of :func:`decide_leq` and :func:`decide_leq_interval` for
+zero-argument callables, which compute with the global ``mpmath`` functions;
+they are evaluated under :data:`refdp._precision.GLOBAL_MPMATH_LOCK` and the
+global precision is restored afterwards.
 """
 from __future__ import annotations
 
 import contextlib
 import enum
-import numbers
+import inspect
+import threading
 from typing import Callable
 
 import mpmath
+from mpmath import libmp
+
+from .._precision import (
+    GLOBAL_MPMATH_LOCK,
+    exact_rational,
+    is_interval,
+    is_mpf,
+    iv_context,
+    mp_context,
+    mpf_exact,
+)
 
 __all__ = [
     "Verdict",
@@ -36,9 +57,16 @@ __all__ = [
     "upper",
 ]
 
+#: Bits used to round a rational that is not a dyadic number to an end point.
+_END_BITS = 256
 
-class Verdict(enum.Enum):
-    """Outcome of an exact comparison."""
+
+class Verdict(str, enum.Enum):
+    """Outcome of an exact comparison: HOLDS, FAILS or UNDECIDED.
+
+    ``bool(v)`` is True only for HOLDS (UNDECIDED fails closed), and a verdict
+    compares equal to its name: ``Verdict.FAILS == "fails"``.
+    """
 
     HOLDS = "holds"
     FAILS = "fails"
@@ -49,95 +77,144 @@ class Verdict(enum.Enum):
         """Only HOLDS passes; UNDECIDED counts as a failure (fail closed)."""
         return self is Verdict.HOLDS
 
+    def __bool__(self) -> bool:
+        return self is Verdict.HOLDS
+
     def __str__(self) -> str:
         return self.value
 
+    __format__ = str.__format__
 
-def decide_leq(lhs: Callable[[], "mpmath.mpf"], rhs: Callable[[], "mpmath.mpf"], dps: int = 30):
-    """Decide ``lhs() <= rhs()`` at ``dps`` digits, confirmed at higher precision.
+    @classmethod
+    def parse(cls, value, owner: str = "worst_verdict", name: str = "verdicts") -> "Verdict":
+        """``value`` as a Verdict: a Verdict or one of the strings 'holds', 'fails', 'undecided'."""
+        if isinstance(value, Verdict):
+            return value
+        if isinstance(value, str):
+            try:
+                return cls(value.strip().lower())
+            except ValueError:
+                pass
+        from .._validation import parameter_error
+        raise parameter_error(name, owner, "Verdict values or the strings 'holds', 'fails', 'undecided'",
+                              value)
 
-    Parameters
-    ----------
-    lhs, rhs : callable
-        Zero-argument functions evaluated under ``mpmath.workdps``; they must
-        compute from exact inputs (integers, rationals, strings) so that raising
-        the precision refines the result.
-    dps : int, default 30
-        Working precision in decimal digits.
 
-    Returns
-    -------
-    verdict : Verdict
-    lhs_value, rhs_value : mpmath.mpf
-        Values at the higher precision.
+# ---------------------------------------------------------------------------
+# Calling user functions with a context
+# ---------------------------------------------------------------------------
+
+_ARITY_CACHE: dict = {}
+_ARITY_LOCK = threading.Lock()
+
+
+def takes_context(fn, n_args: int) -> bool:
+    """True when ``fn`` accepts ``n_args + 1`` positional arguments (the last is a context).
+
+    A function that accepts exactly ``n_args`` arguments follows the legacy
+    protocol (it computes with the global ``mpmath`` functions).
     """
-    with mpmath.workdps(dps):
-        l1, r1 = lhs(), rhs()
-    hi = 2 * dps + 10
-    with mpmath.workdps(hi):
-        l2, r2 = lhs(), rhs()
-        if not (mpmath.isfinite(l2) and mpmath.isfinite(r2)):
-            if l2 == r2:  # both infinite with the same sign: equality, so <= holds
-                return Verdict.HOLDS, l2, r2
-            return (Verdict.HOLDS if l2 < r2 else Verdict.FAILS), l2, r2
-        err = abs(l2 - l1) + abs(r2 - r1) + mpmath.mpf(10) ** (-dps) * (1 + abs(l2) + abs(r2))
-        diff = r2 - l2
-        if diff > err:
-            return Verdict.HOLDS, l2, r2
-        if diff < -err:
-            return Verdict.FAILS, l2, r2
-        return Verdict.UNDECIDED, l2, r2
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    params = list(sig.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if len(required) > n_args:
+        return True
+    if len(positional) > n_args:
+        # an optional extra positional parameter is a context only when it is named so
+        return positional[n_args].name in ("ctx", "context")
+    return False
 
-
-# ---------------------------------------------------------------------------
-# Interval-arithmetic deciding (mpmath.iv)
-# ---------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def ivworkdps(dps: int):
-    """Set the precision of :data:`mpmath.iv` to ``dps`` digits, restored on exit.
+    """Set the precision of the global :data:`mpmath.iv` to ``dps`` digits, restored on exit.
 
-    ``mpmath.iv`` has no ``workdps``; this is its counterpart (the precision is
-    restored in a ``finally`` clause, so an exception cannot leak a change).
+    For users' laws written against the global ``mpmath.iv`` only; refdp's own
+    computations use contexts they own (:func:`refdp._precision.iv_context`).
+    The change is made under :data:`refdp._precision.GLOBAL_MPMATH_LOCK`.
     """
-    old = mpmath.iv.prec
-    try:
-        mpmath.iv.dps = dps
-        yield
-    finally:
-        mpmath.iv.prec = old
+    with GLOBAL_MPMATH_LOCK:
+        old = mpmath.iv.prec
+        try:
+            mpmath.iv.dps = dps
+            yield
+        finally:
+            mpmath.iv.prec = old
 
 
-def enclose(x) -> "mpmath.iv.mpf":
-    """Enclose ``x`` in an :data:`mpmath.iv` interval at the current ``iv`` precision.
+# ---------------------------------------------------------------------------
+# End points
+# ---------------------------------------------------------------------------
 
-    Intervals are returned unchanged; integers, floats and ``mpmath.mpf``
-    become point intervals (rounded outward if they do not fit the precision);
-    rationals (``fractions.Fraction``) are divided in interval arithmetic.
+def _raw_bounds(x):
+    """(lower, upper) raw mpf tuples enclosing ``x`` (exact where possible)."""
+    if is_interval(x):
+        return x._mpi_
+    if is_mpf(x):
+        return x._mpf_, x._mpf_
+    q = exact_rational(x)
+    if q is None:
+        from .._validation import parameter_error
+        raise parameter_error("x", "enclose", "a real number or an mpmath interval", x)
+    n, d = q.numerator, q.denominator
+    if d == 1:
+        r = libmp.from_int(n)
+        return r, r
+    return (libmp.from_rational(n, d, _END_BITS, libmp.round_floor),
+            libmp.from_rational(n, d, _END_BITS, libmp.round_ceiling))
+
+
+def enclose(x, ctx=None):
+    """Enclose ``x`` in an interval of the interval context ``ctx``.
+
+    Parameters
+    ----------
+    x : interval, mpmath number, int, Fraction, float (any NumPy real type too)
+        Intervals keep their end points; exact numbers (``longdouble`` through
+        its exact binary value) become the tightest interval at ``ctx``'s
+        precision; an ``mpf`` becomes the point interval of its value.
+    ctx : mpmath interval context, optional
+        Default: a new context at 256 bits.
+
+    Returns
+    -------
+    interval of ``ctx``
     """
-    if isinstance(x, mpmath.iv.mpf):
-        return x
-    if isinstance(x, numbers.Rational) and not isinstance(x, numbers.Integral):
-        return mpmath.iv.mpf(int(x.numerator)) / mpmath.iv.mpf(int(x.denominator))
-    if isinstance(x, numbers.Integral):
-        return mpmath.iv.mpf(int(x))
-    if isinstance(x, numbers.Real) and not isinstance(x, mpmath.mpf):
-        return mpmath.iv.mpf(float(x))
-    return mpmath.iv.mpf(x)
+    if ctx is None:
+        ctx = iv_context(80)
+    if is_interval(x):
+        a, b = x._mpi_
+        return ctx.mpf([mpf_exact(a), mpf_exact(b)])
+    if is_mpf(x):
+        return ctx.mpf(mpf_exact(x._mpf_))
+    q = exact_rational(x)
+    if q is None:
+        from .._validation import parameter_error
+        raise parameter_error("x", "enclose", "a real number or an mpmath interval", x)
+    if q.denominator == 1:
+        return ctx.mpf(q.numerator)
+    return ctx.mpf(q.numerator) / ctx.mpf(q.denominator)
 
 
 def lower(x) -> "mpmath.mpf":
-    """Lower end of ``enclose(x)``, as an ``mpmath.mpf`` holding it exactly.
+    """Lower end of an enclosure of ``x``, as an ``mpmath.mpf`` holding it exactly.
 
-    The end point keeps all its bits whatever the current ``mpmath.mp``
-    precision (no rounding on conversion), so comparisons stay rigorous.
+    No global precision is involved: interval ends are taken as they are, exact
+    numbers are rounded down at 256 bits (dyadic numbers, floats included, are
+    kept exactly).
     """
-    return mpmath.mp.make_mpf(enclose(x)._mpi_[0])
+    return mpf_exact(_raw_bounds(x)[0])
 
 
 def upper(x) -> "mpmath.mpf":
-    """Upper end of ``enclose(x)``, as an ``mpmath.mpf`` holding it exactly."""
-    return mpmath.mp.make_mpf(enclose(x)._mpi_[1])
+    """Upper end of an enclosure of ``x``, as an ``mpmath.mpf`` holding it exactly."""
+    return mpf_exact(_raw_bounds(x)[1])
 
 
 def decide_enclosures(lhs, rhs) -> Verdict:
@@ -145,11 +222,9 @@ def decide_enclosures(lhs, rhs) -> Verdict:
 
     Parameters
     ----------
-    lhs, rhs : mpmath.iv.mpf or real number
-        Intervals known to contain the true values. A number is enclosed with
-        :func:`enclose` at the current ``mpmath.iv`` precision (a float or an
-        integer is a point interval, e.g. an exactly represented bound such as
-        a float epsilon).
+    lhs, rhs : interval or real number
+        Intervals known to contain the true values. A number is taken at its
+        exact value (a float or an integer is a point).
 
     Returns
     -------
@@ -161,46 +236,115 @@ def decide_enclosures(lhs, rhs) -> Verdict:
         equality that is only known up to an enclosure of positive width is
         UNDECIDED, and so fails closed.
     """
-    if upper(lhs) <= lower(rhs):
+    l_lo, l_hi = _raw_bounds(lhs)
+    r_lo, r_hi = _raw_bounds(rhs)
+    if libmp.mpf_le(l_hi, r_lo):
         return Verdict.HOLDS
-    if lower(lhs) > upper(rhs):
+    if libmp.mpf_gt(l_lo, r_hi):
         return Verdict.FAILS
     return Verdict.UNDECIDED
 
 
-def decide_leq_interval(lhs: Callable[[], object], rhs: Callable[[], object], dps: int = 30):
-    """Decide ``lhs() <= rhs()`` with interval arithmetic at ``dps`` digits.
+def decide_leq_interval(lhs: Callable, rhs: Callable, dps: int = 30):
+    """Decide ``lhs <= rhs`` with interval arithmetic at ``dps`` digits (certified).
 
     Parameters
     ----------
     lhs, rhs : callable
-        Zero-argument functions that compute with :data:`mpmath.iv` (for
-        example ``lambda: mpmath.iv.log(mpmath.iv.mpf(3))``) and return an
-        ``mpmath.iv.mpf`` or a number (enclosed with :func:`enclose`). They
-        are evaluated with ``mpmath.iv`` at ``dps`` digits.
+        Either one-argument functions ``ctx -> interval or number`` that
+        compute with the interval context they are given (for example
+        ``lambda iv: iv.log(iv.mpf(3))``), evaluated in a context created for
+        this call; or zero-argument functions that compute with the global
+        :data:`mpmath.iv` (legacy), evaluated under :func:`ivworkdps`.
     dps : int, default 30
 
     Returns
     -------
     verdict : Verdict
-        See :func:`decide_enclosures`; unlike :func:`decide_leq`, HOLDS and
-        FAILS are rigorous (the enclosures are guaranteed by outward rounding).
-    lhs_value, rhs_value : mpmath.iv.mpf
+        See :func:`decide_enclosures`; HOLDS and FAILS are rigorous (the
+        enclosures are guaranteed by outward rounding at any precision).
+    lhs_value, rhs_value : interval
         The enclosures.
     """
-    with ivworkdps(dps):
-        l_enc = enclose(lhs())
-        r_enc = enclose(rhs())
-    return decide_enclosures(l_enc, r_enc), l_enc, r_enc
+    ctx = iv_context(dps)
+    encs = []
+    for fn in (lhs, rhs):
+        if takes_context(fn, 0):
+            encs.append(enclose(fn(ctx), ctx))
+        else:
+            with ivworkdps(dps):
+                encs.append(enclose(fn(), ctx))
+    return decide_enclosures(*encs), encs[0], encs[1]
+
+
+def decide_leq(lhs: Callable, rhs: Callable, dps: int = 30):
+    """Decide ``lhs <= rhs`` at ``dps`` digits, confirmed at ``2 * dps + 10`` (estimated).
+
+    Parameters
+    ----------
+    lhs, rhs : callable
+        One-argument functions ``ctx -> number`` that compute with the mpmath
+        context they are given (a context created for this call), or
+        zero-argument functions computing with the global ``mpmath`` functions
+        at "the current precision" (legacy; evaluated under ``mpmath.workdps``
+        while holding :data:`refdp._precision.GLOBAL_MPMATH_LOCK`). They must
+        compute from exact inputs so that raising the precision refines the
+        result.
+    dps : int, default 30
+        Working precision in decimal digits.
+
+    Returns
+    -------
+    verdict : Verdict
+        An estimate, not a proof: the agreement of two evaluations.
+    lhs_value, rhs_value : mpmath.mpf
+        Values at the higher precision.
+    """
+    hi = 2 * dps + 10
+
+    def evaluate(fn, prec):
+        if takes_context(fn, 0):
+            v = fn(mp_context(prec))
+        else:
+            with GLOBAL_MPMATH_LOCK, mpmath.workdps(prec):
+                v = fn()
+        if is_mpf(v):
+            return mpf_exact(v._mpf_)
+        q = exact_rational(v)
+        if q is not None:
+            return mp_context(prec + 10).mpf(q.numerator) / q.denominator
+        if isinstance(v, float):  # non-finite float
+            return mpmath.mpf(v)
+        from .._validation import parameter_error
+        raise parameter_error("lhs/rhs", "decide_leq", "functions returning real numbers", v)
+
+    l1, r1 = evaluate(lhs, dps), evaluate(rhs, dps)
+    l2, r2 = evaluate(lhs, hi), evaluate(rhs, hi)
+    ctx = mp_context(hi + 10)
+    l1, r1, l2, r2 = (ctx.make_mpf(v._mpf_) for v in (l1, r1, l2, r2))
+    if not (ctx.isfinite(l2) and ctx.isfinite(r2)):
+        if l2 == r2:  # both infinite with the same sign: equality, so <= holds
+            return Verdict.HOLDS, mpf_exact(l2._mpf_), mpf_exact(r2._mpf_)
+        return (Verdict.HOLDS if l2 < r2 else Verdict.FAILS), mpf_exact(l2._mpf_), mpf_exact(r2._mpf_)
+    err = abs(l2 - l1) + abs(r2 - r1) + ctx.mpf(10) ** (-dps) * (1 + abs(l2) + abs(r2))
+    diff = r2 - l2
+    out = (mpf_exact(l2._mpf_), mpf_exact(r2._mpf_))
+    if diff > err:
+        return (Verdict.HOLDS,) + out
+    if diff < -err:
+        return (Verdict.FAILS,) + out
+    return (Verdict.UNDECIDED,) + out
 
 
 def worst_verdict(verdicts) -> Verdict:
     """Combine the verdicts of several claims that must all hold.
 
     FAILS if any fails, else UNDECIDED if any is undecided, else HOLDS (an
-    empty collection HOLDS vacuously).
+    empty collection HOLDS vacuously). Each item must be a :class:`Verdict`
+    or its name (``"holds"``, ``"fails"``, ``"undecided"``); anything else
+    (``None``, ``True``) is a ValueError rather than a silent HOLDS.
     """
-    verdicts = list(verdicts)
+    verdicts = [Verdict.parse(v) for v in verdicts]
     if any(v is Verdict.FAILS for v in verdicts):
         return Verdict.FAILS
     if any(v is Verdict.UNDECIDED for v in verdicts):

@@ -1,0 +1,124 @@
+"""Precision owned by the call: private mpmath contexts and exact conversions.
+
+mpmath's module-level contexts (``mpmath.mp``, ``mpmath.iv``) keep their
+precision in process-global state: a computation that sets ``mp.dps`` or
+``iv.prec`` can be changed under its feet by another thread, and a result that
+depends on it is not reproducible. refdp's own computations therefore use
+contexts they create (:func:`mp_context`, :func:`iv_context`; creating one
+costs about a millisecond) and never read or set the global precision.
+
+Values are recognised by duck typing, so that values of any context are
+accepted: an interval has ``_mpi_`` (a pair of raw mpf tuples), a real mpmath
+number has ``_mpf_``.
+
+:func:`exact_rational` converts every exactly representable real type to a
+:class:`fractions.Fraction` without rounding -- in particular ``numpy.longdouble``
+through its exact binary value, which ``float()`` would round away.
+"""
+from __future__ import annotations
+
+import decimal
+import numbers
+import threading
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from mpmath import libmp
+from mpmath.ctx_iv import MPIntervalContext
+from mpmath.ctx_mp import MPContext
+
+__all__ = [
+    "mp_context",
+    "iv_context",
+    "is_interval",
+    "is_mpf",
+    "exact_rational",
+    "raw_to_fraction",
+    "mpf_exact",
+    "GLOBAL_MPMATH_LOCK",
+]
+
+#: Serialises refdp's own uses of mpmath's global contexts. Only the legacy
+#: protocol of :func:`refdp.verify.check_mechanism` (a law that computes at
+#: "the current mpmath precision") touches them; holding this lock keeps two
+#: refdp verifications from changing each other's precision. It cannot stop
+#: code outside refdp from doing so, which is why such laws are labelled
+#: *estimated* (see :mod:`refdp.verify.check`).
+GLOBAL_MPMATH_LOCK = threading.RLock()
+
+
+def mp_context(dps: int) -> MPContext:
+    """A new ``mpmath`` real context at ``dps`` decimal digits, owned by the caller."""
+    ctx = MPContext()
+    ctx.dps = int(dps)
+    return ctx
+
+
+def iv_context(dps: int) -> MPIntervalContext:
+    """A new ``mpmath`` interval context at ``dps`` decimal digits, owned by the caller."""
+    ctx = MPIntervalContext()
+    ctx.dps = int(dps)
+    return ctx
+
+
+def is_interval(x) -> bool:
+    """True for an interval of any mpmath interval context."""
+    return hasattr(x, "_mpi_")
+
+
+def is_mpf(x) -> bool:
+    """True for a real number of any mpmath real context."""
+    return hasattr(x, "_mpf_") and not is_interval(x)
+
+
+def raw_to_fraction(raw) -> Fraction:
+    """The exact rational value of a finite raw mpf tuple."""
+    sign, man, exp, _ = raw
+    if man == 0:
+        if raw not in (libmp.fzero, libmp.fnzero):
+            raise ValueError(f"not a finite number: {libmp.to_str(raw, 10)}")
+        return Fraction(0)
+    v = Fraction(man) * (Fraction(2) ** exp if exp >= 0 else Fraction(1, 2 ** (-exp)))
+    return -v if sign else v
+
+
+def mpf_exact(raw) -> "mpmath.mpf":
+    """Wrap a raw mpf tuple as an ``mpmath.mpf`` that holds it exactly.
+
+    Creating the number does not round (the raw value is kept as it is);
+    comparisons between such numbers are exact whatever the global precision.
+    Arithmetic on them would round at the global precision, so refdp does not
+    do arithmetic on them.
+    """
+    return mpmath.mp.make_mpf(raw)
+
+
+def exact_rational(x):
+    """``x`` as an exact :class:`~fractions.Fraction`, or ``None`` if it has no exact finite value.
+
+    Accepts Python ``int``/``Fraction``/``float``/``Decimal``, every NumPy
+    integer and floating type (``longdouble`` included, through
+    ``as_integer_ratio``, so no bit is lost) and ``numbers.Rational``. Booleans,
+    non-finite values, complex numbers, mpmath numbers and anything else give
+    ``None`` (mpmath numbers carry a rounding and are handled by the callers).
+    """
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, (float, np.floating)):
+        try:
+            n, d = x.as_integer_ratio()
+        except (OverflowError, ValueError):  # inf, nan
+            return None
+        return Fraction(int(n), int(d))
+    if isinstance(x, decimal.Decimal):
+        if not x.is_finite():
+            return None
+        return Fraction(x)
+    if isinstance(x, numbers.Rational):
+        return Fraction(int(x.numerator), int(x.denominator))
+    return None
