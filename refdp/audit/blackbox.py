@@ -171,6 +171,17 @@ class BlackBoxAudit:
     pairs: list
 
     @property
+    def passed(self) -> bool:
+        """True when no violation was found; ``bool(audit)`` is the same.
+
+        Passing a black-box audit is evidence, not a proof of privacy.
+        """
+        return not self.violation
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    @property
     def false_alarm_probability(self) -> float:
         """Upper bound on the probability of reporting a violation of a true claim."""
         return 1.0 - self.confidence

@@ -89,6 +89,14 @@ class ExactAudit:
         """True unless the claim HOLDS (an undecided comparison counts as a violation)."""
         return not self.verdict.passed
 
+    @property
+    def passed(self) -> bool:
+        """True only when the claim HOLDS; ``bool(audit)`` is the same."""
+        return self.verdict.passed
+
+    def __bool__(self) -> bool:
+        return self.passed
+
     def summary(self) -> str:
         """A few lines for people."""
         claim = f"({self.claimed_epsilon:g}, {self.claimed_delta:g})-DP" if self.claimed_delta else \
