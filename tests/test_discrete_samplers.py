@@ -315,3 +315,21 @@ def test_bad_size(bad):
 def test_bad_rng():
     with pytest.raises(ValueError, match="'rng' parameter"):
         discrete_laplace(1, rng="seed")
+
+
+# ---------------------------------------------------- registered checks ----
+
+def test_privacy_checks_hold_and_flag_wrong_variants():
+    from proofs_checks.canonne_kamath_steinke_discrete_laplace_privacy import privacy_result
+    from proofs_checks.canonne_kamath_steinke_theorem_4_discrete_gaussian_zcdp import zcdp_result
+    from refdp.verify import Verdict
+
+    assert privacy_result().verdict is Verdict.HOLDS
+    assert privacy_result().measured == privacy_result().bound           # attained: tight
+    halved = privacy_result(lambda s, e: discrete_laplace_scale(s, e) / 2)
+    assert halved.verdict is Verdict.FAILS
+    assert zcdp_result().verdict is Verdict.HOLDS
+    halved_sigma = zcdp_result(lambda s, r: discrete_gaussian_sigma2(s, r) / 4)
+    assert halved_sigma.verdict is Verdict.FAILS
+    slightly = zcdp_result(lambda s, r: discrete_gaussian_sigma2(s, r) * F(99, 100))
+    assert slightly.verdict is Verdict.FAILS
