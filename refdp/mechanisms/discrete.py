@@ -138,7 +138,7 @@ def _shaped(draws, shape):
 
 
 def discrete_laplace(scale, size=None, rng=None):
-    r"""Exact samples of the discrete Laplace law, P[Z = z] proportional to exp(-|z| / scale).
+    r"""Exact samples of the discrete Laplace law, ``P[Z = z]`` proportional to ``exp(-|z| / scale)``.
 
     Implements [CKS20]_ Algorithm 2 (with Algorithm 1 for the Bernoulli
     trials) for ``scale = t / s`` in lowest terms: the law on the integers with
@@ -172,6 +172,11 @@ def discrete_laplace(scale, size=None, rng=None):
         If ``scale`` is not a positive finite rational within :data:`MAX_BITS`
         bits, or ``size`` is invalid or too large.
 
+    References
+    ----------
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+       for Differential Privacy", NeurIPS 2020, Algorithms 1 and 2, Definition 2.
+
     Examples
     --------
     >>> from fractions import Fraction
@@ -189,7 +194,7 @@ def discrete_laplace(scale, size=None, rng=None):
 
 
 def discrete_gaussian(sigma, size=None, rng=None):
-    r"""Exact samples of the discrete Gaussian law, P[Z = z] proportional to exp(-z**2 / (2 sigma**2)).
+    r"""Exact samples of the discrete Gaussian law, ``P[Z = z]`` proportional to ``exp(-z**2 / (2 sigma**2))``.
 
     Implements [CKS20]_ Algorithm 3 with ``sigma**2`` the exact square of the
     given rational ``sigma`` ([CKS20]_ Definition 1: the law ``N_Z(0,
@@ -224,6 +229,11 @@ def discrete_gaussian(sigma, size=None, rng=None):
         If ``sigma`` is not a positive finite rational within the bit bound,
         or ``size`` is invalid or too large.
 
+    References
+    ----------
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+       for Differential Privacy", NeurIPS 2020, Algorithms 1-3, Definition 1.
+
     Examples
     --------
     >>> from refdp.mechanisms import discrete_gaussian
@@ -252,6 +262,11 @@ def discrete_laplace_scale(sensitivity, epsilon):
         The quotient, exactly; the mechanism is epsilon-DP because
         ``P[Z = z] / P[Z = z + k] <= exp(|k| / scale) <= exp(epsilon)`` for
         ``|k| <= sensitivity`` ([CKS20]_ Sec. 2, the discrete Laplace mechanism).
+
+    References
+    ----------
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+       for Differential Privacy", NeurIPS 2020, Sec. 2.
     """
     owner = "discrete_laplace_scale"
     sensitivity = _rational(sensitivity, "sensitivity", owner)
@@ -273,6 +288,11 @@ def discrete_gaussian_sigma2(sensitivity, rho):
         ``sigma**2``, exactly; adding ``N_Z(0, sigma**2)`` to an integer query of
         sensitivity ``sensitivity`` is ``sensitivity**2 / (2 sigma**2) = rho``-zCDP
         ([CKS20]_ Theorem 4).
+
+    References
+    ----------
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+       for Differential Privacy", NeurIPS 2020, Theorem 4.
     """
     owner = "discrete_gaussian_sigma2"
     sensitivity = _rational(sensitivity, "sensitivity", owner)
@@ -361,6 +381,11 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, rng=None):
         For a non-integer ``value``, a non-positive or non-finite parameter,
         or a scale beyond :data:`MAX_BITS` bits.
 
+    References
+    ----------
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+       for Differential Privacy", NeurIPS 2020, Sec. 2 and Algorithm 2.
+
     Examples
     --------
     >>> from refdp.mechanisms import discrete_laplace_mechanism
@@ -403,6 +428,11 @@ def discrete_gaussian_mechanism(value, sensitivity, rho, rng=None):
     ------
     ValueError
         As in :func:`discrete_laplace_mechanism`.
+
+    References
+    ----------
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+       for Differential Privacy", NeurIPS 2020, Theorem 4 and Algorithm 3.
 
     Examples
     --------
