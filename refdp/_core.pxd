@@ -17,6 +17,7 @@ Example
         return stable_logsumexp(&x[0], x.shape[0])
 """
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from numpy.random cimport bitgen_t
 
 # 1. Sorted-walk prediction (exponential projected walk, SPEC section 2).
 #    x[n] sorted ascending with the per-record steps in the same order,
@@ -56,3 +57,39 @@ cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
                                  double gamma, double* out) noexcept nogil
 #    log(sum(exp(x))) in one pass; -inf for n == 0.
 cdef double stable_logsumexp(const double* x, Py_ssize_t n) noexcept nogil
+
+# 5. Exact integer noise samplers (Canonne, Kamath and Steinke, "The Discrete
+#    Gaussian for Differential Privacy", NeurIPS 2020, Algorithms 1-3).
+#    Every probability is a ratio of integers; every random choice is a
+#    uniform integer built from whole words of bitgen.next_uint64. Call them
+#    holding the bit generator's lock (``with bit_generator.lock, nogil:``).
+#    Proofs: docs/theory/discrete_samplers.rst.
+#
+#    Uniform on [0, n), n >= 1, by rejection (no modulo bias): the high word
+#    of w * n for a word w, rejected while the low word is below 2**64 mod n.
+#    n == 1 draws no word.
+cdef uint64_t uniform_below(bitgen_t* bitgen, uint64_t n) noexcept nogil
+#    Bernoulli(num / den), den >= 1 (1 if num >= den); no word when num == 0 or num >= den.
+cdef int bernoulli_rational(bitgen_t* bitgen, uint64_t num, uint64_t den) noexcept nogil
+#    Bernoulli(exp(-num / den)), den >= 1 (CKS Algorithm 1).
+cdef int bernoulli_exp_rational(bitgen_t* bitgen, uint64_t num, uint64_t den) noexcept nogil
+#    Y >= 0 with P[Y = y] = (1 - exp(-num/den)) exp(-y num/den), num, den >= 1
+#    (CKS Algorithm 2, steps 2-7); Y = hi * 2**64 + lo.
+cdef void geometric_exp(bitgen_t* bitgen, uint64_t num, uint64_t den,
+                        uint64_t* hi, uint64_t* lo) noexcept nogil
+#    out[0:n] ~ i.i.d. Lap_Z(t/s): P[Z = z] proportional to exp(-|z| s/t), 1 <= s, t
+#    (CKS Algorithm 2). Returns -1, or the index i of the first draw with
+#    |Z| >= 2**63; then out[i] is not written, |Z| = pending[0] * 2**64 + pending[1]
+#    and Z < 0 iff pending[2] == 1.
+cdef Py_ssize_t discrete_laplace_fill(bitgen_t* bitgen, uint64_t s, uint64_t t,
+                                      int64_t* out, Py_ssize_t n,
+                                      uint64_t* pending) noexcept nogil
+#    out[0:n] ~ i.i.d. N_Z(0, sigma**2), sigma**2 = a/b with a = a_hi * 2**64 + a_lo,
+#    t = floor(sigma) + 1, b * t < 2**64 and 2 a b t**2 < 2**128 (CKS Algorithm 3).
+#    Returns -1, or the index i of the first proposal Y whose acceptance test
+#    needs more than 128 bits (|Y| >= 2**63 or (|Y| b t - a)**2 >= 2**128),
+#    stored in pending as above: the caller must keep Y with probability
+#    exp(-(|Y| b t - a)**2 / (2 a b t**2)) and resume at i (rejected) or i + 1.
+cdef Py_ssize_t discrete_gaussian_fill(bitgen_t* bitgen, uint64_t a_hi, uint64_t a_lo,
+                                       uint64_t b, uint64_t t, int64_t* out, Py_ssize_t n,
+                                       uint64_t* pending) noexcept nogil

@@ -14,6 +14,8 @@ explicit, documented margin (docs/theory/floating_point.rst).
 from libc.math cimport exp, log, log1p, fabs, INFINITY, NAN, isnan
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from numpy.random cimport bitgen_t
 
 import numpy as np
 
@@ -604,3 +606,333 @@ def _py_logsumexp(const double[::1] x):
     with nogil:
         r = stable_logsumexp(&x[0], n)
     return r
+
+
+# --------------------------------------------------------------------------
+# 5. exact integer noise samplers (Canonne, Kamath and Steinke, NeurIPS 2020)
+# --------------------------------------------------------------------------
+# Every probability below is a ratio of integers and every random choice is a
+# uniform integer drawn from whole 64-bit words of the Generator's bitgen_t
+# (next_uint64), so no floating-point number touches a probability. The
+# pure-Python twins in refdp._twins consume the same words in the same order;
+# the tests require kernel == twin on the same seed. The proofs are in
+# docs/theory/discrete_samplers.rst.
+#
+# Fixed-width bounds (checked by the entry points, which otherwise use the
+# twins): discrete Laplace of scale t/s needs 1 <= s, t < 2**64; discrete
+# Gaussian with sigma**2 = a/b and t = floor(sigma) + 1 needs b*t < 2**64 and
+# 2*a*b*t**2 < 2**128. Loop counters are 64 bits wide: overflowing one takes
+# 2**64 consecutive successful trials, which no computer completes.
+cdef extern from *:
+    """
+    typedef unsigned __int128 refdp_u128;
+    #define REFDP_U128_MAX (~(refdp_u128) 0)
+    /* high and low 128 bits of the 256-bit product x * y */
+    static inline void refdp_mul128(refdp_u128 x, refdp_u128 y,
+                                    refdp_u128 *hi, refdp_u128 *lo) {
+        uint64_t xl = (uint64_t) x, xh = (uint64_t) (x >> 64);
+        uint64_t yl = (uint64_t) y, yh = (uint64_t) (y >> 64);
+        refdp_u128 ll = (refdp_u128) xl * yl, lh = (refdp_u128) xl * yh;
+        refdp_u128 hl = (refdp_u128) xh * yl, hh = (refdp_u128) xh * yh;
+        refdp_u128 mid = (ll >> 64) + (uint64_t) lh + (uint64_t) hl;
+        *lo = (refdp_u128) (uint64_t) ll | (mid << 64);
+        *hi = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+    }
+    """
+    ctypedef unsigned long long u128 "refdp_u128"
+    void _mul128 "refdp_mul128"(u128 x, u128 y, u128* hi, u128* lo) noexcept nogil
+    const u128 U128_MAX "REFDP_U128_MAX"
+
+
+cdef inline uint64_t _word(bitgen_t* bitgen) noexcept nogil:
+    return bitgen.next_uint64(bitgen.state)
+
+
+cdef inline uint64_t _uniform64(bitgen_t* bitgen, uint64_t n) noexcept nogil:
+    # Uniform on [0, n), n >= 1, from one word per try: the high word of
+    # w * n, rejected when the low word falls below 2**64 mod n (Lemire 2019),
+    # so that each of the n results has exactly floor(2**64 / n) words.
+    cdef u128 m
+    cdef uint64_t low, threshold
+    if n == 1:
+        return 0
+    m = <u128> _word(bitgen) * n
+    low = <uint64_t> m
+    if low < n:
+        threshold = (<uint64_t> 0 - n) % n
+        while low < threshold:
+            m = <u128> _word(bitgen) * n
+            low = <uint64_t> m
+    return <uint64_t> (m >> 64)
+
+
+cdef inline u128 _draw128(bitgen_t* bitgen) noexcept nogil:
+    # two words, the first one high (the twin's order)
+    cdef u128 w = <u128> _word(bitgen) << 64
+    w = w | _word(bitgen)
+    return w
+
+
+cdef inline u128 _uniform128(bitgen_t* bitgen, u128 n) noexcept nogil:
+    # As _uniform64 with 128-bit words for 2**64 <= n < 2**128.
+    cdef u128 hi, lo, threshold
+    if (n >> 64) == 0:
+        return _uniform64(bitgen, <uint64_t> n)
+    _mul128(_draw128(bitgen), n, &hi, &lo)
+    if lo < n:
+        threshold = (<u128> 0 - n) % n
+        while lo < threshold:
+            _mul128(_draw128(bitgen), n, &hi, &lo)
+    return hi
+
+
+cdef inline int _bernoulli128(bitgen_t* bitgen, u128 num, u128 den) noexcept nogil:
+    # Bernoulli(num / den) for den >= 1; no word is drawn when num == 0 or num >= den.
+    if num == 0:
+        return 0
+    if num >= den:
+        return 1
+    return _uniform128(bitgen, den) < num
+
+
+cdef inline int _bernoulli_over_k(bitgen_t* bitgen, u128 num, u128 den, uint64_t k) noexcept nogil:
+    # Bernoulli(num / (den * k)): one draw when den * k < 2**128, otherwise the
+    # product Bernoulli(num / den) * Bernoulli(1 / k) of independent draws.
+    if den <= U128_MAX / (<u128> k):
+        return _bernoulli128(bitgen, num, den * (<u128> k))
+    if not _bernoulli128(bitgen, num, den):
+        return 0
+    return _bernoulli128(bitgen, 1, <u128> k)
+
+
+cdef inline int _bernoulli_exp_unit(bitgen_t* bitgen, u128 num, u128 den) noexcept nogil:
+    # Bernoulli(exp(-num/den)) for 0 <= num <= den (CKS Algorithm 1, gamma in [0, 1]):
+    # the first K with A_K = 0, A_k ~ Bernoulli(gamma / k), is odd with
+    # probability sum_k (-gamma)^k / k! = exp(-gamma).
+    cdef uint64_t k = 1
+    while _bernoulli_over_k(bitgen, num, den, k):
+        k += 1
+    return <int> (k & 1)
+
+
+cdef inline int _bernoulli_exp128(bitgen_t* bitgen, u128 num, u128 den) noexcept nogil:
+    # Bernoulli(exp(-num/den)) for num >= 0 (CKS Algorithm 1, gamma > 1):
+    # floor(gamma) Bernoulli(exp(-1)) trials, then Bernoulli(exp(-frac(gamma))).
+    cdef u128 g = num / den
+    while g != 0:
+        if not _bernoulli_exp_unit(bitgen, 1, 1):
+            return 0
+        g -= 1
+    return _bernoulli_exp_unit(bitgen, num % den, den)
+
+
+cdef inline u128 _geometric128(bitgen_t* bitgen, uint64_t s, uint64_t t) noexcept nogil:
+    # P[Y = y] = (1 - exp(-s/t)) exp(-y s/t), y >= 0 (CKS Algorithm 2, steps 2-7):
+    # X = U + t V with U uniform on [0, t) kept with probability exp(-U/t) and
+    # V ~ Geometric(1 - exp(-1)) is Geometric(1 - exp(-1/t)); Y = floor(X / s).
+    cdef uint64_t u, v = 0
+    while True:
+        u = _uniform64(bitgen, t)
+        if _bernoulli_exp_unit(bitgen, u, t):
+            break
+    while _bernoulli_exp_unit(bitgen, 1, 1):
+        v += 1
+    return (<u128> u + <u128> t * (<u128> v)) / (<u128> s)
+
+
+cdef inline u128 _discrete_laplace128(bitgen_t* bitgen, uint64_t s, uint64_t t, int* negative) noexcept nogil:
+    # |Z| of Z ~ Lap_Z(t/s), P[Z = z] proportional to exp(-|z| s/t) (CKS Algorithm 2);
+    # the sign goes to *negative.
+    cdef u128 y
+    cdef int b
+    while True:
+        y = _geometric128(bitgen, s, t)
+        b = _uniform64(bitgen, 2) == 0    # Bernoulli(1/2), as _bernoulli128(1, 2)
+        if b and y == 0:
+            continue
+        negative[0] = b
+        return y
+
+
+cdef uint64_t uniform_below(bitgen_t* bitgen, uint64_t n) noexcept nogil:
+    return _uniform64(bitgen, n)
+
+
+cdef int bernoulli_rational(bitgen_t* bitgen, uint64_t num, uint64_t den) noexcept nogil:
+    return _bernoulli128(bitgen, <u128> num, <u128> den)
+
+
+cdef int bernoulli_exp_rational(bitgen_t* bitgen, uint64_t num, uint64_t den) noexcept nogil:
+    return _bernoulli_exp128(bitgen, <u128> num, <u128> den)
+
+
+cdef void geometric_exp(bitgen_t* bitgen, uint64_t num, uint64_t den,
+                        uint64_t* hi, uint64_t* lo) noexcept nogil:
+    cdef u128 y = _geometric128(bitgen, num, den)
+    hi[0] = <uint64_t> (y >> 64)
+    lo[0] = <uint64_t> y
+
+
+cdef Py_ssize_t discrete_laplace_fill(bitgen_t* bitgen, uint64_t s, uint64_t t,
+                                      int64_t* out, Py_ssize_t n,
+                                      uint64_t* pending) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef u128 y
+    cdef int negative
+    for i in range(n):
+        y = _discrete_laplace128(bitgen, s, t, &negative)
+        if (y >> 63) != 0:
+            pending[0] = <uint64_t> (y >> 64)
+            pending[1] = <uint64_t> y
+            pending[2] = <uint64_t> negative
+            return i
+        out[i] = -<int64_t> y if negative else <int64_t> y
+    return -1
+
+
+cdef Py_ssize_t discrete_gaussian_fill(bitgen_t* bitgen, uint64_t a_hi, uint64_t a_lo,
+                                       uint64_t b, uint64_t t, int64_t* out, Py_ssize_t n,
+                                       uint64_t* pending) noexcept nogil:
+    # CKS Algorithm 3 with sigma**2 = a/b, t = floor(sigma) + 1: a proposal
+    # Y ~ Lap_Z(t) is kept with probability exp(-(|Y| - sigma**2/t)**2 / (2 sigma**2))
+    # = exp(-(|Y| b t - a)**2 / (2 a b t**2)).
+    cdef Py_ssize_t i = 0
+    cdef u128 a = (<u128> a_hi << 64) | a_lo
+    cdef u128 den = (<u128> 2) * a * (<u128> b) * (<u128> t) * (<u128> t)
+    cdef u128 y, p, q
+    cdef int negative
+    cdef uint64_t bt = b * t
+    while i < n:
+        y = _discrete_laplace128(bitgen, 1, t, &negative)
+        if (y >> 63) == 0:
+            p = y * (<u128> bt)
+            q = p - a if p >= a else a - p
+            if (q >> 64) == 0:
+                if _bernoulli_exp128(bitgen, q * q, den):
+                    out[i] = -<int64_t> y if negative else <int64_t> y
+                    i += 1
+                continue
+        pending[0] = <uint64_t> (y >> 64)
+        pending[1] = <uint64_t> y
+        pending[2] = <uint64_t> negative
+        return i
+    return -1
+
+
+cdef inline bitgen_t* _bitgen(object bit_generator) except NULL:
+    capsule = bit_generator.capsule
+    if not PyCapsule_IsValid(capsule, b"BitGenerator"):
+        raise ValueError("invalid BitGenerator capsule")
+    return <bitgen_t*> PyCapsule_GetPointer(capsule, b"BitGenerator")
+
+
+def _py_uniform_below(bit_generator, n, Py_ssize_t size):
+    """``size`` draws of uniform_below (1 <= n < 2**128; 128-bit n uses _uniform128)."""
+    cdef bitgen_t* bg = _bitgen(bit_generator)
+    cdef u128 nn = (<u128> (<uint64_t> (n >> 64)) << 64) | (<uint64_t> (n & 0xFFFFFFFFFFFFFFFF))
+    cdef Py_ssize_t i
+    cdef u128 r
+    hi = np.empty(size, dtype=np.uint64)
+    lo = np.empty(size, dtype=np.uint64)
+    cdef uint64_t[::1] h = hi, l = lo
+    with bit_generator.lock, nogil:
+        for i in range(size):
+            r = _uniform128(bg, nn)
+            h[i] = <uint64_t> (r >> 64)
+            l[i] = <uint64_t> r
+    return [(int(a) << 64) | int(c) for a, c in zip(hi, lo)]
+
+
+def _py_bernoulli(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, bint exp_of_minus=False):
+    """``size`` draws of Bernoulli(num/den), or of Bernoulli(exp(-num/den)) if ``exp_of_minus``."""
+    cdef bitgen_t* bg = _bitgen(bit_generator)
+    cdef Py_ssize_t i
+    out = np.empty(size, dtype=np.int8)
+    cdef int8_t[::1] o = out
+    with bit_generator.lock, nogil:
+        if exp_of_minus:
+            for i in range(size):
+                o[i] = <int8_t> bernoulli_exp_rational(bg, num, den)
+        else:
+            for i in range(size):
+                o[i] = <int8_t> bernoulli_rational(bg, num, den)
+    return out
+
+
+def _py_geometric_exp(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size):
+    """``size`` draws of geometric_exp, as Python ints."""
+    cdef bitgen_t* bg = _bitgen(bit_generator)
+    cdef Py_ssize_t i
+    hi = np.empty(size, dtype=np.uint64)
+    lo = np.empty(size, dtype=np.uint64)
+    cdef uint64_t[::1] h = hi, l = lo
+    with bit_generator.lock, nogil:
+        for i in range(size):
+            geometric_exp(bg, num, den, &h[i], &l[i])
+    return [(int(a) << 64) | int(c) for a, c in zip(hi, lo)]
+
+
+def _signed(uint64_t hi, uint64_t lo, uint64_t negative):
+    mag = (int(hi) << 64) | int(lo)
+    return -mag if negative else mag
+
+
+def _finish(out, big):
+    # int64 array, or an object array of Python ints if a draw left int64
+    if not big:
+        return out
+    obj = out.astype(object)
+    for i, v in big.items():
+        obj[i] = v
+    return obj
+
+
+def _py_discrete_laplace(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size):
+    """``size`` draws of Lap_Z(t/s) (1 <= s, t < 2**64): int64 array, or object array of ints."""
+    cdef bitgen_t* bg = _bitgen(bit_generator)
+    cdef Py_ssize_t start = 0, bad
+    cdef uint64_t pending[3]
+    out = np.empty(size, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    big = {}
+    while start < size:
+        with bit_generator.lock, nogil:
+            bad = discrete_laplace_fill(bg, s, t, &o[start], size - start, pending)
+        if bad < 0:
+            break
+        o[start + bad] = 0
+        big[start + bad] = _signed(pending[0], pending[1], pending[2])
+        start += bad + 1
+    return _finish(out, big)
+
+
+def _py_discrete_gaussian(bit_generator, a, uint64_t b, uint64_t t, Py_ssize_t size):
+    """``size`` draws of N_Z(0, a/b) with t = floor(sqrt(a/b)) + 1 (within the kernel bounds).
+
+    A proposal whose acceptance test needs more than 128 bits is tested by the
+    exact twin :func:`refdp._twins.bernoulli_exp` on the same bit generator,
+    then the kernel resumes: the words consumed are those of the twin.
+    """
+    from . import _twins
+    cdef bitgen_t* bg = _bitgen(bit_generator)
+    cdef Py_ssize_t start = 0, bad
+    cdef uint64_t pending[3]
+    cdef uint64_t a_hi = <uint64_t> (a >> 64), a_lo = <uint64_t> (a & 0xFFFFFFFFFFFFFFFF)
+    out = np.empty(size, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    big = {}
+    words = _twins.word_source(bit_generator)
+    while start < size:
+        with bit_generator.lock, nogil:
+            bad = discrete_gaussian_fill(bg, a_hi, a_lo, b, t, &o[start], size - start, pending)
+        if bad < 0:
+            break
+        y = _signed(pending[0], pending[1], pending[2])
+        q = abs(y) * b * t - a
+        if _twins.bernoulli_exp(words, q * q, 2 * a * b * t * t):
+            o[start + bad] = 0
+            big[start + bad] = y
+            start += bad + 1
+        else:
+            start += bad
+    return _finish(out, big)

@@ -126,3 +126,129 @@ def logsumexp(x):
     if m == -math.inf:
         return -math.inf
     return float(m + math.log(np.sum(np.exp(x - m))))
+
+
+# ---------------------------------------------------------------------------
+# Exact integer noise samplers (Canonne, Kamath and Steinke, NeurIPS 2020,
+# Algorithms 1-3). Exact int arithmetic only; ``words`` is a zero-argument
+# function returning the next 64-bit word of the bit generator (see
+# :func:`word_source`), and every function draws exactly the words the
+# compiled kernel of the same name draws, in the same order. Unlike the
+# kernels, the twins have no size limit on their integer parameters.
+# ---------------------------------------------------------------------------
+
+def word_source(bit_generator):
+    """The bit generator's ``next_uint64`` words, one per call, as Python ints.
+
+    ``random_raw`` is ``next_uint64`` for PCG64, PCG64DXSM, Philox and SFC64;
+    MT19937's raw output is 32 bits wide and its ``next_uint64`` is two raw
+    draws, the first one high.
+    """
+    raw = bit_generator.random_raw
+    if isinstance(bit_generator, np.random.MT19937):
+        def words():
+            hi = int(raw())
+            return (hi << 32) | int(raw())
+        return words
+    return lambda: int(raw())
+
+
+def uniform_below(words, n):
+    """Uniform integer on [0, n), n >= 1, by rejection (Lemire 2019), in k-word blocks.
+
+    With k = max(1, ceil(bitlen(n) / 64)) words w (first word high), the
+    result is floor(w n / 2**(64 k)), rejected while w n mod 2**(64 k) is below
+    2**(64 k) mod n; n == 1 draws nothing.
+    """
+    if n == 1:
+        return 0
+    k = max(1, -(-n.bit_length() // 64))
+    width = 64 * k
+    mask = (1 << width) - 1
+
+    def draw():
+        w = 0
+        for _ in range(k):
+            w = (w << 64) | words()
+        return w * n
+
+    m = draw()
+    if m & mask < n:
+        threshold = ((1 << width) - n) % n
+        while m & mask < threshold:
+            m = draw()
+    return m >> width
+
+
+def bernoulli(words, num, den):
+    """Bernoulli(num / den); no word is drawn when num == 0 or num >= den."""
+    if num == 0:
+        return 0
+    if num >= den:
+        return 1
+    return int(uniform_below(words, den) < num)
+
+
+_U128 = (1 << 128) - 1
+
+
+def _bernoulli_over_k(words, num, den, k):
+    # Bernoulli(num / (den k)): one draw if den k < 2**128, else a product of two.
+    if den <= _U128 // k:
+        return bernoulli(words, num, den * k)
+    if not bernoulli(words, num, den):
+        return 0
+    return bernoulli(words, 1, k)
+
+
+def _bernoulli_exp_unit(words, num, den):
+    # CKS Algorithm 1 for gamma = num/den in [0, 1]
+    k = 1
+    while _bernoulli_over_k(words, num, den, k):
+        k += 1
+    return k & 1
+
+
+def bernoulli_exp(words, num, den):
+    """Bernoulli(exp(-num / den)), num >= 0, den >= 1 (CKS Algorithm 1)."""
+    for _ in range(num // den):
+        if not _bernoulli_exp_unit(words, 1, 1):
+            return 0
+    return _bernoulli_exp_unit(words, num % den, den)
+
+
+def geometric_exp(words, num, den):
+    """Y >= 0 with P[Y = y] = (1 - exp(-num/den)) exp(-y num/den) (CKS Algorithm 2, steps 2-7)."""
+    while True:
+        u = uniform_below(words, den)
+        if _bernoulli_exp_unit(words, u, den):
+            break
+    v = 0
+    while _bernoulli_exp_unit(words, 1, 1):
+        v += 1
+    return (u + den * v) // num
+
+
+def discrete_laplace(words, s, t):
+    """Z with P[Z = z] proportional to exp(-|z| s / t), s, t >= 1 (CKS Algorithm 2)."""
+    while True:
+        y = geometric_exp(words, s, t)
+        b = uniform_below(words, 2) == 0
+        if b and y == 0:
+            continue
+        return -y if b else y
+
+
+def discrete_gaussian(words, a, b):
+    """Z with P[Z = z] proportional to exp(-z**2 b / (2 a)), i.e. sigma**2 = a/b (CKS Algorithm 3).
+
+    t = floor(sigma) + 1 = isqrt(a // b) + 1; a proposal Y ~ Lap_Z(t) is kept
+    with probability exp(-(|Y| b t - a)**2 / (2 a b t**2)).
+    """
+    t = math.isqrt(a // b) + 1
+    den = 2 * a * b * t * t
+    while True:
+        y = discrete_laplace(words, 1, t)
+        q = abs(y) * b * t - a
+        if bernoulli_exp(words, q * q, den):
+            return y

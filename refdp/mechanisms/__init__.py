@@ -10,8 +10,20 @@ their exact output laws, in doubles or in mpmath, for verification.
 ``exponential_mechanism``           epsilon-DP selection from finitely many
 ``report_noisy_max``                epsilon-DP argmax with Laplace noise
 ``spherical_laplace``               noise with density ~ exp(-beta ||b||)
+``discrete_laplace_mechanism``      epsilon-DP for integer queries, exact noise
+``discrete_gaussian_mechanism``     rho-zCDP for integer queries, exact noise
+``discrete_laplace``                exact discrete Laplace samples
+``discrete_gaussian``               exact discrete Gaussian samples
 ==================================  ==========================================
 """
+from .discrete import (
+    discrete_gaussian,
+    discrete_gaussian_mechanism,
+    discrete_gaussian_sigma2,
+    discrete_laplace,
+    discrete_laplace_mechanism,
+    discrete_laplace_scale,
+)
 from .exponential import exponential_mechanism, exponential_mechanism_distribution
 from .gaussian import gaussian_mechanism, gaussian_sigma_zcdp
 from .laplace import laplace_mechanism, laplace_scale
@@ -28,6 +40,12 @@ __all__ = [
     "report_noisy_max",
     "report_noisy_max_distribution",
     "spherical_laplace",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "discrete_laplace_scale",
+    "discrete_gaussian_sigma2",
+    "discrete_laplace_mechanism",
+    "discrete_gaussian_mechanism",
     "PRIVATE_MECHANISMS",
 ]
 
@@ -39,4 +57,6 @@ PRIVATE_MECHANISMS = (
     "refdp.mechanisms.exponential_mechanism",
     "refdp.mechanisms.report_noisy_max",
     "refdp.mechanisms.spherical_laplace",
+    "refdp.mechanisms.discrete_laplace_mechanism",
+    "refdp.mechanisms.discrete_gaussian_mechanism",
 )
