@@ -124,6 +124,9 @@ def check_certificate(cert) -> dict:
     if cert.get("format") != FORMAT:
         return {"verdict": cert.get("verdict"), "confirmed": False, "method": cert.get("method"),
                 "reason": f"unknown format {cert.get('format')!r} (expected {FORMAT!r})"}
+    if cert.get("recheckable") is False:
+        return {"verdict": cert.get("verdict"), "confirmed": False, "method": cert.get("method"),
+                "recheckable": False, "reason": cert.get("reason", "nothing to re-check")}
     if "checks" in cert:      # a bundle: every part must be confirmed
         parts = [check_certificate(c) for c in cert["checks"]]
         ok = all(p["confirmed"] for p in parts)
@@ -194,6 +197,9 @@ def run(args) -> int:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             print(f"{path}: cannot be read as a certificate: {type(exc).__name__}: {exc}")
             bad += 1
+            continue
+        if r.get("recheckable") is False:
+            print(f"{path}: {r['verdict']} ({r['method']}) not re-checkable: {r['reason']}")
             continue
         status = "confirmed" if r["confirmed"] else "NOT CONFIRMED"
         print(f"{path}: {r['verdict']} ({r['method']}) {status}: {r['reason']}")

@@ -3,11 +3,15 @@
 ``refdp pate ...`` and ``refdp audit ...`` are described by ``refdp pate -h``
 and ``refdp audit -h``.
 
-``refdp verify [--quick] [--json] [--only TEXT] [--list] [--jobs N]`` runs every check
-registered in ``proofs_checks/`` (privacy claims decided exactly in mpmath,
-theorem bounds on data, kernels against their twins), prints one row per check
-and exits with status 1 if any check does not hold (an undecided comparison or
-a crashing check counts as a failure).
+``refdp verify [--quick] [--json] [--only TEXT] [--list] [--jobs N] [--certificate DIR]``
+runs every check registered in ``proofs_checks/`` (privacy claims decided
+exactly, theorem bounds on data, kernels against their twins), prints one row
+per check -- with the method that reached the verdict: certified, algebraic,
+estimated or statistical -- and exits with status 1 if any check does not
+hold (an undecided comparison or a crashing check counts as a failure).
+
+``refdp check-certificate FILE ...`` re-checks certificates written by
+``refdp verify --certificate DIR`` with exact rational arithmetic only.
 """
 from __future__ import annotations
 
@@ -43,19 +47,42 @@ def _json_value(v):
     return str(v)
 
 
-def _row(check) -> dict:
+def _write_certificate(check, res, directory) -> str:
+    """Write the certificate of one check into ``directory``; return the file name or a reason."""
+    from .verify.certificate import FORMAT, bundle
+
+    evidence = getattr(res, "evidence", None) if res is not None else None
+    path = os.path.join(directory, f"{check.name}.json")
+    if not evidence:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump({"format": FORMAT, "name": check.name, "claim_text": check.claim,
+                       "verdict": res.verdict.value if res else "error",
+                       "method": res.method if res else None,
+                       "recheckable": False,
+                       "reason": "this check compares computed bounds, not output laws: "
+                                 "its verdict has no enclosures to re-check"}, fh)
+        return path
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(bundle(evidence, check.name, res.verdict.value, res.method), fh)
+    return path
+
+
+def _row(check, certificate_dir=None) -> dict:
     """Run ``check``; return its report row (plain, picklable values)."""
     from .verify.registry import run_check
 
     out = run_check(check)
     res = out.result
+    cert = _write_certificate(check, res, certificate_dir) if certificate_dir else None
     return {
         "check": check.name,
         "claim": check.claim,
         "measured": _json_value(res.measured) if res else None,
         "bound": _json_value(res.bound) if res else None,
         "verdict": res.verdict.value if res else "error",
+        "method": res.method if res else None,
         "passed": out.passed,
+        "certificate": cert,
         "digits": res.digits if res else None,
         "seconds": round(out.seconds, 3),
         "detail": res.detail if res else out.error,
@@ -65,11 +92,11 @@ def _row(check) -> dict:
     }
 
 
-def _row_by_name(name: str) -> dict:
+def _row_by_name(name: str, certificate_dir=None) -> dict:
     """Worker side: import the checks of ``proofs_checks`` and run the one called ``name``."""
     from .verify.registry import all_checks
 
-    return _row(next(c for c in all_checks() if c.name == name))
+    return _row(next(c for c in all_checks() if c.name == name), certificate_dir)
 
 
 def _default_jobs() -> int:
@@ -79,7 +106,7 @@ def _default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _rows(checks, jobs):
+def _rows(checks, jobs, certificate_dir=None):
     """Report rows in the order of ``checks``, the checks of ``proofs_checks`` run in ``jobs`` processes.
 
     Every check is deterministic (fixed seeds, exact arithmetic), so the rows
@@ -89,16 +116,17 @@ def _rows(checks, jobs):
     """
     pooled = [c for c in checks if c.module.split(".")[0] == "proofs_checks"]
     if jobs <= 1 or len(pooled) <= 1:
-        yield from map(_row, checks)
+        for c in checks:
+            yield _row(c, certificate_dir)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(pooled)), mp_context=ctx) as pool:
-        futures = {c.name: pool.submit(_row_by_name, c.name) for c in pooled}
+        futures = {c.name: pool.submit(_row_by_name, c.name, certificate_dir) for c in pooled}
         for c in checks:
-            yield futures[c.name].result() if c.name in futures else _row(c)
+            yield futures[c.name].result() if c.name in futures else _row(c, certificate_dir)
 
 
 def _verify(args) -> int:
@@ -120,18 +148,22 @@ def _verify(args) -> int:
         print(f"refdp verify: --jobs must be an integer >= 1; got {args.jobs}", file=sys.stderr)
         return 2
     jobs = _default_jobs() if args.jobs is None else args.jobs
+    if args.certificate:
+        os.makedirs(args.certificate, exist_ok=True)
     rows = []
     t0 = time.perf_counter()
     name_w = max(len(c.name) for c in checks)
     if not args.json:
-        head = f"{'check':<{name_w}}  {'measured':>14}  {'bound':>14}  {'verdict':<9}  {'digits':>6}  {'time':>7}"
+        head = (f"{'check':<{name_w}}  {'measured':>14}  {'bound':>14}  {'verdict':<9}  {'method':<11}  "
+                f"{'digits':>6}  {'time':>7}")
         print(head)
         print("-" * len(head))
-    for row in _rows(checks, jobs):
+    for row in _rows(checks, jobs, os.path.abspath(args.certificate) if args.certificate else None):
         shown = (row.pop("_measured"), row.pop("_bound"))
         rows.append(row)
         if not args.json:
             print(f"{row['check']:<{name_w}}  {shown[0]:>14}  {shown[1]:>14}  {row['verdict']:<9}  "
+                  f"{row['method'] or '-':<11}  "
                   f"{('-' if row['digits'] is None else row['digits'])!s:>6}  {row['seconds']:>6.2f}s",
                   flush=True)
             print(f"{'':<{name_w}}  claim: {row['claim']}")
@@ -139,14 +171,19 @@ def _verify(args) -> int:
                 print(f"{'':<{name_w}}  {'worst: ' if row['verdict'] != 'error' else 'error: '}{row['detail']}")
     n_fail = sum(not r["passed"] for r in rows)
     total = time.perf_counter() - t0
+    methods = {m: sum(r["method"] == m for r in rows) for m in ("certified", "algebraic", "estimated",
+                                                                 "statistical")}
     if args.json:
-        json.dump({"checks": rows, "failed": n_fail, "seconds": round(total, 3), "jobs": jobs},
-                  sys.stdout, indent=2)
+        json.dump({"checks": rows, "failed": n_fail, "methods": methods, "seconds": round(total, 3),
+                   "jobs": jobs}, sys.stdout, indent=2)
         print()
     else:
         print("-" * 40)
         print(f"{len(rows) - n_fail} of {len(rows)} checks hold; {n_fail} fail or undecided "
               f"(undecided counts as failure); {total:.1f}s wall, {jobs} worker process(es)")
+        print("methods: " + ", ".join(f"{n} {m}" for m, n in methods.items())
+              + " (certified and algebraic verdicts are proofs; estimated ones are not; statistical "
+                "ones have a stated false-failure rate)")
     return 1 if n_fail else 0
 
 
@@ -154,6 +191,8 @@ def _verify(args) -> int:
 SUBCOMMANDS = {
     "pate": ("refdp.pate.cli", "PATE analysis of a vote or count array: epsilon by every analysis"),
     "audit": ("refdp.audit.cli", "black-box audit of a mechanism: a lower bound on its epsilon"),
+    "check-certificate": ("refdp.check_certificate",
+                          "re-check privacy certificates with exact rational arithmetic only"),
 }
 
 
@@ -167,6 +206,9 @@ def main(argv=None) -> int:
     v.add_argument("--json", action="store_true", help="machine-readable output")
     v.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
     v.add_argument("--list", action="store_true", help="list the selected checks and exit")
+    v.add_argument("--certificate", metavar="DIR", default=None,
+                   help="write one JSON certificate per check into DIR (re-check with "
+                        "`refdp check-certificate`)")
     v.add_argument("--jobs", type=int, metavar="N", default=None,
                    help="worker processes (default: the CPUs this process may use); "
                         "the results do not depend on it")

@@ -231,7 +231,7 @@ class MechanismCheck:
     def as_check_result(self) -> CheckResult:
         """The :class:`refdp.verify.registry.CheckResult` for ``refdp verify``."""
         return CheckResult(measured=self.divergence, bound=self.bound, verdict=self.verdict,
-                           digits=self.dps, detail=self.detail, method=self.method)
+                           digits=self.dps, detail=self.detail, method=self.method, evidence=[self])
 
     def __str__(self) -> str:
         return self.detail
@@ -536,8 +536,8 @@ def _pair_hockey(rd, re_, lv: _Level):
     # (it may sit where P_e = 0); a sum whose enclosure contains 1 is taken to
     # list the whole support
     if libmp.mpf_lt(rd.sum[1], _ONE):
-        missing = c.mpf(1) - lv.iv(rd.sum)
-        total = total + missing
+        missing = (c.mpf(1) - lv.iv(rd.sum))._mpi_[1]
+        total = total + c.mpf([0, mpf_exact(missing)])   # anywhere from 0 to all of it
     return total._mpi_, best_out, tuple(event)
 
 
@@ -883,4 +883,5 @@ def summarise(results, labels=None) -> CheckResult:
     method = ESTIMATED if any(r.method == ESTIMATED for r in results) else (
         ALGEBRAIC if all(r.method == ALGEBRAIC for r in results) else CERTIFIED)
     return CheckResult(measured=worst.divergence, bound=worst.bound, verdict=verdict,
-                       digits=min(r.dps for r in results), detail=detail, method=method)
+                       digits=min(r.dps for r in results), detail=detail, method=method,
+                       evidence=[r for r in results if getattr(r, "evidence", None)])

@@ -54,6 +54,7 @@ class CheckResult:
     digits: int
     detail: str = ""
     method: str = "estimated"
+    evidence: list = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.verdict = Verdict.parse(self.verdict, "CheckResult", "verdict")
