@@ -56,8 +56,8 @@ def _write_certificate(check, res, directory) -> str:
     if not evidence:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump({"format": FORMAT, "name": check.name, "claim_text": check.claim,
-                       "verdict": res.verdict.value if res else "error",
-                       "method": res.method if res else None,
+                       "verdict": res.verdict.value if res is not None else "error",
+                       "method": res.method if res is not None else None,
                        "recheckable": False,
                        "reason": "this check compares computed bounds, not output laws: "
                                  "its verdict has no enclosures to re-check"}, fh)
@@ -77,18 +77,18 @@ def _row(check, certificate_dir=None) -> dict:
     return {
         "check": check.name,
         "claim": check.claim,
-        "measured": _json_value(res.measured) if res else None,
-        "bound": _json_value(res.bound) if res else None,
-        "verdict": res.verdict.value if res else "error",
-        "method": res.method if res else None,
+        "measured": _json_value(res.measured) if res is not None else None,
+        "bound": _json_value(res.bound) if res is not None else None,
+        "verdict": res.verdict.value if res is not None else "error",
+        "method": res.method if res is not None else None,
         "passed": out.passed,
         "certificate": cert,
-        "digits": res.digits if res else None,
+        "digits": res.digits if res is not None else None,
         "seconds": round(out.seconds, 3),
-        "detail": res.detail if res else out.error,
+        "detail": res.detail if res is not None else out.error,
         "module": check.module,
-        "_measured": _fmt(res.measured if res else None),
-        "_bound": _fmt(res.bound if res else None),
+        "_measured": _fmt(res.measured if res is not None else None),
+        "_bound": _fmt(res.bound if res is not None else None),
     }
 
 
