@@ -102,6 +102,13 @@ class MechanismCheck:
         Working precision; the second evaluation used ``2 * dps + 10``.
     relation : str
         Description of the neighbour relation.
+    method : str
+        How the verdict was reached: ``"estimated"`` (the two-precision
+        protocol of this module), ``"algebraic"``
+        (:func:`refdp.verify.algebraic.check_algebraic`: exact sign decisions).
+    note : str
+        How the comparison was made, shown in :attr:`detail` instead of the
+        two precisions when set.
     """
 
     verdict: Verdict
@@ -119,6 +126,8 @@ class MechanismCheck:
     undecided_pairs: int = 0
     dps: int = 30
     relation: str = ""
+    method: str = "estimated"
+    note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -135,10 +144,10 @@ class MechanismCheck:
                 if self.kind == "max divergence" else
                 f"hockey-stick divergence at epsilon = {self.epsilon!r}: "
                 f"{mpmath.nstr(self.divergence, digits)} vs delta = {self.delta!r}")
+        how = self.note or f"dps {self.dps} and {higher_precision(self.dps)}"
         text = (f"{what}: {self.verdict.value.upper()} "
                 f"(enclosure [{mpmath.nstr(lo, digits)}, {mpmath.nstr(hi, digits)}] of width "
-                f"{mpmath.nstr(hi - lo, 3)}, "
-                f"dps {self.dps} and {higher_precision(self.dps)}); "
+                f"{mpmath.nstr(hi - lo, 3)}, {how}); "
                 f"worst pair d = {d!r}, d' = {e!r}; worst output {self.worst_output!r}")
         if self.kind != "max divergence":
             text += f"; event {self.event!r}"
@@ -379,7 +388,7 @@ def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation=
 
 
 def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="replace", dps=30, *,
-                    domain=None, ordered=False):
+                    domain=None, ordered=False, algebraic=None):
     """Decide epsilon-DP (or (epsilon, delta)-DP) over all neighbours of given datasets.
 
     Parameters
@@ -407,6 +416,11 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
         ``datasets``.
     ordered : bool, default False
         Datasets are sequences (True) or multisets (False).
+    algebraic : int, optional
+        When given, ``distribution_fn(dataset, t)`` is a law rational in
+        ``t = e^{epsilon/algebraic}`` and the claim is decided exactly by
+        :func:`refdp.verify.algebraic.check_algebraic` with ``m = algebraic``
+        (``dps`` is then unused; epsilon may be a ``Fraction``).
 
     Returns
     -------
@@ -426,6 +440,11 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
     >>> check_mechanism(rr, [(0,), (1,)], epsilon=1.0).verdict
     <Verdict.FAILS: 'fails'>
     """
+    if algebraic is not None:
+        from .algebraic import check_algebraic
+
+        return check_algebraic(distribution_fn, datasets, epsilon, algebraic, neighbours, delta=delta,
+                               domain=domain, ordered=ordered)
     owner = "check_mechanism"
     if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)
