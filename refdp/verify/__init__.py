@@ -17,7 +17,7 @@
   decisions and real-root isolation behind them;
 * :mod:`refdp.verify.registry` -- the checks run by ``refdp verify``.
 """
-from .algebraic import AllEpsilonProof, FailingRange, check_algebraic, prove_for_all_epsilon
+from .algebraic import AllEpsilonProof, FailingRange, check_algebraic, prove_for_all_epsilon, summarise_proofs
 from .check import MechanismCheck, check_mechanism, check_pairs, higher_precision, summarise
 from .divergences import (
     SUM_TOLERANCE,
@@ -52,7 +52,7 @@ from .verdict import (
 )
 
 __all__ = [
-    "AllEpsilonProof", "FailingRange", "check_algebraic", "prove_for_all_epsilon",
+    "AllEpsilonProof", "FailingRange", "check_algebraic", "prove_for_all_epsilon", "summarise_proofs",
     "MechanismCheck", "check_mechanism", "check_pairs", "higher_precision", "summarise",
     "SUM_TOLERANCE", "as_distribution", "distribution_pair", "hockey_stick_divergence",
     "log_moment", "max_divergence", "renyi_divergence",

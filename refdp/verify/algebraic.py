@@ -55,7 +55,7 @@ from .polynomials import (PointSign, RationalFunctions, Root, leading_sign, nega
 from .registry import CheckResult
 from .verdict import Verdict, worst_verdict
 
-__all__ = ["check_algebraic", "prove_for_all_epsilon", "AllEpsilonProof", "FailingRange"]
+__all__ = ["check_algebraic", "prove_for_all_epsilon", "AllEpsilonProof", "FailingRange", "summarise_proofs"]
 
 _M = Interval(int, 1, None)
 _MAX_DPS = Interval(int, 10, None)
@@ -401,6 +401,9 @@ class AllEpsilonProof:
         Sign conditions examined (pairs x outputs x 2 directions).
     polynomials : int
         Distinct polynomials among them (each decided once).
+    law_pairs : int
+        Distinct pairs of laws among the pairs (pairs whose two laws equal
+        those of an earlier pair are not decided again).
     relation : str
     """
 
@@ -411,6 +414,7 @@ class AllEpsilonProof:
     conditions: int
     polynomials: int
     relation: str = ""
+    law_pairs: int = 0
 
     def __bool__(self) -> bool:
         return self.verdict is Verdict.HOLDS
@@ -427,7 +431,8 @@ class AllEpsilonProof:
     @property
     def detail(self) -> str:
         head = (f"for every epsilon > 0 (t = e^(epsilon/{self.m})): {self.verdict.value.upper()}; "
-                f"{self.pairs_checked} pairs ({self.relation}), {self.conditions} sign conditions, "
+                f"{self.pairs_checked} pairs ({self.relation}; {self.law_pairs} distinct law pairs), "
+                f"{self.conditions} sign conditions, "
                 f"{self.polynomials} distinct polynomials decided by real-root isolation over QQ")
         if not self.failures:
             return head
@@ -499,6 +504,7 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
     tm = functions.ring.gens[0] ** m
     prepared: dict = {}
     decided: dict = {}
+    poles: dict = {}
 
     def segments(q):
         key = functions.key(q)
@@ -512,7 +518,10 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
         rec = {}
         for o, f in laws.get(d).items():
             num, den = f.numer, f.denom
-            if roots_above_one(functions, den):
+            dkey = functions.key(den)
+            if dkey not in poles:
+                poles[dkey] = roots_above_one(functions, den)
+            if poles[dkey]:
                 raise parameter_error("law", owner, "probabilities without poles at t > 1 (defined for "
                                       "every epsilon > 0)",
                                       Described(f"P = {f.as_expr()} for dataset {d!r}, output {o!r}"))
@@ -526,13 +535,17 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
                                       Described(f"P = {f.as_expr()} < 0 for {where}, dataset {d!r}, "
                                                 f"output {o!r}"))
             rec[o] = (num, den)
-        prepared[d] = rec
-        return rec
+        signature = frozenset((o, functions.key(n), functions.key(g)) for o, (n, g) in rec.items())
+        prepared[d] = (rec, signature)
+        return prepared[d]
 
     zero, one = functions.ring.zero, functions.ring.one
-    failures, conditions = [], 0
+    failures, conditions, seen = [], 0, set()
     for d, e in pairs:
-        pd, pe = prepare(d), prepare(e)
+        (pd, sd), (pe, se) = prepare(d), prepare(e)
+        if frozenset((sd, se)) in seen:  # the same two laws were decided for an earlier pair
+            continue
+        seen.add(frozenset((sd, se)))
         outputs = list(dict.fromkeys(list(pd) + list(pe)))
         for a, b, pa, pb in ((d, e, pd, pe), (e, d, pe, pd)):
             for o in outputs:
@@ -544,4 +557,31 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
                     failures.append(FailingRange(lo, hi, (a, b), o))
     verdict = Verdict.FAILS if failures else Verdict.HOLDS
     return AllEpsilonProof(verdict=verdict, m=m, failures=tuple(failures), pairs_checked=len(pairs),
-                           conditions=conditions, polynomials=len(decided), relation=relation)
+                           conditions=conditions, polynomials=len(decided), relation=relation,
+                           law_pairs=len(seen))
+
+
+def summarise_proofs(proofs, labels=None) -> CheckResult:
+    """Fold several :class:`AllEpsilonProof` into one :class:`refdp.verify.registry.CheckResult`.
+
+    The verdict is FAILS if any proof fails; ``measured`` is the number of
+    failing conditions over all proofs (bound 0); the detail names the first
+    failing proof, else the last one.
+
+    Parameters
+    ----------
+    proofs : sequence of AllEpsilonProof
+    labels : sequence of str, optional
+    """
+    proofs = list(proofs)
+    if not proofs:
+        raise parameter_error("proofs", "summarise_proofs", "a non-empty sequence of AllEpsilonProof",
+                              Described("no proof"))
+    labels = [f"#{i}" for i in range(len(proofs))] if labels is None else list(labels)
+    bad = [i for i, p in enumerate(proofs) if not p]
+    k = bad[0] if bad else len(proofs) - 1
+    conditions = sum(p.conditions for p in proofs)
+    detail = (f"{len(proofs)} proofs, {conditions} sign conditions in all, {len(bad)} proofs fail; "
+              f"[{labels[k]}]: {proofs[k].detail}")
+    return CheckResult(measured=sum(len(p.failures) for p in proofs), bound=0,
+                       verdict=Verdict.FAILS if bad else Verdict.HOLDS, digits=0, detail=detail)

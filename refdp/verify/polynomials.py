@@ -375,6 +375,9 @@ def roots_above_one(functions: RationalFunctions, p) -> int:
         raise ValueError("the zero polynomial has every number as a root")
     sp = functions._sympy
     shifted = functions.poly(p).shift(1)
+    coeffs = [c for c in shifted.all_coeffs() if c != 0]
+    if all(c > 0 for c in coeffs) or all(c < 0 for c in coeffs):
+        return 0  # no sign change in p(1 + u): no positive root u (Descartes' rule of signs)
     (_, ), core = shifted.terms_gcd()
     core = sp.Poly(core, functions.symbol, domain=sp.QQ)
     if core.degree() <= 0:
