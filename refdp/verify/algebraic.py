@@ -132,11 +132,11 @@ def check_algebraic(law, datasets, epsilon, m, neighbours="replace", *, delta=0,
     """Decide an epsilon-DP or (epsilon, delta)-DP claim exactly for a law rational in ``e^{epsilon/m}``.
 
     For every neighbouring pair ``(d, d')`` and output ``o`` the claim
-    ``P_d(o) <= e^epsilon P_d'(o)`` ([DR14]_ Definition 2.4) is the sign of a
+    ``P_d(o) <= e^epsilon P_d'(o)`` (Dwork & Roth 2014, Definition 2.4) is the sign of a
     polynomial with rational coefficients at ``t0 = exp(epsilon/m)``. A
     polynomial that is identically zero is an equality, which holds; any other
     one is nonzero at ``t0`` (``epsilon/m`` is a nonzero rational, so ``t0`` is
-    transcendental [Lin82]_; docs/theory/algebraic_verdicts.rst, Lemma 1), and
+    transcendental by Lindemann-Weierstrass; docs/theory/algebraic_verdicts.rst, Lemma 1), and
     its sign is found by interval evaluation at increasing precision. So the
     verdict is HOLDS or FAILS, including at the tight epsilon; UNDECIDED comes
     only from the ``max_dps`` cap. With ``delta > 0`` the hockey-stick
