@@ -121,7 +121,7 @@ def test_registered_proofs_hold_and_wrong_variants_fail():
              expmech.proofs(max_size=2, power=2)[0][1:], [tuning.proof(power=2, max_size=2)],
              soft.proofs((((0, 1), (0, 1), 2),), power=2)[0],
              [p for p, lab in zip(*walk.proofs(max_size=3, ks=(2,), power=2)) if "query -1.0" not in lab],
-             learners.learner_proofs(power=2, max_size=1)[0],
+             learners.learner_proofs(power=2, max_size=2)[0],
              [p for p, lab in zip(*learners.posterior_proofs(power=2, max_size=2)) if "replace" in lab]]
     for proofs in wrong:
         assert proofs and not any(proofs)
