@@ -195,7 +195,8 @@ def test_results_do_not_depend_on_global_mpmath_precision():
     def run():
         a = check_algebraic(rr3, [(0,), (1,), (2,)], F(7, 5), 1, law_epsilon=F(7, 5) + F(1, 10 ** 30))
         b = prove_for_all_epsilon(rr3, [(0,), (1,), (2,)])
-        return (a.verdict, str(a.enclosure), a.dps, b.verdict, b.conditions)
+        return (a.verdict, tuple(x._mpf_ for x in a.enclosure), a.divergence._mpf_, a.dps, b.verdict,
+                b.conditions, b.polynomials)
 
     reference = run()
     stop = threading.Event()
