@@ -38,7 +38,7 @@ import numpy as np
 from refdp.prediction._partition import learner_factory, teacher_votes, train_teacher
 from refdp.verify.neighbours import add_remove_neighbours, all_datasets, replace_one_neighbours
 
-__all__ = ["PointMajority", "VoteLaw", "neighbour_pairs", "representative_pairs"]
+__all__ = ["PointMajority", "VoteLaw", "neighbour_pairs", "representative_pairs", "representative_neighbours"]
 
 
 class PointMajority:
@@ -184,3 +184,16 @@ def representative_pairs(votes, domain, max_size, k, relation, q):
             seen.add(key)
             reps.append((d, e))
     return reps, n_pairs
+
+
+def representative_neighbours(reps, relation):
+    """Neighbour function over representative pairs ``(d, d')``: ``d -> [d', ...]``, named for reports."""
+    table: dict = {}
+    for d, e in reps:
+        table.setdefault(d, []).append(e)
+
+    def neighbours(d):
+        return table.get(d, [])
+
+    neighbours.__name__ = f"{relation}, one pair per distinct pair of laws"
+    return neighbours

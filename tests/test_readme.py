@@ -14,7 +14,7 @@ def _quick_start_commands():
 def test_readme_has_exactly_two_commands():
     cmds = _quick_start_commands()
     assert len(cmds) == 2
-    assert cmds[0].endswith("pip install . && refdp verify")
+    assert cmds[0].endswith("pip install '.[exact]' && refdp verify")
     assert "pip install -e '.[test]'" in cmds[1] and cmds[1].endswith("python -m pytest")
 
 

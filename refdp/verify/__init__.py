@@ -9,8 +9,15 @@
   replace-one and add/remove neighbours, and an adversarial pair search;
 * :mod:`refdp.verify.check` -- :func:`check_mechanism`, the exhaustive exact
   check of a mechanism given its output distribution;
+* :mod:`refdp.verify.algebraic` -- exact verdicts for laws rational in
+  ``e^(epsilon/m)``: :func:`check_algebraic` at one epsilon (tight claims
+  decided) and :func:`prove_for_all_epsilon` for every epsilon at once
+  (needs sympy: ``pip install 'refdp[exact]'``; imported only when called);
+* :mod:`refdp.verify.polynomials` -- the exact rational functions, sign
+  decisions and real-root isolation behind them;
 * :mod:`refdp.verify.registry` -- the checks run by ``refdp verify``.
 """
+from .algebraic import AllEpsilonProof, FailingRange, check_algebraic, prove_for_all_epsilon, summarise_proofs
 from .check import MechanismCheck, check_mechanism, check_pairs, higher_precision, summarise
 from .divergences import (
     SUM_TOLERANCE,
@@ -28,6 +35,7 @@ from .neighbours import (
     check_domain,
     labelled_domain,
     neighbour_function,
+    neighbouring_pairs,
     replace_one_neighbours,
 )
 from .registry import Check, CheckResult, Outcome, all_checks, register, run_check
@@ -44,11 +52,12 @@ from .verdict import (
 )
 
 __all__ = [
+    "AllEpsilonProof", "FailingRange", "check_algebraic", "prove_for_all_epsilon", "summarise_proofs",
     "MechanismCheck", "check_mechanism", "check_pairs", "higher_precision", "summarise",
     "SUM_TOLERANCE", "as_distribution", "distribution_pair", "hockey_stick_divergence",
     "log_moment", "max_divergence", "renyi_divergence",
     "add_remove_neighbours", "adversarial_pairs", "all_datasets", "check_domain",
-    "labelled_domain", "neighbour_function", "replace_one_neighbours",
+    "labelled_domain", "neighbour_function", "neighbouring_pairs", "replace_one_neighbours",
     "Check", "CheckResult", "Outcome", "all_checks", "register", "run_check",
     "Verdict", "decide_enclosures", "decide_leq", "decide_leq_interval", "enclose",
     "ivworkdps", "lower", "upper", "worst_verdict",

@@ -173,6 +173,9 @@ class MechanismCheck:
         The highest precision the adaptive refinement reached.
     reason : str
         Why the verdict is UNDECIDED (empty otherwise).
+    note : str
+        How the comparison was made, shown in :attr:`detail` when set
+        (algebraic verdicts).
     """
 
     verdict: Verdict
@@ -194,6 +197,7 @@ class MechanismCheck:
     max_dps_used: int = 0
     reason: str = ""
     evidence: dict = field(default=None, repr=False, compare=False)
+    note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -215,9 +219,10 @@ class MechanismCheck:
                 f"{mpmath.nstr(self.divergence, digits)} vs delta = {self.delta!r}")
         wctx = mp_context(higher_precision(self.max_dps_used or self.dps) + 10)
         width = wctx.mpf(hi) - wctx.mpf(lo) if mpmath.isfinite(hi) else mpmath.inf
+        how = self.note or f"up to {self.max_dps_used or self.dps} digits"
         text = (f"{what}: {self.verdict.value.upper()} ({self.method}; "
                 f"enclosure [{mpmath.nstr(lo, digits)}, {mpmath.nstr(hi, digits)}] of width "
-                f"{mpmath.nstr(width, 3)}, up to {self.max_dps_used or self.dps} digits); "
+                f"{mpmath.nstr(width, 3)}, {how}); "
                 f"worst pair d = {d!r}, d' = {e!r}; worst output {self.worst_output!r}")
         if self.kind != "max divergence":
             text += f"; event {self.event!r}"
@@ -739,7 +744,7 @@ def _decide_pair(law, d, e, lv, delta_q, owner):
 
 
 def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="replace", dps=30, *,
-                    domain=None, ordered=False, max_dps=200, certificate=None):
+                    domain=None, ordered=False, max_dps=200, certificate=None, algebraic=None):
     """Decide epsilon-DP (or (epsilon, delta)-DP) over all neighbours of given datasets.
 
     Parameters
@@ -774,6 +779,11 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
         Write a JSON certificate of the verdict there
         (:func:`refdp.verify.certificate.write_certificate`), to be re-checked
         by ``refdp check-certificate``.
+    algebraic : int, optional
+        When given, ``distribution_fn(dataset, t)`` is a law rational in
+        ``t = e^{epsilon/algebraic}`` and the claim is decided exactly by
+        :func:`refdp.verify.algebraic.check_algebraic` with ``m = algebraic``
+        (``dps`` is then unused; epsilon may be a ``Fraction``).
 
     Returns
     -------
@@ -806,6 +816,11 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
     >>> r.verdict, r.method
     (<Verdict.HOLDS: 'holds'>, 'certified')
     """
+    if algebraic is not None:
+        from .algebraic import check_algebraic
+
+        return check_algebraic(distribution_fn, datasets, epsilon, algebraic, neighbours, delta=delta,
+                               domain=domain, ordered=ordered)
     owner = "check_mechanism"
     if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)

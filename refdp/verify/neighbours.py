@@ -41,6 +41,7 @@ __all__ = [
     "replace_one_neighbours",
     "add_remove_neighbours",
     "neighbour_function",
+    "neighbouring_pairs",
     "adversarial_pairs",
 ]
 
@@ -224,6 +225,64 @@ def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str 
 
     fn.__name__ = f"{neighbours}_neighbours"
     return fn
+
+
+def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=False,
+                       owner: str = "neighbouring_pairs"):
+    """Every unordered pair of a dataset in ``datasets`` and one of its neighbours.
+
+    The datasets are validated and normalised as in
+    :func:`refdp.verify.check.check_mechanism`: each is a tuple (sorted when
+    ``ordered`` is False); ``domain`` defaults to the elements appearing in
+    ``datasets``.
+
+    Parameters
+    ----------
+    datasets : iterable of tuple
+    neighbours : {"replace", "add_remove"} or callable, default "replace"
+    domain : iterable, optional
+    ordered : bool, default False
+    owner : str
+        Public function named in error messages.
+
+    Returns
+    -------
+    pairs : list of (tuple, tuple)
+        Each unordered pair of distinct datasets once, as ``(d, d')`` with
+        ``d`` from ``datasets``.
+    relation : str
+        Description of the relation (for reports).
+    """
+    if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
+        raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)
+    try:
+        ds = [tuple(d) if ordered else tuple(sorted(d)) for d in datasets]
+    except TypeError:
+        raise parameter_error("datasets", owner, "an iterable of datasets (tuples of comparable elements)",
+                              datasets) from None
+    if not ds:
+        raise parameter_error("datasets", owner, "a non-empty iterable of datasets", Described("no dataset"))
+    if domain is None and not callable(neighbours):
+        elems = {x for d in ds for x in d}
+        if not elems:
+            raise parameter_error("domain", owner, "given when every dataset is empty", domain)
+        domain = elems
+    if domain is not None:
+        domain = check_domain(domain, owner, ordered=ordered)
+    nbr = neighbour_function(neighbours, domain, ordered=ordered, owner=owner)
+    relation = neighbours if isinstance(neighbours, str) else getattr(neighbours, "__name__", "callable")
+    relation += ", ordered" if ordered else ", multisets"
+    seen, pairs = set(), []
+    for d in dict.fromkeys(ds):
+        for e in nbr(d):
+            key = frozenset((d, e))
+            if d != e and key not in seen:
+                seen.add(key)
+                pairs.append((d, e))
+    if not pairs:
+        raise parameter_error("datasets", owner, "datasets with at least one neighbour",
+                              Described("no pair of distinct neighbouring datasets"))
+    return pairs, relation
 
 
 def _score_dataset(d, nbr_fn, evaluate, divergence):
