@@ -50,7 +50,8 @@ def test_estimated_check_cannot_decide_the_tight_claim_but_algebraic_can():
     assert check_mechanism(floats, BITS, 1.0).verdict is not Verdict.HOLDS
     r = check_mechanism(rr, BITS, 1, algebraic=1)
     assert r.verdict is Verdict.HOLDS and r.method == "algebraic"
-    assert check_mechanism(floats, BITS, 1.0).method == "estimated"
+    # floats are exact binary numbers: the verdict about the law they define is certified
+    assert check_mechanism(floats, BITS, 1.0).method == "certified"
 
 
 def test_three_values_and_add_remove_and_max_dps_cap():

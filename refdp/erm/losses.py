@@ -33,7 +33,6 @@ import numpy as np
 import scipy.special
 
 from .._validation import Interval, check_scalar, parameter_error
-from ..verify.verdict import enclose
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
 
@@ -47,9 +46,9 @@ def exact_number(q, ctx):
     ``ctx`` is :data:`mpmath.mp` (rounded once at its precision) or
     :data:`mpmath.iv` (an enclosure, rounded outward).
     """
-    if ctx is mpmath.iv:
-        return enclose(Fraction(q))
     q = Fraction(q)
+    if hasattr(ctx, "_is_interval_context") or hasattr(ctx.mpf(0), "_mpi_"):
+        return ctx.mpf(q.numerator) / ctx.mpf(q.denominator)    # outward rounding in ctx
     return ctx.mpf(q.numerator) / q.denominator
 
 
