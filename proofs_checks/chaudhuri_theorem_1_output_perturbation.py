@@ -47,7 +47,9 @@ import numpy as np
 
 from proofs_checks._chaudhuri_erm import exact_minimiser
 from proofs_checks._stability_search import _norm_upper, _worst_pairs, records_1d, records_2d
-from refdp.erm import HuberHingeLoss, LogisticLoss, output_perturbation_rate, release_output_perturbation
+from refdp._rounding import floor_fraction
+from refdp.erm import (HuberHingeLoss, LogisticLoss, output_perturbation_rate, output_perturbation_sensitivity,
+                       release_output_perturbation)
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.mechanisms import spherical_laplace
 from refdp.verify.registry import CheckResult, register
@@ -72,12 +74,23 @@ def _distance(values, radii, a, c):
 
 
 def released_as_declared(loss, recs, ds, lam, epsilon, point, seed=31):
-    """release_output_perturbation returns the solver's point plus the seeded spherical Laplace draw."""
+    """release_output_perturbation releases the solver's point with the seeded noise.
+
+    By default through spherical_laplace's float-safe release at rate
+    ``floor(epsilon / S)`` against the float sensitivity ``S`` (so ``rate * S
+    <= epsilon``); with ``secure=False`` as the point plus the spherical draw.
+    """
     X = np.array([[float(c) for c in recs[i][0]] for i in ds])
     y = np.array([float(recs[i][1]) for i in ds])
+    theta = np.array([float(v) for v in point])
     res = release_output_perturbation(X, y, loss, epsilon, float(lam), tol=DEFAULT_TOL, rng=seed)
+    s_float = output_perturbation_sensitivity(X.shape[0], float(lam), DEFAULT_TOL)
+    rate = floor_fraction(Fraction(epsilon) / Fraction(s_float))
+    secure = spherical_laplace(X.shape[1], rate, value=theta, sensitivity=s_float, rng=seed)
+    plain = release_output_perturbation(X, y, loss, epsilon, float(lam), tol=DEFAULT_TOL, rng=seed, secure=False)
     b = spherical_laplace(X.shape[1], res.noise_rate, rng=seed)
-    return np.array_equal(res.theta, np.array([float(v) for v in point]) + b)
+    return (np.array_equal(res.theta, secure) and np.array_equal(plain.theta, theta + b)
+            and Fraction(rate) * Fraction(s_float) <= Fraction(epsilon))
 
 
 def sweep(name, h, lam, n, dim, epsilon=EPSILON):

@@ -45,7 +45,8 @@ import numpy as np
 
 from proofs_checks.bun_steinke_gaussian_zcdp import renyi_by_quadrature
 from proofs_checks.chaudhuri_theorem_1_output_perturbation import make_loss, sweep
-from refdp.erm import output_perturbation_sigma, release_output_perturbation_zcdp
+from refdp.erm import output_perturbation_sensitivity, output_perturbation_sigma, release_output_perturbation_zcdp
+from refdp.mechanisms import gaussian_mechanism
 from refdp.erm._solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.verify.registry import CheckResult, register
@@ -70,13 +71,21 @@ def halved_sigma(rho, n, lam):
 
 
 def released_as_declared(loss, recs, ds, lam, rho, seed=41):
-    """release_output_perturbation_zcdp = solver point + Generator(seed).normal(0, sigma, d)."""
+    """release_output_perturbation_zcdp = gaussian_mechanism(solver point, rho, S) with the seed.
+
+    With ``secure=False``: solver point + Generator(seed).normal(0, sigma, d).
+    """
     X = np.array([[float(c) for c in recs[i][0]] for i in ds])
     y = np.array([float(recs[i][1]) for i in ds])
     res = release_output_perturbation_zcdp(X, y, loss, float(rho), float(lam), tol=DEFAULT_TOL, rng=seed)
+    plain = release_output_perturbation_zcdp(X, y, loss, float(rho), float(lam), tol=DEFAULT_TOL, rng=seed,
+                                             secure=False)
     point = minimise(loss, X, y, float(lam), tol=DEFAULT_TOL).theta
+    s_float = output_perturbation_sensitivity(X.shape[0], float(lam), DEFAULT_TOL)
+    secure = np.atleast_1d(gaussian_mechanism(point, float(rho), sensitivity=s_float, rng=seed))
     noise = np.random.default_rng(seed).normal(0.0, res.noise_scale, size=X.shape[1])
-    return (np.array_equal(res.theta, point + noise) and res.privacy == "zcdp" and res.rho == float(rho)
+    return (np.array_equal(res.theta, secure) and np.array_equal(plain.theta, point + noise)
+            and res.privacy == "zcdp" and res.rho == float(rho)
             and res.noise_scale == library_sigma(rho, X.shape[0], lam))
 
 

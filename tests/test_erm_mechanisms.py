@@ -95,10 +95,16 @@ def test_output_rate_is_n_lambda_epsilon_over_two():
 @pytest.mark.parametrize("loss", [LogisticLoss(), HuberHingeLoss(0.5)], ids=repr)
 def test_output_perturbation_releases_minimiser_plus_seeded_noise(loss):
     X, y = _data()
-    res = output_perturbation(X, y, loss, 1.0, 0.1, rng=123)
+    res = output_perturbation(X, y, loss, 1.0, 0.1, rng=123, secure=False)
     f = minimise(loss, X, y.astype(float), 0.1, tol=res.tol).theta
     b = spherical_laplace(3, res.noise_rate, rng=123)
     assert np.array_equal(res.theta, f + b)
+    # the default: the float-safe release of the same minimiser
+    safe = output_perturbation(X, y, loss, 1.0, 0.1, rng=123)
+    s = res.sensitivity
+    rate = float(Fraction(1.0) / Fraction(s))
+    rate = rate if Fraction(rate) * Fraction(s) <= 1 else np.nextafter(rate, 0.0)
+    assert np.array_equal(safe.theta, spherical_laplace(3, rate, value=f, sensitivity=s, rng=123))
     assert res.noise_rate == output_perturbation_rate(1.0, 60, 0.1, res.tol)
     assert (res.method, res.n, res.d) == ("output", 60, 3)
     assert (res.epsilon_prime, res.extra_regularization) == (None, 0.0)

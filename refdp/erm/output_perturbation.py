@@ -37,9 +37,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
+
 from .._validation import Interval, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
-from ..mechanisms import spherical_laplace
+from ..mechanisms import gaussian_mechanism, spherical_laplace
+from ..mechanisms._args import check_flag
 from ._data import prepare
 from ._solver import minimise
 from .result import PrivateERMResult
@@ -122,7 +125,7 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
 
 
 def output_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
-                        clip=False, rng=None):
+                        clip=False, rng=None, secure=True):
     """Release ``argmin_f J(f, D) + b`` with spherical Laplace noise ([CMS11]_ Algorithm 1).
 
     Parameters
@@ -147,6 +150,17 @@ def output_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL,
         Project rows with ``||x|| > B`` onto the sphere of radius ``B``.
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Source of the noise, normalised with :func:`numpy.random.default_rng`.
+    secure : bool, default True
+        True: the noise is added by :func:`refdp.mechanisms.spherical_laplace`'s
+        float-safe release (``docs/theory/secure_noise.rst``, Theorem 3):
+        the minimiser is rounded to a grid ``g <= S / 2**10`` and each
+        coordinate gets exact discrete Laplace noise for the L1 bound
+        ``sqrt(d) S``, epsilon-DP for the returned doubles; per coordinate
+        the noise standard deviation is ``sqrt(2 d / (d + 1))`` times that of
+        the spherical law (equal for ``d = 1``, below ``sqrt 2``) times
+        ``1 + 2**-10``. False: ``f_hat + b`` with the spherical law sampled
+        in doubles, **not private as implemented** (Mironov 2012), for
+        comparison only.
 
     Returns
     -------
@@ -182,12 +196,13 @@ def output_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL,
     owner = "output_perturbation"
     Z, ys, loss, epsilon, regularization, tol = prepare(
         owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+    secure = check_flag(secure, "secure", owner)
     return release_output_perturbation(Z, ys, loss, epsilon, regularization, tol=tol, rng=rng,
-                                       norm_bound=norm_bound, clip=clip)
+                                       norm_bound=norm_bound, clip=clip, secure=secure)
 
 
 def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rng, norm_bound=1.0,
-                                clip=False):
+                                clip=False, secure=True):
     """Algorithm 1 on validated inputs (rows in the unit ball, labels +-1.0).
 
     See :func:`output_perturbation`; ``norm_bound`` and ``clip`` are only
@@ -197,7 +212,13 @@ def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rn
     n, d = Z.shape
     beta = output_perturbation_rate(epsilon, n, regularization, tol)
     sol = minimise(loss, Z, ys, regularization, tol=tol)
-    theta = sol.theta + spherical_laplace(d, beta, rng=rng)
+    if secure:
+        # beta' S_float <= epsilon exactly, with S_float >= the exact sensitivity
+        s_float = output_perturbation_sensitivity(n, regularization, tol)
+        rate = floor_fraction(Fraction(epsilon) / Fraction(s_float))
+        theta = spherical_laplace(d, rate, value=sol.theta, sensitivity=s_float, rng=rng)
+    else:
+        theta = sol.theta + spherical_laplace(d, beta, rng=rng)
     return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=epsilon,
                             regularization=regularization, n=n, d=d, noise_rate=beta,
                             sensitivity=output_perturbation_sensitivity(n, regularization, tol),
@@ -239,7 +260,7 @@ def output_perturbation_sigma(rho, n, regularization, tol=0.0):
 
 
 def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
-                             clip=False, rng=None):
+                             clip=False, rng=None, secure=True):
     """Release ``argmin_f J(f, D) + b`` with Gaussian noise ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
     The zCDP counterpart of :func:`output_perturbation` ([WKL19]_; SPEC
@@ -267,6 +288,13 @@ def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL
     clip : bool, default False
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Normalised with :func:`numpy.random.default_rng`.
+    secure : bool, default True
+        True: the noise is added by :func:`refdp.mechanisms.gaussian_mechanism`'s
+        float-safe release (discrete Gaussian on a grid ``g <= S /
+        2**10``, ``docs/theory/secure_noise.rst``, Theorem 2), rho-zCDP for
+        the returned doubles; noise standard deviation at most ``sigma (1 +
+        2**-10)`` per coordinate. False: ``f_hat + N(0, sigma^2 I)`` in
+        doubles, **not private as implemented**, for comparison only.
 
     Returns
     -------
@@ -306,12 +334,13 @@ def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL
     Z, ys, loss, rho, regularization, tol = prepare(
         owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
         budget_name="rho")
+    secure = check_flag(secure, "secure", owner)
     return release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, tol=tol, rng=rng,
-                                            norm_bound=norm_bound, clip=clip, owner=owner)
+                                            norm_bound=norm_bound, clip=clip, owner=owner, secure=secure)
 
 
 def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, rng, norm_bound=1.0,
-                                     clip=False, owner="release_output_perturbation_zcdp"):
+                                     clip=False, owner="release_output_perturbation_zcdp", secure=True):
     """:func:`output_perturbation_zcdp` on validated inputs (rows in the unit ball, labels +-1.0).
 
     ``norm_bound`` and ``clip`` are only recorded in the result.
@@ -322,7 +351,11 @@ def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, r
     if math.isinf(sigma):
         raise parameter_error("rho", owner, "large enough that the noise scale S / sqrt(2 rho) is finite", rho)
     sol = minimise(loss, Z, ys, regularization, tol=tol)
-    theta = sol.theta + rng.normal(0.0, sigma, size=d)
+    if secure:
+        s_float = output_perturbation_sensitivity(n, regularization, tol)
+        theta = np.atleast_1d(gaussian_mechanism(sol.theta, rho, sensitivity=s_float, rng=rng))
+    else:
+        theta = sol.theta + rng.normal(0.0, sigma, size=d)
     return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=None,
                             regularization=regularization, n=n, d=d, noise_rate=None,
                             sensitivity=output_perturbation_sensitivity(n, regularization, tol),

@@ -7,13 +7,16 @@ References
   and Proposition 1.6.
 - [Mir12] I. Mironov, "On Significance of the Least Significant Bits for
   Differential Privacy", ACM CCS 2012.
+- [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+  Differential Privacy", NeurIPS 2020, Algorithm 3 and Theorem 14.
 """
 from __future__ import annotations
 
 import math
 
 from .._validation import check_array, check_rng, check_scalar, parameter_error
-from ._args import POSITIVE
+from ._args import POSITIVE, check_flag
+from ._float_safe import gaussian_grid, release
 from .._rounding import upward_gaussian_sigma
 
 __all__ = ["gaussian_sigma_zcdp", "gaussian_mechanism"]
@@ -53,25 +56,35 @@ def gaussian_sigma_zcdp(rho, sensitivity=1.0):
     return upward_gaussian_sigma(sensitivity, rho)
 
 
-def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None):
-    """Release ``value`` plus i.i.d. N(0, sigma^2) noise, ``sigma = sensitivity / sqrt(2 rho)``.
+def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None, secure=True):
+    """Release ``value`` with Gaussian noise ``sigma = sensitivity / sqrt(2 rho)``, rho-zCDP as implemented.
 
     For ``f`` with L2 sensitivity ``sensitivity`` (the largest
-    ``||f(D) - f(D')||_2`` over neighbours), the release is rho-zCDP
-    ([BS16]_ Proposition 1.6): for every order ``alpha > 1`` the Renyi
-    divergence is ``D_alpha(N(f(D), sigma^2 I) || N(f(D'), sigma^2 I)) =
-    alpha ||f(D) - f(D')||^2 / (2 sigma^2) <= rho alpha``.
+    ``||f(D) - f(D')||_2`` over neighbours), releasing ``f(D) + N(0, sigma^2
+    I)`` is rho-zCDP ([BS16]_ Proposition 1.6). Sampled and added in double
+    precision that release is not private ([Mir12]_); by default this
+    function releases the discrete Gaussian analogue on a grid, whose
+    guarantee holds for the doubles it returns.
 
     Parameters
     ----------
     value : float or array_like of float
-        The exact value ``f(D)``; any shape. Must be finite.
+        The exact value ``f(D)`` as computed; any shape. Must be finite and,
+        with ``secure=True``, at most ``(2**53 - 1) g`` in magnitude (below).
     rho : float > 0
         zCDP parameter.
     sensitivity : float > 0, default 1.0
-        L2 sensitivity of ``f`` under the caller's neighbour relation.
+        L2 sensitivity of ``f`` (as computed) under the caller's neighbour
+        relation.
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Source of randomness, normalised with :func:`numpy.random.default_rng`.
+        For deployments, a Generator on a cryptographically strong bit
+        generator (``docs/theory/secure_noise.rst``).
+    secure : bool, default True
+        True: the grid construction below, rho-zCDP for the returned doubles.
+        False: the textbook path ``value + Generator.normal(0, sigma)`` in
+        doubles, **not private as implemented** ([Mir12]_); kept for
+        comparison and teaching only.
 
     Returns
     -------
@@ -82,17 +95,28 @@ def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None):
     ------
     ValueError
         If ``rho`` or ``sensitivity`` is not a finite positive float, if
-        ``value`` has a non-finite entry, or if sigma overflows.
+        ``value`` has a non-finite entry, if sigma overflows, or
+        (``secure=True``) if an entry of ``value`` is too large for its grid
+        index to be an exact double.
 
     Notes
     -----
-    rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every
-    ``delta > 0`` ([BS16]_ Proposition 1.3). The guarantee is about
-    real-valued noise; this path draws doubles with
-    :meth:`numpy.random.Generator.normal` (ziggurat) and adds them in double
-    precision, which is not exactly private for the reasons given by [Mir12]_.
-    Exact discrete Gaussian samplers (Canonne, Kamath and Steinke 2020) avoid
-    this.
+    **The secure construction** (``docs/theory/secure_noise.rst``, Theorem 2).
+    With ``d`` entries and ``s = ceil(sqrt(d))``, ``g`` is the largest power
+    of two at most ``sensitivity / (2**10 2**ceil(log2 s))``; ``k =
+    round(value / g)`` has L2 sensitivity at most ``Delta_Z = floor(sensitivity
+    / g) + s``; each entry gets independent discrete Gaussian noise with
+    ``sigma_Z**2 >= Delta_Z**2 / (2 rho)`` drawn exactly ([CKS20]_ Algorithm
+    3), and ``g (k + Z)`` is returned. By [CKS20]_ Theorem 14 the release is
+    rho-zCDP, hence ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every
+    ``delta > 0`` ([BS16]_ Proposition 1.3), for the returned doubles.
+
+    **Cost.** The noise standard deviation per entry is at most ``g sigma_Z
+    <= sigma (1 + s g / sensitivity) <= sigma (1 + 2**-10)`` (and at most
+    ``g sigma_Z``: the discrete Gaussian's variance is below ``sigma_Z**2``,
+    [CKS20]_ Corollary 9); the grid moves the value by at most ``g / 2`` per
+    entry. Entries beyond ``(2**53 - 1) g`` in magnitude raise
+    ``ValueError``.
 
     References
     ----------
@@ -100,16 +124,20 @@ def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None):
        Simplifications, Extensions, and Lower Bounds", TCC 2016.
     .. [Mir12] I. Mironov, "On Significance of the Least Significant Bits for
        Differential Privacy", ACM CCS 2012.
+    .. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete
+       Gaussian for Differential Privacy", NeurIPS 2020.
 
     Examples
     --------
     >>> from refdp.mechanisms import gaussian_mechanism
-    >>> round(gaussian_mechanism(3.0, 0.5, rng=0), 6)
-    3.12573
+    >>> x = gaussian_mechanism(3.0, 0.5, rng=0)
+    >>> x == round(x * 1024) / 1024     # on the grid 2**-10
+    True
     """
     owner = "gaussian_mechanism"
     rho = check_scalar(rho, "rho", owner, POSITIVE)
     sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
+    secure = check_flag(secure, "secure", owner)
     value = check_array(value, "value", owner)
     sigma = upward_gaussian_sigma(sensitivity, rho)
     if math.isinf(sigma):
@@ -117,5 +145,8 @@ def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None):
                               f"large enough that sensitivity / sqrt(2 rho) is finite "
                               f"(sensitivity = {sensitivity!r})", rho)
     rng = check_rng(rng)
-    out = value + rng.normal(0.0, sigma, size=value.shape)
+    if secure:
+        out = release(value, gaussian_grid(rho, sensitivity, value.size), rng, owner)
+    else:
+        out = value + rng.normal(0.0, sigma, size=value.shape)
     return float(out) if out.ndim == 0 else out

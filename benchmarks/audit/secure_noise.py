@@ -1,0 +1,193 @@
+"""Audit refdp's continuous releases with the float-bits events: secure default vs secure=False.
+
+Each mechanism is audited on a pair of neighbouring inputs at claimed epsilon
+0.1 and 1, with the default events plus the float-bits events (Mironov 2012),
+once with the float-safe default and once with ``secure=False``:
+
+* ``laplace_mechanism``: ``f(D) = 0`` vs ``f(D') = 1``, sensitivity 1;
+* ``gaussian_mechanism``: the same pair, rho chosen so that rho-zCDP gives
+  (epsilon, 1e-5)-DP by ``rho + 2 sqrt(rho ln(1/delta)) <= epsilon`` (Bun
+  and Steinke 2016, Proposition 1.3); audited against (epsilon, 1e-5);
+* ``spherical_laplace`` releasing a vector in R^2: ``(0, 0)`` vs ``(1, 0)``,
+  L2 sensitivity 1, ``beta = epsilon``;
+* ``output_perturbation`` and ``output_perturbation_zcdp`` in d = 1 on two
+  replace-one neighbouring datasets of 20 rows (ten ``(0.5, +1)`` and ten
+  ``(0.5, -1)``, whose minimiser is exactly 0, vs one label flipped).
+
+A batch of ``n`` outputs is ``n`` independent releases: the script calls the
+same internal release the public function calls, with the parameters the
+public function computes for one release (``--check`` verifies that a seeded
+call of the public function returns the same double as the batch path with the
+same seed). The ERM minimiser is deterministic, so it is computed once per
+dataset and the release step is drawn ``n`` times.
+
+Run (from the repository root)::
+
+    python benchmarks/audit/secure_noise.py [--samples N] [--seed S] [--json PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from refdp.accounting import zcdp_to_dp
+from refdp.audit import audit_black_box
+from refdp.erm import (LogisticLoss, output_perturbation, output_perturbation_sensitivity,
+                       output_perturbation_zcdp)
+from refdp.erm._solver import minimise
+from refdp.mechanisms import gaussian_mechanism, laplace_mechanism, spherical_laplace
+from refdp.mechanisms._float_safe import gaussian_grid, l2_laplace_grid, laplace_grid, release
+from refdp._rounding import floor_fraction
+
+DELTA = 1e-5
+PAIR_1D = [(0.0, 1.0, "f(D) = 0 vs f(D') = 1")]
+PAIR_2D = [(np.array([0.0, 0.0]), np.array([1.0, 0.0]), "(0, 0) vs (1, 0)")]
+
+
+def rho_for(epsilon, delta=DELTA):
+    """Largest rho (rounded down) with rho + 2 sqrt(rho ln(1/delta)) <= epsilon."""
+    L = -math.log(delta)
+    rho = (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2 * (1 - 1e-9)
+    assert zcdp_to_dp(rho, delta) <= epsilon
+    return rho
+
+
+def laplace_batch(epsilon, secure):
+    def mech(value, n, rng):
+        v = np.full(n, float(np.asarray(value).reshape(-1)[0]))
+        if secure:
+            return release(v, laplace_grid(epsilon, 1.0, 1), rng, "laplace_mechanism")
+        return v + rng.laplace(0.0, 1.0 / epsilon, size=n)
+    return mech
+
+
+def gaussian_batch(rho, secure):
+    def mech(value, n, rng):
+        v = np.full(n, float(np.asarray(value).reshape(-1)[0]))
+        if secure:
+            return release(v, gaussian_grid(rho, 1.0, 1), rng, "gaussian_mechanism")
+        from refdp.mechanisms import gaussian_sigma_zcdp
+        return v + rng.normal(0.0, gaussian_sigma_zcdp(rho, 1.0), size=n)
+    return mech
+
+
+def spherical_batch(epsilon, secure):
+    def mech(value, n, rng):
+        v = np.tile(np.asarray(value, dtype=np.float64), (n, 1))
+        if secure:
+            return release(v, l2_laplace_grid(Fraction(epsilon), 1.0, 2), rng, "spherical_laplace")
+        return v + spherical_laplace(2, epsilon, size=n, rng=rng)
+    return mech
+
+
+def erm_data():
+    """Ten rows (0.5, +1) and ten (0.5, -1), whose minimiser is exactly 0, vs one label flipped."""
+    X = np.full((20, 1), 0.5)
+    y = np.array([1] * 10 + [-1] * 10)
+    y2 = y.copy()
+    y2[-1] = 1                                   # replace the last record
+    return {0: (X, y), 1: (X.copy(), y2)}
+
+
+ERM_LAMBDA, ERM_TOL = 0.5, 1e-10
+
+
+def erm_minimisers():
+    loss = LogisticLoss()
+    out = {}
+    for key, (X, y) in erm_data().items():
+        out[key] = float(minimise(loss, X.astype(np.float64), y.astype(np.float64), ERM_LAMBDA,
+                                  tol=ERM_TOL).theta[0])
+    return out
+
+
+def erm_batch(epsilon, secure, zcdp_rho=None):
+    theta = erm_minimisers()
+    n_rows = 20
+    s_float = output_perturbation_sensitivity(n_rows, ERM_LAMBDA, ERM_TOL)
+
+    def mech(key, n, rng):
+        v = np.full(n, theta[int(np.asarray(key).reshape(-1)[0])])
+        if zcdp_rho is not None:
+            if secure:
+                return release(v, gaussian_grid(zcdp_rho, s_float, 1), rng, "gaussian_mechanism")
+            from refdp.erm import output_perturbation_sigma
+            return v + rng.normal(0.0, output_perturbation_sigma(zcdp_rho, n_rows, ERM_LAMBDA, ERM_TOL), size=n)
+        if secure:
+            rate = floor_fraction(Fraction(epsilon) / Fraction(s_float))
+            return release(v, l2_laplace_grid(Fraction(rate) * Fraction(s_float), s_float, 1), rng,
+                           "spherical_laplace")
+        from refdp.erm import output_perturbation_rate
+        beta = output_perturbation_rate(epsilon, n_rows, ERM_LAMBDA, ERM_TOL)
+        return v + spherical_laplace(1, beta, size=n, rng=rng)[:, 0]
+    return mech
+
+
+def consistency_check():
+    """The batch paths return what the public functions return for one release."""
+    for seed in range(5):
+        assert laplace_batch(0.1, True)(0.5, 1, np.random.default_rng(seed))[0] == \
+            laplace_mechanism(0.5, 0.1, rng=seed)
+        rho = rho_for(0.1)
+        assert gaussian_batch(rho, True)(0.5, 1, np.random.default_rng(seed))[0] == \
+            gaussian_mechanism(0.5, rho, rng=seed)
+        v = np.array([0.0, 1.0])
+        assert np.array_equal(spherical_batch(0.1, True)(v, 1, np.random.default_rng(seed))[0],
+                              spherical_laplace(2, 0.1, value=v, sensitivity=1.0, rng=seed))
+        X, y = erm_data()[0]
+        r = output_perturbation(X, y, LogisticLoss(), 1.0, ERM_LAMBDA, tol=ERM_TOL, rng=seed)
+        assert erm_batch(1.0, True)(0, 1, np.random.default_rng(seed))[0] == r.theta[0]
+        r = output_perturbation_zcdp(X, y, LogisticLoss(), rho, ERM_LAMBDA, tol=ERM_TOL, rng=seed)
+        assert erm_batch(None, True, zcdp_rho=rho)(0, 1, np.random.default_rng(seed))[0] == r.theta[0]
+    print("batch paths agree with the public functions", flush=True)
+
+
+def cases():
+    for eps in (0.1, 1.0):
+        rho = rho_for(eps)
+        for secure in (True, False):
+            tag = "secure" if secure else "secure=False"
+            yield (f"laplace_mechanism ({tag})", eps, 0.0, laplace_batch(eps, secure), PAIR_1D)
+            yield (f"gaussian_mechanism, rho={rho:.4g} ({tag})", eps, DELTA, gaussian_batch(rho, secure), PAIR_1D)
+            yield (f"spherical_laplace, d=2 ({tag})", eps, 0.0, spherical_batch(eps, secure), PAIR_2D)
+            yield (f"output_perturbation, d=1 ({tag})", eps, 0.0, erm_batch(eps, secure), [(0, 1, "D vs D'")])
+            yield (f"output_perturbation_zcdp, d=1, rho={rho:.4g} ({tag})", eps, DELTA,
+                   erm_batch(None, secure, zcdp_rho=rho), [(0, 1, "D vs D'")])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args(argv)
+    consistency_check()
+    rows = []
+    for name, eps, delta, mech, pairs in cases():
+        if args.only not in name:
+            continue
+        t0 = time.perf_counter()
+        res = audit_black_box(mech, pairs, eps, claimed_delta=delta, n_samples=args.samples, tolerance=0,
+                              float_bits=True, rng=args.seed, progress=False)
+        secs = time.perf_counter() - t0
+        rows.append({"mechanism": name, "claimed_epsilon": eps, "claimed_delta": delta,
+                     "epsilon_lower": res.epsilon_lower, "violation": res.violation,
+                     "event": res.event, "counts": list(res.counts), "samples": res.samples, "seconds": secs})
+        print(f"{name} at eps={eps:g}" + (f", delta={delta:g}" if delta else "")
+              + f": epsilon >= {res.epsilon_lower:.4f} {'VIOLATION' if res.violation else 'no violation'}; "
+              f"counts {list(res.counts)}; {secs:.1f} s\n    event: {res.event[:120]}", flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

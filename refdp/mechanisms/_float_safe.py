@@ -1,0 +1,193 @@
+"""Continuous releases that are private for the doubles they return.
+
+The construction (proved on ``docs/theory/secure_noise.rst``): round the value
+to a grid ``g Z`` with ``g`` a power of two, add exact integer noise to the
+grid index, and multiply back by ``g``. Every step after the rounding is exact
+in binary floating point, so the released double is a function of the noisy
+integer alone, whose law is that of the mathematical mechanism.
+
+* :func:`laplace_grid` -- discrete Laplace for an L1 sensitivity (epsilon-DP);
+* :func:`gaussian_grid` -- discrete Gaussian per coordinate for an L2
+  sensitivity (rho-zCDP);
+* :func:`l2_laplace_grid` -- discrete Laplace per coordinate for an L2
+  sensitivity, through ``||u||_1 <= sqrt(d) ||u||_2`` (epsilon-DP).
+
+Each returns a :class:`GridNoise`; :func:`release` applies it to a value.
+This module is the only place that imports the integer samplers.
+
+References
+----------
+- [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+  Differential Privacy", NeurIPS 2020.
+- [Mir12] I. Mironov, "On Significance of the Least Significant Bits for
+  Differential Privacy", ACM CCS 2012.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .._validation import Described, parameter_error
+from ._discrete_standin import discrete_gaussian, discrete_laplace
+
+__all__ = ["GridNoise", "GRID_BITS", "grid_step", "laplace_grid", "gaussian_grid", "l2_laplace_grid",
+           "release"]
+
+#: The grid step is at most ``sensitivity / (2**GRID_BITS * spread)``.
+GRID_BITS = 10
+#: Integers of magnitude at most this are exact doubles.
+_INT_LIMIT = 2**53 - 1
+_MIN_STEP_EXP = -1074  # the smallest positive double is 2**-1074
+_PARAM_BITS = 48        # significant bits kept when a noise parameter is rounded up
+
+
+@dataclass(frozen=True)
+class GridNoise:
+    """A float-safe noise recipe: grid step, integer sensitivity and integer noise law.
+
+    Attributes
+    ----------
+    step : float
+        The grid step ``g``, a power of two.
+    integer_sensitivity : int
+        Sensitivity of the grid index ``round(x / g)`` (L1 for the Laplace
+        laws, L2 for the Gaussian law).
+    law : {"laplace", "gaussian"}
+        The integer noise law.
+    parameter : Fraction
+        The discrete Laplace scale ``t`` (``P(z) ~ exp(-|z| / t)``) or the
+        discrete Gaussian ``sigma`` (``P(z) ~ exp(-z**2 / (2 sigma**2))``), in
+        grid steps, rounded upward to a dyadic rational.
+    dim : int
+        The number of coordinates the sensitivity was stated for.
+    """
+
+    step: float
+    integer_sensitivity: int
+    law: str
+    parameter: Fraction
+    dim: int
+
+    @property
+    def noise_scale(self) -> float:
+        """The noise parameter in the units of the value (``step * parameter``), rounded up."""
+        return math.nextafter(float(self.parameter) * self.step, math.inf)
+
+
+def grid_step(sensitivity: float, spread: int) -> float:
+    """The largest power of two ``g <= sensitivity / (2**GRID_BITS * 2**ceil(log2 spread))``.
+
+    Never below ``2**-1074`` (the smallest positive double).
+    """
+    _, e = math.frexp(sensitivity)          # sensitivity in [2**(e-1), 2**e)
+    exp = e - 1 - GRID_BITS - (int(spread) - 1).bit_length()
+    return math.ldexp(1.0, max(exp, _MIN_STEP_EXP))
+
+
+def _up_dyadic(q: Fraction) -> Fraction:
+    """The smallest multiple of ``2**-j`` that is >= q, with about 48 significant bits."""
+    j = max(0, _PARAM_BITS - max(1, math.floor(q)).bit_length())
+    return Fraction(-((-q.numerator * 2**j) // q.denominator), 2**j)
+
+
+def _up_dyadic_sqrt(q: Fraction) -> Fraction:
+    """A dyadic rational ``s`` with ``s**2 >= q`` and about 48 significant bits."""
+    j = max(0, _PARAM_BITS - max(1, math.isqrt(math.floor(q))).bit_length())
+    x = q * 4**j
+    c = math.isqrt(x.numerator // x.denominator)
+    while c * c < x:
+        c += 1
+    return Fraction(c, 2**j)
+
+
+def _ceil_sqrt(q: Fraction) -> int:
+    c = math.isqrt(q.numerator // q.denominator)
+    while c * c < q:
+        c += 1
+    return c
+
+
+def laplace_grid(epsilon: float, sensitivity: float, dim: int) -> GridNoise:
+    """Discrete Laplace on the grid for L1 sensitivity ``sensitivity`` over ``dim`` coordinates.
+
+    ``integer_sensitivity = floor(sensitivity / g) + dim`` and scale
+    ``t >= integer_sensitivity / epsilon``; the release is epsilon-DP
+    (``docs/theory/secure_noise.rst``, Theorem 1).
+    """
+    dim = max(1, int(dim))
+    g = grid_step(sensitivity, dim)
+    dz = math.floor(Fraction(sensitivity) / Fraction(g)) + dim
+    t = _up_dyadic(Fraction(dz) / Fraction(epsilon))
+    return GridNoise(g, dz, "laplace", t, dim)
+
+
+def l2_laplace_grid(epsilon: float, sensitivity: float, dim: int) -> GridNoise:
+    """Discrete Laplace per coordinate for L2 sensitivity ``sensitivity`` over ``dim`` coordinates.
+
+    ``integer_sensitivity = ceil(sqrt(dim) sensitivity / g) + dim`` bounds the
+    L1 distance of the grid indices; scale ``t >= integer_sensitivity /
+    epsilon``; epsilon-DP (``docs/theory/secure_noise.rst``, Theorem 3).
+    ``epsilon`` is a Fraction or a float, taken exactly.
+    """
+    dim = max(1, int(dim))
+    g = grid_step(sensitivity, math.isqrt(dim - 1) + 1)
+    r = Fraction(sensitivity) / Fraction(g)
+    dz = (math.floor(r) + 1 if dim == 1 else _ceil_sqrt(dim * r * r) + dim)
+    t = _up_dyadic(Fraction(dz) / Fraction(epsilon))
+    return GridNoise(g, dz, "laplace", t, dim)
+
+
+def gaussian_grid(rho: float, sensitivity: float, dim: int) -> GridNoise:
+    """Discrete Gaussian per coordinate for L2 sensitivity ``sensitivity`` over ``dim`` coordinates.
+
+    ``integer_sensitivity = floor(sensitivity / g) + ceil(sqrt(dim))`` and
+    ``sigma**2 >= integer_sensitivity**2 / (2 rho)``; rho-zCDP
+    (``docs/theory/secure_noise.rst``, Theorem 2).
+    """
+    dim = max(1, int(dim))
+    spread = math.isqrt(dim - 1) + 1          # ceil(sqrt(dim))
+    g = grid_step(sensitivity, spread)
+    dz = math.floor(Fraction(sensitivity) / Fraction(g)) + spread
+    sigma = _up_dyadic_sqrt(Fraction(dz * dz) / (2 * Fraction(rho)))
+    return GridNoise(g, dz, "gaussian", sigma, dim)
+
+
+def _index(value: np.ndarray, g: float, owner: str, name: str) -> np.ndarray:
+    """``round(value / g)`` as int64, or the standard ValueError if it is not an exact double."""
+    with np.errstate(over="ignore", under="ignore"):
+        q = value / g       # exact unless it overflows (an underflow rounds to 0 either way)
+    k = np.rint(q)
+    bad = ~(np.abs(k) <= _INT_LIMIT)
+    if np.any(bad):
+        pos = tuple(int(i) for i in np.argwhere(bad)[0]) if value.ndim else ()
+        x = float(value[pos]) if value.ndim else float(value)
+        shown = Described(f"{x!r}" + (f" at position {pos}" if value.ndim else ""))
+        raise parameter_error(
+            name, owner,
+            f"finite with every entry of magnitude at most (2**53 - 1) * {g!r} = {_INT_LIMIT * g:.6g} "
+            f"(2**53 - 1 steps of the grid 2**{math.frexp(g)[1] - 1} used for this sensitivity, "
+            f"beyond which the grid index is not an exact double)", shown)
+    return k.astype(np.int64)
+
+
+def release(value: np.ndarray, noise: GridNoise, rng, owner: str, name: str = "value") -> np.ndarray:
+    """``g * clamp(round(value / g) + Z)`` with ``Z`` i.i.d. from ``noise``'s integer law.
+
+    The clamp to ``[-M, M]``, ``M = min(2**53 - 1, floor(max double / g))``,
+    acts on the noisy integer (post-processing) and makes the product with
+    ``g`` exact.
+    """
+    value = np.asarray(value, dtype=np.float64)
+    g = noise.step
+    k = _index(value, g, owner, name)
+    sampler = discrete_laplace if noise.law == "laplace" else discrete_gaussian
+    z = np.asarray(sampler(noise.parameter, size=value.shape, rng=rng), dtype=np.int64)
+    # |k| < 2**53: clipping z to +-2**60 first leaves clamp(k + z) unchanged and avoids overflow
+    z = np.clip(z, -(2**60), 2**60)
+    m = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
+    y = np.clip(k + z, -m, m)
+    return y.astype(np.float64) * g
