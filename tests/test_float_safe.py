@@ -10,7 +10,7 @@ import scipy.stats
 
 from refdp.audit import audit_black_box
 from refdp.mechanisms import gaussian_mechanism, laplace_mechanism, spherical_laplace
-from refdp.mechanisms._discrete_standin import discrete_gaussian, discrete_laplace
+from refdp.mechanisms.discrete import discrete_gaussian, discrete_laplace
 from refdp.mechanisms._float_safe import laplace_grid, release
 
 # Statistical tests fail for a correct sampler with probability at most ALPHA each.

@@ -14,7 +14,7 @@ randomgen = pytest.importorskip("randomgen")
 from refdp.erm import LogisticLoss, output_perturbation, output_perturbation_zcdp  # noqa: E402
 from refdp.mechanisms import (exponential_mechanism, gaussian_mechanism, laplace_mechanism,  # noqa: E402
                               report_noisy_max, spherical_laplace)
-from refdp.mechanisms._discrete_standin import discrete_gaussian, discrete_laplace  # noqa: E402
+from refdp.mechanisms.discrete import discrete_gaussian, discrete_laplace  # noqa: E402
 
 
 @pytest.fixture(params=["chacha", "aes"])

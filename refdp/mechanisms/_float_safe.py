@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import Described, parameter_error
-from ._discrete_standin import discrete_gaussian, discrete_laplace
+from .discrete import discrete_gaussian, discrete_laplace
 
 __all__ = ["GridNoise", "GRID_BITS", "grid_step", "laplace_grid", "gaussian_grid", "l2_laplace_grid",
            "release"]
