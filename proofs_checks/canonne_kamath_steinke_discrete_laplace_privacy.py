@@ -59,7 +59,7 @@ def privacy_result(scale_fn=discrete_laplace_scale) -> CheckResult:
     gap, ratio, eps, where = worst
     return CheckResult(float(ratio), float(eps), worst_verdict(verdicts), 0,
                        f"{len(verdicts)} neighbouring pairs; largest log-ratio minus epsilon = "
-                       f"{gap} (exact) at {where}")
+                       f"{gap} (exact) at {where}", method="certified")
 
 
 @register("mechanisms.discrete_laplace_mechanism_privacy",

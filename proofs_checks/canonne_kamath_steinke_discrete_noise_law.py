@@ -84,7 +84,7 @@ def noise_law_result(laplace=discrete_laplace_mechanism, gaussian=discrete_gauss
     outside = sum(r.measured for r in results)
     worst = max(results, key=lambda r: r.measured)
     return CheckResult(outside, 0, worst_verdict([r.verdict for r in results]), 0,
-                       f"{len(results)} settings; worst: {worst.detail[:300]}")
+                       f"{len(results)} settings; worst: {worst.detail[:300]}", method="statistical")
 
 
 @register("mechanisms.discrete_noise_law",

@@ -111,7 +111,7 @@ def discrete_laplace_result() -> CheckResult:
                       f"{'holds' if lemma else 'FAILS'}")
     _, measured, epsilon = worst
     return CheckResult(measured, epsilon, worst_verdict(verdicts), 30,
-                       f"{len(LAPLACE_SETTINGS)} settings; largest exact epsilon minus the claim at {detail}")
+                       f"{len(LAPLACE_SETTINGS)} settings; largest exact epsilon minus the claim at {detail}", method="certified")
 
 
 def discrete_gaussian_result() -> CheckResult:
@@ -146,7 +146,7 @@ def discrete_gaussian_result() -> CheckResult:
     _, div, bound = worst
     return CheckResult(float(div), float(bound), worst_verdict(verdicts), 40,
                        f"{len(ORDERS) * len(GAUSSIAN_SETTINGS)} (setting, order) cases; largest D_alpha / (alpha rho) at "
-                       f"{detail}")
+                       f"{detail}", method="estimated")
 
 
 @register("mechanisms.secure_noise_discrete_laplace_law",

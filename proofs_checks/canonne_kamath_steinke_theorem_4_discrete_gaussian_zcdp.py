@@ -85,7 +85,7 @@ def zcdp_result(sigma2_fn=discrete_gaussian_sigma2) -> CheckResult:
                              f"sensitivity={sensitivity}, rho={rho}, mu={mu}, alpha={alpha}")
     _, measured, bound, where = worst
     return CheckResult(measured, bound, worst_verdict(verdicts), int(PREC * math.log10(2)),
-                       f"{len(verdicts)} (setting, shift, order) cases; largest D_alpha / alpha at {where}")
+                       f"{len(verdicts)} (setting, shift, order) cases; largest D_alpha / alpha at {where}", method="certified")
 
 
 @register("mechanisms.discrete_gaussian_mechanism_zcdp",

@@ -443,7 +443,7 @@ class AllEpsilonProof:
     def as_check_result(self) -> CheckResult:
         """A :class:`refdp.verify.registry.CheckResult`: measured = failing conditions, bound = 0, digits = 0 (exact)."""
         return CheckResult(measured=len(self.failures), bound=0, verdict=self.verdict, digits=0,
-                           detail=self.detail)
+                           detail=self.detail, method="algebraic")
 
     def __str__(self) -> str:
         return self.detail
@@ -584,4 +584,5 @@ def summarise_proofs(proofs, labels=None) -> CheckResult:
     detail = (f"{len(proofs)} proofs, {conditions} sign conditions in all, {len(bad)} proofs fail; "
               f"[{labels[k]}]: {proofs[k].detail}")
     return CheckResult(measured=sum(len(p.failures) for p in proofs), bound=0,
-                       verdict=Verdict.FAILS if bad else Verdict.HOLDS, digits=0, detail=detail)
+                       verdict=Verdict.FAILS if bad else Verdict.HOLDS, digits=0, detail=detail,
+                       method="algebraic")
