@@ -90,7 +90,7 @@ from .._precision import (
 )
 from .._validation import Described, Interval, check_scalar, parameter_error
 from .divergences import SUM_TOLERANCE
-from .neighbours import check_domain, neighbour_function
+from .neighbours import neighbouring_pairs
 from .registry import CheckResult
 from .verdict import Verdict, _raw_bounds, decide_enclosures, takes_context, worst_verdict
 
@@ -822,34 +822,11 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
         return check_algebraic(distribution_fn, datasets, epsilon, algebraic, neighbours, delta=delta,
                                domain=domain, ordered=ordered)
     owner = "check_mechanism"
-    if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
-        raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)
-    try:
-        ds = [tuple(d) if ordered else tuple(sorted(d)) for d in datasets]
-    except TypeError:
-        raise parameter_error("datasets", owner, "an iterable of datasets (tuples of comparable elements)",
-                              datasets) from None
-    if not ds:
-        raise parameter_error("datasets", owner, "a non-empty iterable of datasets", Described("no dataset"))
-    if domain is None and not callable(neighbours):
-        elems = {x for d in ds for x in d}
-        if not elems:
-            raise parameter_error("domain", owner, "given when every dataset is empty", domain)
-        domain = elems
-    if domain is not None:
-        domain = check_domain(domain, owner, ordered=ordered)
-    nbr = neighbour_function(neighbours, domain, ordered=ordered, owner=owner)
-    relation = (neighbours if isinstance(neighbours, str) else getattr(neighbours, "__name__", "callable"))
-    relation += ", ordered" if ordered else ", multisets"
+    plist, relation = neighbouring_pairs(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
 
-    def pairs():
-        for d in dict.fromkeys(ds):
-            for e in nbr(d):
-                yield d, e
-
-    result = check_pairs(distribution_fn, pairs(), epsilon, delta, dps, relation=relation,
+    result = check_pairs(distribution_fn, plist, epsilon, delta, dps, relation=relation,
                          max_dps=max_dps, _owner=owner)
-    result.evidence["relation"] = {"neighbours": relation, "domain": None if domain is None else list(domain)}
+    result.evidence["relation"] = relation
     if certificate is not None:
         from .certificate import write_certificate
         write_certificate(result, certificate, name="check_mechanism")

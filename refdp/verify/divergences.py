@@ -28,8 +28,6 @@ References
 """
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Mapping
 from fractions import Fraction
 
