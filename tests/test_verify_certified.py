@@ -225,3 +225,48 @@ def test_certificate_exp_bounds_bracket_e():
             assert lo <= hi and mpmath.mpf(lo.numerator) / lo.denominator <= v
             assert v <= mpmath.mpf(hi.numerator) / hi.denominator
         assert hi - lo < F(1, 2 ** 500) * (1 + hi)
+
+
+# ---------------------------------------------------------------------------
+# Certificates of proofs for every epsilon (algebraic)
+# ---------------------------------------------------------------------------
+
+def test_for_all_epsilon_certificates_are_rechecked_exactly():
+    pytest.importorskip("sympy")
+    from refdp.verify import prove_for_all_epsilon
+    from refdp.verify.certificate import certificate_dict
+
+    rr = lambda d, t: {d[0]: t / (1 + t), 1 - d[0]: 1 / (1 + t)}
+    cert = certificate_dict(prove_for_all_epsilon(rr, PAIR), "rr")
+    assert cert["kind"] == "for-all-epsilon" and check_certificate(cert)["confirmed"]
+    # a failing law relabelled as holding is caught by the separate checker
+    wrong = lambda d, t: {d[0]: t ** 2 / (1 + t ** 2), 1 - d[0]: 1 / (1 + t ** 2)}
+    bad = certificate_dict(prove_for_all_epsilon(wrong, PAIR), "wrong")
+    bad["verdict"] = "holds"
+    assert not check_certificate(bad)["confirmed"]
+    # so is a law edited so that it no longer sums to one
+    cert["datasets"]["0"]["outputs"][repr(0)][0] = [[1, "2"]]
+    assert not check_certificate(cert)["confirmed"]
+
+
+@pytest.mark.parametrize("roots", [[(F(2), 2)], [(F(2), 3)], [(F(3, 2), 1), (F(5, 2), 1)], [(F(1), 1)],
+                                   [(F(1, 2), 1)], [(F(7, 3), 2), (F(4), 4)], []])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_sign_on_t_above_one_matches_the_factorisation(roots, sign):
+    # p = sign * prod (t - r)^k against brute force on the grid 1 + i/7: the roots are at least
+    # 1/6 apart, so every interval between roots above 1 contains a grid point
+    from refdp.check_certificate import _mul, nonnegative_above_one
+
+    p = [F(sign)]
+    for r, k in roots:
+        for _ in range(k):
+            p = _mul(p, [-r, F(1)])
+
+    def value(t):
+        v = F(sign)
+        for r, k in roots:
+            v *= (t - r) ** k
+        return v
+
+    grid = [1 + F(i, 7) for i in range(1, 60)]
+    assert nonnegative_above_one(p) == all(value(t) >= 0 for t in grid)

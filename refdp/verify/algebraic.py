@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -415,6 +415,7 @@ class AllEpsilonProof:
     polynomials: int
     relation: str = ""
     law_pairs: int = 0
+    evidence: dict = field(default=None, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return self.verdict is Verdict.HOLDS
@@ -443,7 +444,8 @@ class AllEpsilonProof:
     def as_check_result(self) -> CheckResult:
         """A :class:`refdp.verify.registry.CheckResult`: measured = failing conditions, bound = 0, digits = 0 (exact)."""
         return CheckResult(measured=len(self.failures), bound=0, verdict=self.verdict, digits=0,
-                           detail=self.detail, method="algebraic")
+                           detail=self.detail, method="algebraic",
+                           evidence=[self] if self.evidence else None)
 
     def __str__(self) -> str:
         return self.detail
@@ -556,9 +558,12 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
                 for lo, hi in segments(q):
                     failures.append(FailingRange(lo, hi, (a, b), o))
     verdict = Verdict.FAILS if failures else Verdict.HOLDS
+    evidence = {"laws": {d: {o: (functions.key(n), functions.key(g)) for o, (n, g) in rec.items()}
+                         for d, (rec, _) in prepared.items()},
+                "pairs": list(pairs)}
     return AllEpsilonProof(verdict=verdict, m=m, failures=tuple(failures), pairs_checked=len(pairs),
                            conditions=conditions, polynomials=len(decided), relation=relation,
-                           law_pairs=len(seen))
+                           law_pairs=len(seen), evidence=evidence)
 
 
 def summarise_proofs(proofs, labels=None) -> CheckResult:
@@ -585,4 +590,4 @@ def summarise_proofs(proofs, labels=None) -> CheckResult:
               f"[{labels[k]}]: {proofs[k].detail}")
     return CheckResult(measured=sum(len(p.failures) for p in proofs), bound=0,
                        verdict=Verdict.FAILS if bad else Verdict.HOLDS, digits=0, detail=detail,
-                       method="algebraic")
+                       method="algebraic", evidence=[p for p in proofs if p.evidence])

@@ -51,6 +51,8 @@ def certificate_dict(result, name: str = "") -> dict:
     dict
     """
     ev = getattr(result, "evidence", None)
+    if ev and "laws" in ev:
+        return _all_epsilon(result, ev, name)
     if not ev or "rows" not in ev:
         from .._validation import parameter_error
         raise parameter_error("result", "certificate_dict",
@@ -103,3 +105,23 @@ def bundle(results, name: str, verdict: str, method: str) -> dict:
     """One certificate holding the certificates of several checks (all must be confirmed)."""
     return {"format": FORMAT, "name": name, "verdict": verdict, "method": method,
             "checks": [certificate_dict(r, f"{name}[{i}]") for i, r in enumerate(results)]}
+
+
+def _all_epsilon(proof, ev, name) -> dict:
+    """Certificate of a :class:`refdp.verify.algebraic.AllEpsilonProof`: exact laws in ``t``."""
+    index = {d: i for i, d in enumerate(ev["laws"])}
+    return {
+        "format": FORMAT,
+        "name": name,
+        "kind": "for-all-epsilon",
+        "m": proof.m,
+        "relation": proof.relation,
+        "verdict": proof.verdict.value,
+        "method": "algebraic",
+        "datasets": {str(index[d]): {
+            "dataset": repr(d),
+            "outputs": {_key(o): [[[k, str(c)] for k, c in num], [[k, str(c)] for k, c in den]]
+                        for o, (num, den) in law.items()}}
+            for d, law in ev["laws"].items()},
+        "pairs": [[index[d], index[e]] for d, e in ev["pairs"]],
+    }
