@@ -96,7 +96,7 @@ def closed_form_result(v_grid, b_grid):
               f"({v1}); {n2} pairs: largest |float - exact| {mpmath.nstr(w2[1], 5)} at {w2[3]} "
               f"vs 2^-50 ({v2})")
     main = w1 if not v1.passed or v2.passed else w2
-    return CheckResult(main[1], main[2], verdict, DPS, detail)
+    return CheckResult(main[1], main[2], verdict, DPS, detail, method="estimated")
 
 
 @register("averaging.closed_form",
@@ -159,4 +159,4 @@ def extra_error():
     detail = (f"{len(rows)} (eps, k) pairs, 4 claims each ({verdict}); largest ratio extra/(1/(eps k)) = "
               f"{mpmath.nstr(worst[2] / worst[3], 8)} at eps={worst[0]}, k={worst[1]} "
               f"(extra {mpmath.nstr(worst[2], 8)} vs {mpmath.nstr(worst[3], 8)})")
-    return CheckResult(worst[2], worst[3], verdict, DPS, detail)
+    return CheckResult(worst[2], worst[3], verdict, DPS, detail, method="estimated")

@@ -189,4 +189,4 @@ def stability_privacy() -> CheckResult:
     v2, (ratio, gwhere) = gaussian_part()
     detail = (f"largest Laplace log-ratio at {where}; Gaussian: largest exact delta(eps)/delta = "
               f"{ratio:.4f} at {gwhere}; {len(v1)} Laplace and {len(v2)} Gaussian decisions")
-    return CheckResult(lr, mpmath.mpf(eps), worst_verdict(v1 + v2), DPS, detail)
+    return CheckResult(lr, mpmath.mpf(eps), worst_verdict(v1 + v2), DPS, detail, method="estimated")

@@ -155,7 +155,7 @@ def simulation(n_sets=3000, n=20, epsilon=1.0, seed=SEED):
 def generalization_exact() -> CheckResult:
     verdicts, (lr, eps), rows = exact_part()
     return CheckResult(lr, eps, worst_verdict(verdicts), 30,
-                       f"n={N}, {len(POP) ** N} datasets; " + "; ".join(rows))
+                       f"n={N}, {len(POP) ** N} datasets; " + "; ".join(rows), method="estimated")
 
 
 @register("dwork_feldman.lemma_6_4_generalization_simulation",
@@ -170,4 +170,4 @@ def generalization_simulation() -> CheckResult:
     detail = (f"mean L_S = {ms:.5f}, mean L_P = {mp_:.5f} (Hoeffding half-width {h:.4f} each at "
               f"alpha/4), beta = {beta:.6g}, eps = {eps}; lower confidence bound of |ln ratio| "
               f"= {lcb:.4f}; calculator interval at the mean L_S: [{lo:.5f}, {hi:.5f}]")
-    return CheckResult(lcb, eps, verdict, 0, detail)
+    return CheckResult(lcb, eps, verdict, 0, detail, method="statistical")

@@ -109,7 +109,7 @@ def grid_result(epsilons, alphas, classes):
     return CheckResult(lhs, rhs, worst_verdict(verdicts), DPS,
                        f"{len(epsilons) * len(alphas) * len(classes)} grid points, {n_patterns} vote patterns "
                        f"with <= k/4 wrong votes, {len(verdicts)} decided exactly; closest to the bound "
-                       f"(largest P_err/(alpha/2)): {text}")
+                       f"(largest P_err/(alpha/2)): {text}", method="estimated")
 
 
 @register("soft_majority.accuracy_vote_patterns",
@@ -173,7 +173,7 @@ def learned_example(epsilon=1.0, alpha=0.05, n=600, seed=41):
               f"<= k/4 wrong votes; largest exact P_err {mpmath.nstr(l_val, 12)} at x={queries[i, 0]:g} "
               f"(votes {counts[i].tolist()}) vs alpha/2 = {float(half)}; largest float P_err "
               f"{float(float_err):.6g} ({'<=' if float_ok else '>'} alpha/2)")
-    return CheckResult(l_val, r_val, verdict, DPS, detail)
+    return CheckResult(l_val, r_val, verdict, DPS, detail, method="estimated")
 
 
 @register("soft_majority.accuracy_learned_example",

@@ -75,7 +75,7 @@ def kov_equals_bruteforce():
                 if rel > worst:
                     worst, where = rel, f"epsilon={epsilon}, k={k}, epsilon_total={et}"
     return CheckResult(worst, mpmath.mpf(2) ** -50, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest relative excess of the float at {where}")
+                       f"{len(verdicts)} decisions; largest relative excess of the float at {where}", method="estimated")
 
 
 def _bounds(epsilon, k, delta):
@@ -115,4 +115,4 @@ def bounds_dominate_optimal():
                                      ("pate_quick", "advanced")):
                     verdicts.append(Verdict.HOLDS if b[small] <= b[large] else Verdict.FAILS)
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest exact_delta(epsilon)/delta for {where}")
+                       f"{len(verdicts)} decisions; largest exact_delta(epsilon)/delta for {where}", method="estimated")

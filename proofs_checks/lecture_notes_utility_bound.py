@@ -114,7 +114,7 @@ def run(cases):
                                         f"P_fail={mpmath.nstr(p_fail, 10)} ({verdict})")
     _, p_fail, beta, text = worst
     return CheckResult(p_fail, beta, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} risk profiles decided exactly; largest P_fail/beta at {text}")
+                       f"{len(verdicts)} risk profiles decided exactly; largest P_fail/beta at {text}", method="estimated")
 
 
 def simulated_cases(sizes, epsilons, betas, seeds):

@@ -71,7 +71,7 @@ def lemma4():
     verdict = (Verdict.FAILS if Verdict.FAILS in verdicts else
                Verdict.UNDECIDED if Verdict.UNDECIDED in verdicts else Verdict.HOLDS)
     return CheckResult(worst, mpmath.mpf("1e-12"), verdict, DPS,
-                       f"largest relative excess over exact at {where}")
+                       f"largest relative excess over exact at {where}", method="estimated")
 
 
 @register("pate.accountant_float_upper_bound",
@@ -96,4 +96,4 @@ def accountant():
     verdict = (Verdict.FAILS if Verdict.FAILS in verdicts else
                Verdict.UNDECIDED if Verdict.UNDECIDED in verdicts else Verdict.HOLDS)
     return CheckResult(worst, mpmath.mpf("1e-12"), verdict, DPS,
-                       f"largest relative excess over exact at {where} ({len(rows10)} queries)")
+                       f"largest relative excess over exact at {where} ({len(rows10)} queries)", method="estimated")

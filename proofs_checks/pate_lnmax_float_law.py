@@ -74,7 +74,7 @@ def run(full):
             verdicts.append(Verdict.HOLDS if s <= SUM_TOL else Verdict.FAILS)
     return CheckResult(worst, LOG_TOL, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions; largest |log P_float - log P| - 4u|log P| = {mpmath.nstr(worst, 3)} "
-                       f"at {where}; largest |sum - 1| = {mpmath.nstr(worst_sum, 3)} (bound 1e-13)")
+                       f"at {where}; largest |sum - 1| = {mpmath.nstr(worst_sum, 3)} (bound 1e-13)", method="estimated")
 
 
 @register("pate.lnmax_float_law_matches_mpmath",

@@ -128,7 +128,7 @@ def sweep(configs, orders):
                                            f"{statistic}, two_sided={two_sided}, order={order}")
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions (upper bound and beta-smoothness, beta = {beta:.6g}); "
-                       f"largest true smooth sensitivity / refdp's bound = {mpmath.nstr(worst, 4)} at {where}")
+                       f"largest true smooth sensitivity / refdp's bound = {mpmath.nstr(worst, 4)} at {where}", method="estimated")
 
 
 @register("pate.smooth_sensitivity_bound_exhaustive",
@@ -224,4 +224,4 @@ def laplace_admissible():
                     if ratio > worst:
                         worst, where = ratio, f"eps_r={eps_r}, delta_r={delta_r}, log(S'/S)={r_exp} beta, shift={shift}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest hockey-stick / delta_r = {mpmath.nstr(worst, 4)} at {where}")
+                       f"{len(verdicts)} decisions; largest hockey-stick / delta_r = {mpmath.nstr(worst, 4)} at {where}", method="estimated")

@@ -108,4 +108,4 @@ def budget():
             runs += 1
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions ({runs} student runs); largest exact epsilon at the "
-                       f"budget / target = {mpmath.nstr(worst, 6)} at {where}")
+                       f"budget / target = {mpmath.nstr(worst, 6)} at {where}", method="estimated")

@@ -63,7 +63,7 @@ def conversions_valid():
                     if lhs / rhs > worst:
                         worst, where = lhs / rhs, f"{name}, epsilon0={epsilon0}, k={k}, epsilon={eps}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest exact_delta / reported delta for {where}")
+                       f"{len(verdicts)} decisions; largest exact_delta / reported delta for {where}", method="estimated")
 
 
 @register("accounting.pate_theorem_2_bounds_exact_log_moments",
@@ -82,4 +82,4 @@ def theorem_2_bounds_exact():
                 if lhs / rhs > worst:
                     worst, where = lhs / rhs, f"gamma={gamma}, T={n_queries}, lambda={lam}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest exact / bound at {where}")
+                       f"{len(verdicts)} decisions; largest exact / bound at {where}", method="estimated")

@@ -40,7 +40,7 @@ def pure_to_zcdp():
             if lhs / rhs > worst:
                 worst, where = lhs / rhs, f"epsilon={epsilon}, alpha={alpha}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest D_alpha / (alpha rho) at {where}")
+                       f"{len(verdicts)} decisions; largest D_alpha / (alpha rho) at {where}", method="estimated")
 
 
 @register("accounting.rdp_and_zcdp_to_dp_valid_for_rr_product",
@@ -66,4 +66,4 @@ def conversions_to_dp():
                     if lhs / delta > worst:
                         worst, where = lhs / delta, f"{name}, epsilon0={epsilon0}, k={k}, delta={delta}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest exact_delta(epsilon) / delta for {where}")
+                       f"{len(verdicts)} decisions; largest exact_delta(epsilon) / delta for {where}", method="estimated")

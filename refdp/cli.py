@@ -55,6 +55,7 @@ def _row(check) -> dict:
         "measured": _json_value(res.measured) if res else None,
         "bound": _json_value(res.bound) if res else None,
         "verdict": res.verdict.value if res else "error",
+        "method": res.method if res else None,
         "passed": out.passed,
         "digits": res.digits if res else None,
         "seconds": round(out.seconds, 3),
@@ -102,7 +103,7 @@ def _rows(checks, jobs):
 
 
 def _verify(args) -> int:
-    from .verify.registry import all_checks
+    from .verify.registry import METHODS, all_checks
 
     checks = all_checks()
     if args.quick:
@@ -124,7 +125,8 @@ def _verify(args) -> int:
     t0 = time.perf_counter()
     name_w = max(len(c.name) for c in checks)
     if not args.json:
-        head = f"{'check':<{name_w}}  {'measured':>14}  {'bound':>14}  {'verdict':<9}  {'digits':>6}  {'time':>7}"
+        head = (f"{'check':<{name_w}}  {'measured':>14}  {'bound':>14}  {'verdict':<9}  {'method':<11}  "
+                f"{'digits':>6}  {'time':>7}")
         print(head)
         print("-" * len(head))
     for row in _rows(checks, jobs):
@@ -132,6 +134,7 @@ def _verify(args) -> int:
         rows.append(row)
         if not args.json:
             print(f"{row['check']:<{name_w}}  {shown[0]:>14}  {shown[1]:>14}  {row['verdict']:<9}  "
+                  f"{row['method'] or '-':<11}  "
                   f"{('-' if row['digits'] is None else row['digits'])!s:>6}  {row['seconds']:>6.2f}s",
                   flush=True)
             print(f"{'':<{name_w}}  claim: {row['claim']}")
@@ -140,13 +143,15 @@ def _verify(args) -> int:
     n_fail = sum(not r["passed"] for r in rows)
     total = time.perf_counter() - t0
     if args.json:
-        json.dump({"checks": rows, "failed": n_fail, "seconds": round(total, 3), "jobs": jobs},
+        json.dump({"checks": rows, "methods": {m: sum(r["method"] == m for r in rows) for m in METHODS}, "failed": n_fail, "seconds": round(total, 3), "jobs": jobs},
                   sys.stdout, indent=2)
         print()
     else:
         print("-" * 40)
+        methods = {m: sum(r["method"] == m for r in rows) for m in METHODS}
         print(f"{len(rows) - n_fail} of {len(rows)} checks hold; {n_fail} fail or undecided "
               f"(undecided counts as failure); {total:.1f}s wall, {jobs} worker process(es)")
+        print("methods: " + ", ".join(f"{n} {m}" for m, n in methods.items()))
     return 1 if n_fail else 0
 
 

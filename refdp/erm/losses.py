@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 import scipy.special
 
+from .._precision import ctx_rational, is_interval_context
 from .._validation import Interval, check_scalar, parameter_error
 from ..verify.verdict import enclose
 
@@ -44,11 +45,12 @@ UNIT = Interval(float, 0, 1, closed="right")
 def exact_number(q, ctx):
     """The exact real ``q`` (an int or :class:`~fractions.Fraction`) in the mpmath context ``ctx``.
 
-    ``ctx`` is :data:`mpmath.mp` (rounded once at its precision) or
-    :data:`mpmath.iv` (an enclosure, rounded outward).
+    ``ctx`` is a real context such as :data:`mpmath.mp` (rounded once at its
+    precision) or an interval context such as :data:`mpmath.iv` or
+    :func:`refdp._precision.iv_context` (an enclosure, rounded outward).
     """
-    if ctx is mpmath.iv:
-        return enclose(Fraction(q))
+    if is_interval_context(ctx):
+        return ctx_rational(ctx, Fraction(q))
     q = Fraction(q)
     return ctx.mpf(q.numerator) / q.denominator
 
