@@ -174,7 +174,7 @@ def raw_to_fraction(raw) -> Fraction:
     """The exact rational value of a finite raw mpf tuple."""
     sign, man, exp, _ = raw
     if man == 0:
-        if raw not in (libmp.fzero, libmp.fnzero):
+        if exp != 0:   # inf, -inf and nan have a zero mantissa and a special exponent
             raise ValueError(f"not a finite number: {libmp.to_str(raw, 10)}")
         return Fraction(0)
     v = Fraction(man) * (Fraction(2) ** exp if exp >= 0 else Fraction(1, 2 ** (-exp)))

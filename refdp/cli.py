@@ -52,17 +52,17 @@ def _row(check) -> dict:
     return {
         "check": check.name,
         "claim": check.claim,
-        "measured": _json_value(res.measured) if res else None,
-        "bound": _json_value(res.bound) if res else None,
-        "verdict": res.verdict.value if res else "error",
-        "method": res.method if res else None,
+        "measured": _json_value(res.measured) if res is not None else None,
+        "bound": _json_value(res.bound) if res is not None else None,
+        "verdict": res.verdict.value if res is not None else "error",
+        "method": res.method if res is not None else None,
         "passed": out.passed,
-        "digits": res.digits if res else None,
+        "digits": res.digits if res is not None else None,
         "seconds": round(out.seconds, 3),
-        "detail": res.detail if res else out.error,
+        "detail": res.detail if res is not None else out.error,
         "module": check.module,
-        "_measured": _fmt(res.measured if res else None),
-        "_bound": _fmt(res.bound if res else None),
+        "_measured": _fmt(res.measured if res is not None else None),
+        "_bound": _fmt(res.bound if res is not None else None),
     }
 
 
