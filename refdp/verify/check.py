@@ -371,6 +371,9 @@ class _Law:
         self.calls += 1
         if self.with_ctx:
             return _items(self.fn(d, iv_context(dps)), self.owner, d)
+        # Legacy protocol only: such a law computes "at the current precision" with
+        # the global mpmath functions, so the global precision must be set for it
+        # (under the lock, checked before and after; its verdicts are estimated).
         for _ in range(3):
             with GLOBAL_MPMATH_LOCK, mpmath.workdps(dps):
                 saved_iv = mpmath.iv.prec
