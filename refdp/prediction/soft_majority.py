@@ -211,9 +211,14 @@ class SoftMajority(TeacherEnsemble):
         """
         return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon)
 
-    def exact_proba(self, Xq, dps=50):
-        """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists)."""
-        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon, exact=True, dps=dps)
+    def exact_proba(self, Xq, dps=50, ctx=None):
+        """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists).
+
+        With an mpmath context ``ctx`` the probabilities are computed in it
+        (an interval context gives rigorous enclosures; see
+        :func:`soft_majority_probabilities`).
+        """
+        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon, exact=True, dps=dps, ctx=ctx)
 
     def predict(self, Xq, rng=None):
         """Private labels: each epsilon-DP with respect to the training set ([DF18]_ Theorem 4.1).
