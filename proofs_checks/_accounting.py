@@ -18,7 +18,9 @@ from fractions import Fraction
 import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
-from refdp._precision import is_interval_context
+from refdp._precision import GLOBAL_MPMATH_LOCK, is_interval_context, iv_context
+from refdp._rounding import ceil_interval
+from refdp.verify.verdict import enclose, takes_context
 from refdp.verify.divergences import hockey_stick_divergence
 
 
@@ -92,8 +94,16 @@ def rr_log_moment(epsilon, lam, k, ctx=None):
 
 
 def float_above(fn, dps=40):
-    """A float >= the exact value that ``fn()`` approximates to ``dps`` digits."""
-    with mpmath.workdps(dps):
+    """A float >= the exact value that ``fn`` computes.
+
+    ``fn(ctx)`` computing in the interval context it is given: the least float
+    above the upper end of the enclosure at ``dps`` digits (rigorous).
+    ``fn()`` (legacy, global mpmath): a float above the value at ``dps``
+    digits plus a relative margin ``10**(5 - dps)`` (an estimate).
+    """
+    if takes_context(fn, 0):
+        return ceil_interval(enclose(fn(iv_context(dps))))
+    with GLOBAL_MPMATH_LOCK, mpmath.workdps(dps):
         x = fn()
         f = float(x)
         if mpmath.mpf(f) < x + abs(x) * mpmath.mpf(10) ** (5 - dps):
