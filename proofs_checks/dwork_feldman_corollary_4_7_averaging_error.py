@@ -54,8 +54,12 @@ def _quad_context(prec):
     return cache[prec]
 
 
-def quadrature(v, b, c):
-    """E[clip(v + Z, 0, 1)] by numerical integration against the Laplace density, in the real context ``c``."""
+def quadrature(v, b, c=None):
+    """E[clip(v + Z, 0, 1)] by numerical integration against the Laplace density.
+
+    Computed in the real mpmath context ``c`` (default: one at 50 digits).
+    """
+    c = mp_context(50) if c is None else c
     v, b = ctx_rational(c, v), ctx_rational(c, b)
 
     def density(z):

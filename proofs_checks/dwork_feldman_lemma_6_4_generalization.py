@@ -42,7 +42,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from refdp._precision import ctx_rational, iv_context
+from refdp._precision import ctx_rational, iv_context, mp_context
 from refdp.mechanisms import laplace_scale
 from refdp.prediction.convex import HuberLoss, RegularizedERM
 from refdp.prediction.generalization import lemma_6_4_bounds
@@ -75,8 +75,12 @@ def memoriser(ds, x, n):
     return F(1, 2) + F(1, 2 * n) * sum((2 * POP[i][1] - 1) for i in ds if POP[i][0] == x)
 
 
-def exact_means(epsilon, c, learner=memoriser, beta=F(1, N)):
-    """(E_S[L_S], E_S[L_P]) in the mpmath context ``c`` (an interval context gives enclosures)."""
+def exact_means(epsilon, c=None, learner=memoriser, beta=F(1, N)):
+    """(E_S[L_S], E_S[L_P]) in the mpmath context ``c`` (an interval context gives enclosures).
+
+    Default: a real context at 50 digits.
+    """
+    c = mp_context(50) if c is None else c
     b = ctx_rational(c, F(laplace_scale(epsilon, float(beta))))
     loss = lambda a, y: (clip_mean(ctx_rational(c, a), b, c) if y == 0  # noqa: E731
                          else 1 - clip_mean(ctx_rational(c, a), b, c))

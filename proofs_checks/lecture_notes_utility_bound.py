@@ -42,7 +42,7 @@ import numpy as np
 from refdp.learning import exponential_mechanism_learner_distribution, grid_threshold_errors
 from refdp.learning.finite_class import _utility_bound_enclosure
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, raw_to_fraction
+from refdp._precision import ctx_rational, mp_context, raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_leq_interval, upper, worst_verdict
 
 DPS = 30
@@ -68,8 +68,12 @@ def failing_hypotheses(errors, n, epsilon, beta):
     return out
 
 
-def failure_probability(errors, n, epsilon, failing, ctx):
-    """P[output in failing], enclosed in the interval context ``ctx``."""
+def failure_probability(errors, n, epsilon, failing, ctx=None):
+    """P[output in failing] in the mpmath context ``ctx`` (an interval context gives an enclosure).
+
+    Default: a real context at 50 digits.
+    """
+    ctx = mp_context(50) if ctx is None else ctx
     probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, epsilon, ctx=ctx)
     return ctx.fsum(probs[h] for h in failing) if failing else ctx.mpf(0)
 
