@@ -5,7 +5,7 @@ Records are ``(x, y)`` with ``x`` a tuple of rationals (``||x|| <= 1``) and
 ||f||^2`` with a margin loss from :mod:`refdp.erm.losses`.
 
 * :func:`certified_radius`: an exact rational upper bound of ``||grad F(f)||
-  / mu`` at a float point ``f`` (the gradient is enclosed with ``mpmath.iv``
+  / mu`` at a float point ``f`` (the gradient is enclosed in interval arithmetic
   at 160 bits: margins are exact rationals, ``l'`` is evaluated in interval
   arithmetic). By ``mu``-strong convexity the exact minimiser lies within
   that distance of ``f``.
@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 
-from proofs_checks._stability_search import IV_PREC, _norm_upper, iv_bounds, q
+from proofs_checks._stability_search import IV, IV_PREC, _norm_upper, iv_bounds, q
 from refdp.erm._solver import minimise
 from refdp.erm.losses import HuberHingeLoss
 from refdp.verify.verdict import enclose
@@ -54,18 +53,13 @@ def gradient_bounds(loss, data, mu, f, g=None):
             for j in range(d):
                 base[j] += dl * y * x[j] / n
         return [(v, v) for v in base]
-    old = mpmath.iv.prec
-    try:
-        mpmath.iv.prec = IV_PREC
-        grad = [enclose(v) for v in base]
-        for x, y in data:
-            dl = loss.derivative_exact(margin(f, x, y), mpmath.iv)
-            for j in range(d):
-                if x[j]:
-                    grad[j] += dl * q(y * x[j] / n)
-        return [iv_bounds(gj) for gj in grad]
-    finally:
-        mpmath.iv.prec = old
+    grad = [enclose(v, IV) for v in base]
+    for x, y in data:
+        dl = loss.derivative_exact(margin(f, x, y), IV)
+        for j in range(d):
+            if x[j]:
+                grad[j] += dl * q(y * x[j] / n)
+    return [iv_bounds(gj) for gj in grad]
 
 
 def gradient_norm_upper(loss, data, mu, f, g=None):

@@ -42,7 +42,7 @@ def decide_exact_leq(lhs: Fraction, rhs: Fraction) -> Verdict:
     bits = [dyadic_bits(lhs), dyadic_bits(rhs)]
     prec_bits = max((b for b in bits if b is not None), default=53) + 64
     dps = int(prec_bits * 0.30103) + 10
-    verdict, _, _ = decide_leq_interval(lambda: lhs, lambda: rhs, dps)
+    verdict, _, _ = decide_leq_interval(lambda ctx: lhs, lambda ctx: rhs, dps)
     return verdict
 
 
@@ -65,4 +65,4 @@ def ks_result(tests, seed, alpha=ALPHA) -> CheckResult:
             worst, where = stat / crit, f"{label}: D_n = {stat:.5f}, critical {crit:.5f}, n = {samples.size}"
     detail = (f"{len(tests)} KS tests, each at level {level:.3g} (family-wise {alpha:g}), "
               f"seed {seed}; worst {where}")
-    return CheckResult(worst, 1.0, worst_verdict(verdicts), 0, detail)
+    return CheckResult(worst, 1.0, worst_verdict(verdicts), 0, detail, method="statistical")

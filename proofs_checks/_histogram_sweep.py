@@ -17,11 +17,16 @@ DPS = 30
 
 
 def histogram_law(distribution, m, epsilon, monotone):
-    """Dataset -> exact law of ``distribution(scores, epsilon, ...)`` on its histogram over range(m)."""
+    """(dataset, ctx) -> law of ``distribution(scores, epsilon, ...)`` on its histogram over range(m).
 
-    def dist(dataset):
+    Follows the context protocol of :func:`refdp.verify.check_mechanism`: the
+    law is computed in the interval context ``ctx`` the checker gives, so its
+    probabilities are rigorous enclosures and the verdicts certified.
+    """
+
+    def dist(dataset, ctx):
         scores = [dataset.count(h) for h in range(m)]
-        return distribution(scores, epsilon, monotone=monotone, exact=True, dps=mpmath.mp.dps)
+        return distribution(scores, epsilon, monotone=monotone, ctx=ctx)
 
     return dist
 

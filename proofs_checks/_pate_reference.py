@@ -28,12 +28,22 @@ __all__ = ["law", "neighbours", "worst_log_moments", "exact_q", "lemma4_two_side
 _LAWS: dict = {}
 
 
-def law(counts, gamma):
-    """Exact LNMax law at the current precision (cached per precision)."""
-    key = (tuple(int(c) for c in counts), float(gamma), mpmath.mp.prec)
+def law(counts, gamma, ctx=None):
+    """Exact LNMax law, cached per context kind and precision.
+
+    In the mpmath context ``ctx`` (an interval context gives enclosures), or
+    without one at the current global precision (for callers that refine it
+    with :func:`refdp.verify.verdict.decide_leq`).
+    """
+    kind = "global" if ctx is None else type(ctx).__name__
+    prec = mpmath.mp.prec if ctx is None else ctx.prec
+    key = (tuple(int(c) for c in counts), float(gamma), kind, prec)
     if key not in _LAWS:
-        _LAWS[key] = report_noisy_max_distribution(list(key[0]), 2.0 * float(gamma), exact=True,
-                                                   dps=mpmath.mp.dps)
+        if ctx is None:
+            _LAWS[key] = report_noisy_max_distribution(list(key[0]), 2.0 * float(gamma), exact=True,
+                                                       dps=mpmath.mp.dps)
+        else:
+            _LAWS[key] = report_noisy_max_distribution(list(key[0]), 2.0 * float(gamma), ctx=ctx)
     return _LAWS[key]
 
 

@@ -40,7 +40,7 @@ def sampler_check(draws, probs, alpha, seed, what):
     verdict = Verdict.HOLDS if outside == 0 else Verdict.FAILS
     detail = (f"{what}: {n} draws, seed {seed}, false-failure rate <= {alpha:g}; "
               f"outputs outside their acceptance interval: {outside}; " + "; ".join(rows))
-    return CheckResult(outside, 0, verdict, 0, detail)
+    return CheckResult(outside, 0, verdict, 0, detail, method="statistical")
 
 
 def inversion_law(probabilities):

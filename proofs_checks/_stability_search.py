@@ -23,11 +23,11 @@ Exact arithmetic
       exactly (an unverifiable active set makes the check fail).
     * Logistic ERM is solved in floating point and certified: for the
       ``lam``-strongly convex objective, ``|w_hat - w*| <= ||grad F(w_hat)|| /
-      lam``, and the gradient is enclosed with ``mpmath.iv``; the compared
+      lam``, and the gradient is enclosed in interval arithmetic (a context of this module); the compared
       quantity is the exact upper bound ``R (||w_S - w_S'|| + r_S + r_S')``.
     * Huber SGD runs in rationals (the derivative ``clip(z - y, -delta,
       delta)`` is rational; 1-D projection onto ``[-W, W]`` is a clip).
-    * Logistic SGD runs in ``mpmath.iv`` interval arithmetic at 160 bits; the
+    * Logistic SGD runs in interval arithmetic at 160 bits (a context of this module); the
       compared quantity is the upper end of the enclosure of the difference.
 """
 from __future__ import annotations
@@ -37,8 +37,8 @@ import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import mpmath
 import numpy as np
+from mpmath.ctx_iv import MPIntervalContext
 
 from refdp.prediction.convex import HuberLoss, LogisticLoss, ProjectedSGD, RegularizedERM
 from refdp.verify.verdict import Verdict, enclose
@@ -49,6 +49,12 @@ GRID_1D = (F(-1), F(-1, 2), F(0), F(1, 2), F(1))
 GRID_2D = tuple((a, b) for a in (F(-5, 8), F(0), F(5, 8)) for b in (F(-5, 8), F(0), F(5, 8)))
 LABELS = (F(-1), F(1))
 IV_PREC = 160
+
+#: The interval context of these computations, at IV_PREC bits. It is never
+#: modified (mpmath's interval exp and arithmetic only read its precision), so
+#: it is shared; the global mpmath.iv is not used.
+IV = MPIntervalContext()
+IV.prec = IV_PREC
 
 
 def records_1d():
@@ -177,18 +183,13 @@ def q(x):
     key = (type(x), x)
     v = _ENCLOSURES.get(key)
     if v is None:
-        old = mpmath.iv.prec
-        try:
-            mpmath.iv.prec = IV_PREC
-            v = _ENCLOSURES[key] = enclose(x)
-        finally:
-            mpmath.iv.prec = old
+        v = _ENCLOSURES[key] = enclose(x, IV)
     return v
 
 
 def _logistic_grad_iv(w, data, lam):
     """Enclosure of grad F(w) for the logistic loss (w given as floats, exact inputs)."""
-    iv = mpmath.iv
+    iv = IV
     n = len(data)
     g = [q(lam) * q(float(wi)) for wi in w]
     for x, y in data:
@@ -201,13 +202,8 @@ def _logistic_grad_iv(w, data, lam):
 
 def _certified_radius(w, data, lam):
     """Exact rational upper bound of ||grad F(w)|| / lam (logistic)."""
-    old = mpmath.iv.prec
-    try:
-        mpmath.iv.prec = IV_PREC
-        g = _logistic_grad_iv(w, data, lam)
-        sq = sum(max(abs(a), abs(b)) ** 2 for a, b in (iv_bounds(gi) for gi in g))
-    finally:
-        mpmath.iv.prec = old
+    g = _logistic_grad_iv(w, data, lam)
+    sq = sum(max(abs(a), abs(b)) ** 2 for a, b in (iv_bounds(gi) for gi in g))
     # sqrt upper bound in rationals: smallest dyadic s with s^2 >= sq, from a float guess
     return _norm_upper(sq) / lam
 
@@ -360,7 +356,7 @@ def _huber_step(state, rec, eta, delta, W):
 
 
 def _logistic_step(state, rec, eta, delta, W):
-    iv = mpmath.iv
+    iv = IV
     w, total = state
     x, y = rec
     total = tuple(t + wi for t, wi in zip(total, w))
@@ -406,13 +402,8 @@ def psgd_search(loss: str, eta: Fraction, n: int, dim: int = 1, delta: Fraction 
         raw = _all_runs(recs, n, _huber_step, F(0), eta, delta, projection)
         out = {s: tuple((v, v) for v in val) for s, val in raw.items()}
     else:
-        old = mpmath.iv.prec
-        try:
-            mpmath.iv.prec = IV_PREC
-            raw = _all_runs(recs, n, _logistic_step, mpmath.iv.mpf(0), eta, delta, None)
-            out = {s: tuple(iv_bounds(v) for v in val) for s, val in raw.items()}
-        finally:
-            mpmath.iv.prec = old
+        raw = _all_runs(recs, n, _logistic_step, IV.mpf(0), eta, delta, None)
+        out = {s: tuple(iv_bounds(v) for v in val) for s, val in raw.items()}
     best, count, holds = None, 0, True
     bound_sq = (beta / R) ** 2
     for s in out:

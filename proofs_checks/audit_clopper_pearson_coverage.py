@@ -92,7 +92,7 @@ def coverage(max_n, betas=BETAS):
     detail = (f"sup over p of P[bound misses p] / beta, exactly in integer arithmetic, n = 1..{max_n}, "
               f"beta in {list(betas)}: largest {float(worst):.12f} at {where} "
               f"(below 1 by the outward rounding of the floats)")
-    return CheckResult(mpmath.mpf(worst.numerator) / worst.denominator, 1, verdict, 0, detail)
+    return CheckResult(mpmath.mpf(worst.numerator) / worst.denominator, 1, verdict, 0, detail, method="certified")
 
 
 def _rr(bit, n, rng):
@@ -138,7 +138,7 @@ def false_alarms(reps):
     detail = (f"confidence {CONFIDENCE}, so at most {a:.1f} of the repetitions may exceed; fails if any "
               f"mechanism has >= {crit} of {reps} (P[Binomial({reps}, {a:.1f}) >= {crit}] <= "
               f"{ALPHA / len(MECHANISMS):.2g}; false-failure rate {ALPHA:g}); " + "; ".join(parts))
-    return CheckResult(worst, crit - 1, verdict, 0, detail)
+    return CheckResult(worst, crit - 1, verdict, 0, detail, method="statistical")
 
 
 @register("audit.clopper_pearson_exact_coverage",

@@ -74,7 +74,7 @@ def zcdp_result(sigma_fn=gaussian_sigma_zcdp) -> CheckResult:
         measured = mpmath.mpf(worst.numerator) / worst.denominator
     return CheckResult(measured, mpmath.mpf(1), worst_verdict(verdicts), DPS,
                        f"max over {len(SETTINGS)} settings and orders {[str(a) for a in ORDERS]} "
-                       f"of D_alpha / (rho alpha), at {where}; closed form matches quadrature")
+                       f"of D_alpha / (rho alpha), at {where}; closed form matches quadrature", method="estimated")
 
 
 @register("mechanisms.gaussian_mechanism_zcdp",

@@ -62,8 +62,8 @@ def mistakes(dataset):
 
 
 def selection_law(epsilon):
-    def dist(dataset):
-        return tuning_selection_distribution(mistakes(dataset), epsilon, exact=True, dps=mpmath.mp.dps)
+    def dist(dataset, ctx):    # context protocol: enclosures in the checker's interval context
+        return tuning_selection_distribution(mistakes(dataset), epsilon, ctx=ctx)
     return dist
 
 

@@ -91,7 +91,7 @@ def density_ratio_result(cases=CASES) -> CheckResult:
         bound = mpmath.mpf(EPSILON.numerator) / EPSILON.denominator
     return CheckResult(worst, bound, worst_verdict(verdicts), DPS,
                        f"beta = epsilon / Delta, epsilon = {EPSILON}; largest |ln p/p'| at {where} "
-                       f"(attained on the line through the centres)")
+                       f"(attained on the line through the centres)", method="certified")
 
 
 @register("mechanisms.spherical_laplace_density_ratio",

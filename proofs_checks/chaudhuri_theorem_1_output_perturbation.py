@@ -135,7 +135,7 @@ def run(settings) -> CheckResult:
             top = (worst, bound, f"D = {[recs[i] for i in sa]}, D' = {[recs[i] for i in sb]}")
     detail = (f"log density ratio = beta ||f_D - f_D'|| <= epsilon with beta = n Lambda epsilon / 2; "
               f"worst pair {top[2]}. " + "; ".join(rows))
-    return CheckResult(float(top[0]), float(top[1]), worst_verdict(verdicts), DIGITS, detail)
+    return CheckResult(float(top[0]), float(top[1]), worst_verdict(verdicts), DIGITS, detail, method="certified")
 
 
 COVERS = ("refdp.erm.output_perturbation", "refdp.erm.release_output_perturbation",

@@ -327,7 +327,7 @@ def sweep_report(settings, budget_fn, conditions, certificate, power) -> CheckRe
                     f"{mpmath.nstr(res.measured, 8)} > eps -> {'flagged' if flagged else 'NOT flagged'}")
     _, res, s = top
     detail = f"worst ratio in [{s.label}] at {res.where}. " + "; ".join(rows)
-    return CheckResult(res.measured, s.epsilon, worst_verdict(verdicts), DPS, detail)
+    return CheckResult(res.measured, s.epsilon, worst_verdict(verdicts), DPS, detail, method="estimated")  # float screening of the grid (SCREEN) is not an enclosure
 
 
 def run(settings, power=POWER) -> CheckResult:

@@ -17,20 +17,25 @@ Setting
     :func:`refdp.prediction.averaging_extra_error_bound` (both variants) never
     below the exact value.
 Precision
-    Every comparison is decided by ``refdp.verify.decide_leq`` at 30 and 70
-    digits (UNDECIDED fails); the float comparisons use the exact binary value
-    of each double.
+    The closed form against quadrature is decided by
+    ``refdp.verify.decide_leq`` at 30 and 70 digits (estimated: quadrature
+    carries no error bound); the extra-error claims are decided in interval
+    arithmetic with outward rounding (``decide_leq_interval``, certified).
+    UNDECIDED fails; the float comparisons use the exact binary value of each
+    double.
 """
 from __future__ import annotations
 
 import itertools
+import threading
 from fractions import Fraction
 
 import mpmath
 
+from refdp._precision import ctx_expm1, ctx_rational, mp_context, raw_to_fraction, refined
 from refdp.prediction import averaging_extra_error_bound, clipped_laplace_mean
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp.verify.verdict import Verdict, decide_leq, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30
 V_GRID = tuple(Fraction(j, 16) for j in range(17)) + (Fraction(1, 3), Fraction(1, 1000))
@@ -38,33 +43,42 @@ B_GRID = (Fraction(1, 1000), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fract
           Fraction(100), Fraction(1000))
 
 
-def _mp(x):
-    x = Fraction(x)
-    return mpmath.mpf(x.numerator) / x.denominator
+_LOCAL = threading.local()
 
 
-def quadrature(v, b):
-    """E[clip(v + Z, 0, 1)] by numerical integration against the Laplace density."""
-    v, b = _mp(v), _mp(b)
+def _quad_context(prec):
+    """A real context at ``prec`` bits, one per thread and precision (it keeps mpmath's quadrature nodes)."""
+    cache = _LOCAL.__dict__.setdefault("contexts", {})
+    if prec not in cache:
+        cache[prec] = refined(mp_context(5), prec - mp_context(5).prec)
+    return cache[prec]
+
+
+def quadrature(v, b, c=None):
+    """E[clip(v + Z, 0, 1)] by numerical integration against the Laplace density.
+
+    Computed in the real mpmath context ``c`` (default: one at 50 digits).
+    """
+    c = mp_context(50) if c is None else c
+    v, b = ctx_rational(c, v), ctx_rational(c, b)
 
     def density(z):
-        return mpmath.exp(-abs(z) / b) / (2 * b)
+        return c.exp(-abs(z) / b) / (2 * b)
 
     # clip(v + z) = 0 for z < -v, v + z on [-v, 1 - v], 1 for z > 1 - v
-    middle = mpmath.quad(lambda z: (v + z) * density(z), [-v, 0, 1 - v] if 0 < v < 1 else [-v, 1 - v])
-    upper = mpmath.exp(-(1 - v) / b) / 2 if v < 1 else 1 - mpmath.exp((1 - v) / b) / 2  # P[Z > 1 - v]
+    middle = c.quad(lambda z: (v + z) * density(z), [-v, 0, 1 - v] if 0 < v < 1 else [-v, 1 - v])
+    upper = c.exp(-(1 - v) / b) / 2 if v < 1 else 1 - c.exp((1 - v) / b) / 2  # P[Z > 1 - v]
     return middle + upper
 
 
 def closed_form_vs_quadrature(v_grid, b_grid):
     verdicts, worst = [], None
     for v, b in itertools.product(v_grid, b_grid):
-        def diff():
-            with mpmath.workdps(mpmath.mp.dps + 20):
-                d = abs(clipped_laplace_mean(v, b, exact=True, dps=mpmath.mp.dps) - quadrature(v, b))
-            return +d
+        def diff(c, v=v, b=b):
+            w = _quad_context(c.prec + 67)     # 20 guard digits
+            return c.mpf(abs(clipped_laplace_mean(v, b, ctx=w) - quadrature(v, b, w)))
 
-        verdict, lhs, rhs = decide_leq(diff, lambda: mpmath.mpf(10) ** -25, dps=DPS)
+        verdict, lhs, rhs = decide_leq(diff, lambda c: ctx_rational(c, Fraction(1, 10**25)), dps=DPS)
         verdicts.append(verdict)
         if worst is None or lhs > worst[1] or not verdict.passed:
             worst = (verdict, lhs, rhs, f"v={v}, b={b}")
@@ -76,12 +90,12 @@ def float_vs_exact(v_grid, b_grid):
     for v, b in itertools.product(v_grid, b_grid):
         f = clipped_laplace_mean(float(v), float(b))
 
-        def err():
-            exact = clipped_laplace_mean(Fraction(float(v)), Fraction(float(b)), exact=True,
-                                         dps=mpmath.mp.dps)
-            return abs(mpmath.mpf(f) - exact)
+        def err(c, v=v, b=b, f=f):
+            exact = clipped_laplace_mean(Fraction(float(v)), Fraction(float(b)), ctx=c)
+            return abs(ctx_rational(c, Fraction(f)) - exact)
 
-        verdict, lhs, rhs = decide_leq(err, lambda: mpmath.mpf(2) ** -50, dps=DPS)
+        verdict, lhs, rhs = decide_leq_interval(err, lambda c: ctx_rational(c, Fraction(1, 2**50)), dps=DPS)
+        lhs, rhs = upper(lhs), lower(rhs)
         verdicts.append(verdict)
         if worst is None or lhs > worst[1] or not verdict.passed:
             worst = (verdict, lhs, rhs, f"v={float(v)!r}, b={float(b)!r}")
@@ -96,7 +110,7 @@ def closed_form_result(v_grid, b_grid):
               f"({v1}); {n2} pairs: largest |float - exact| {mpmath.nstr(w2[1], 5)} at {w2[3]} "
               f"vs 2^-50 ({v2})")
     main = w1 if not v1.passed or v2.passed else w2
-    return CheckResult(main[1], main[2], verdict, DPS, detail)
+    return CheckResult(main[1], main[2], verdict, DPS, detail, method="estimated")
 
 
 @register("averaging.closed_form",
@@ -124,26 +138,28 @@ def extra_error_rows(epsilons=(0.1, 0.5, 1.0, 4.0), ks=(1, 2, 5, 20, 100)):
     for eps, k in itertools.product(epsilons, ks):
         b = 1 / (Fraction(eps) * k)
 
-        def extra():
-            return max(abs(clipped_laplace_mean(Fraction(j, k), b, exact=True, dps=mpmath.mp.dps) - _mp(Fraction(j, k)))
-                       for j in range(k + 1))
+        def extra(c, b=b, k=k):
+            # an enclosure of max_j |g(j/k) - j/k|: the maxima of the end points
+            vals = [abs(clipped_laplace_mean(Fraction(j, k), b, ctx=c) - ctx_rational(c, Fraction(j, k)))
+                    for j in range(k + 1)]
+            return c.mpf([max(lower(v) for v in vals), max(upper(v) for v in vals)])
 
-        def tight_exact():
-            bm = _mp(b)
-            return bm / 2 * -mpmath.expm1(-1 / bm)
+        def tight_exact(c, b=b):
+            bm = ctx_rational(c, b)
+            return bm / 2 * -ctx_expm1(c, -1 / bm)
 
         paper = averaging_extra_error_bound(eps, k)
         tight = averaging_extra_error_bound(eps, k, tight=True)
         checks = (
-            decide_leq(extra, lambda: _mp(b), dps=DPS),                        # extra <= 1/(eps k)
-            decide_leq(lambda: abs(extra() - tight_exact()),                   # extra = tight sup
-                       lambda: mpmath.mpf(10) ** -25, dps=DPS),
-            decide_leq(tight_exact, lambda: mpmath.mpf(tight), dps=DPS),      # tight float >= exact
+            decide_leq_interval(extra, lambda c: ctx_rational(c, b), dps=DPS),        # extra <= 1/(eps k)
+            decide_leq_interval(lambda c: abs(extra(c) - tight_exact(c)),             # extra = tight sup
+                                lambda c: ctx_rational(c, Fraction(1, 10**25)), dps=DPS),
+            decide_leq_interval(tight_exact, lambda c: tight, dps=DPS),               # tight float >= exact
         )
         verdicts.extend(c[0] for c in checks)
         # the paper's bound as a float is >= 1/(eps k): both rational, compared exactly
         verdicts.append(Verdict.HOLDS if Fraction(paper) >= b else Verdict.FAILS)
-        rows.append((eps, k, checks[0][1], checks[0][2]))
+        rows.append((eps, k, upper(checks[0][1]), lower(checks[0][2])))
     return worst_verdict(verdicts), rows
 
 
@@ -155,8 +171,8 @@ def extra_error_rows(epsilons=(0.1, 0.5, 1.0, 4.0), ks=(1, 2, 5, 20, 100)):
                   "refdp.prediction.averaging.clipped_laplace_mean"))
 def extra_error():
     verdict, rows = extra_error_rows()
-    worst = max(rows, key=lambda r: r[2] / r[3])
+    worst = max(rows, key=lambda r: raw_to_fraction(r[2]._mpf_) / raw_to_fraction(r[3]._mpf_))
     detail = (f"{len(rows)} (eps, k) pairs, 4 claims each ({verdict}); largest ratio extra/(1/(eps k)) = "
               f"{mpmath.nstr(worst[2] / worst[3], 8)} at eps={worst[0]}, k={worst[1]} "
               f"(extra {mpmath.nstr(worst[2], 8)} vs {mpmath.nstr(worst[3], 8)})")
-    return CheckResult(worst[2], worst[3], verdict, DPS, detail)
+    return CheckResult(worst[2], worst[3], verdict, DPS, detail, method="certified")

@@ -41,6 +41,7 @@ import numpy as np
 from proofs_checks._partition_votes import VoteLaw, representative_pairs
 from proofs_checks._sampler_law import sampler_check
 from refdp.prediction import AveragedPrediction, clipped_laplace_mean
+from refdp._precision import mp_context
 from refdp.verify.check import check_pairs, summarise
 from refdp.verify.neighbours import labelled_domain
 from refdp.verify.registry import CheckResult, register
@@ -56,16 +57,20 @@ def correct_scale(epsilon, k):
     return 1 / (Fraction(epsilon) * k)
 
 
-def bit_law(law, epsilon, k, scale=correct_scale, cache=None):
-    """Output law {0: 1 - P1, 1: P1} with P1 = sum_c (F[c]/total) g(c_1 / k)."""
-    dps = mpmath.mp.dps
+def bit_law(law, epsilon, k, scale=correct_scale, cache=None, ctx=None):
+    """Output law {0: 1 - P1, 1: P1} with P1 = sum_c (F[c]/total) g(c_1 / k).
+
+    Computed in the mpmath context ``ctx`` (an interval context gives
+    enclosures; default: a real context at 30 digits).
+    """
+    ctx = mp_context(DPS) if ctx is None else ctx
     total, items = law
     b = scale(epsilon, k)
-    acc = mpmath.mpf(0)
+    acc = ctx.mpf(0)
     for counts, ways in items:
-        key = (counts[1], k, b, dps)
+        key = (counts[1], k, b, type(ctx).__name__, ctx.prec)
         if cache is None or key not in cache:
-            g = clipped_laplace_mean(Fraction(counts[1], k), b, exact=True, dps=dps)
+            g = clipped_laplace_mean(Fraction(counts[1], k), b, ctx=ctx)
             if cache is not None:
                 cache[key] = g
         else:
@@ -85,8 +90,8 @@ def sweep(configs, epsilons, relations=("replace", "add_remove"), ks=(2, 3), sca
         for k, relation in itertools.product(ks, relations):
             reps, n_pairs = representative_pairs(votes, domain, max_size, k, relation, 0)
             for eps in epsilons:
-                def dist(d, eps=eps, k=k):
-                    return bit_law(votes.law(d, k, 0), eps, k, scale, cache)
+                def dist(d, ctx, eps=eps, k=k):    # context protocol (certified)
+                    return bit_law(votes.law(d, k, 0), eps, k, scale, cache, ctx)
 
                 results.append(check_pairs(
                     dist, reps, eps, dps=DPS,
@@ -156,7 +161,7 @@ def predict_law():
     verdict = Verdict.HOLDS if failing == 0 else Verdict.FAILS
     return CheckResult(failing, 0, verdict, 0,
                        f"{len(queries)} queries x {n_draws} draws, queries failing: {failing}; "
-                       + " | ".join(parts))
+                       + " | ".join(parts), method="statistical")
 
 
 if __name__ == "__main__":  # pragma: no cover - timing aid

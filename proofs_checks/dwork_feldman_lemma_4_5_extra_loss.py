@@ -152,4 +152,4 @@ def extra_loss() -> CheckResult:
     detail = (f"largest extra loss / bound = {ratio:.4f} at {where}; clipped absolute loss: "
               f"largest extra loss / b = {clip_worst:.4f} (<= unclipped b e^(-|a-y|/b)); "
               f"{len(verdicts)} decisions")
-    return CheckResult(lhs, rhs, worst_verdict(verdicts), 10, detail)
+    return CheckResult(lhs, rhs, worst_verdict(verdicts), 10, detail, method="estimated")

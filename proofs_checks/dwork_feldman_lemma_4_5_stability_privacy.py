@@ -49,7 +49,8 @@ from refdp.mechanisms import gaussian_sigma_zcdp
 from refdp.prediction.convex import HuberLoss, LogisticLoss, ProjectedSGD, RegularizedERM
 from refdp.prediction.stability import StablePredictor, classical_gaussian_sigma
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import (Verdict, decide_enclosures, decide_leq, ivworkdps,
+from refdp._precision import iv_context
+from refdp.verify.verdict import (Verdict, decide_enclosures, decide_leq,
                                   worst_verdict)
 
 F = Fraction
@@ -95,9 +96,8 @@ def _fitted_scores(learner, beta, epsilon, output_range, pair, **noise):
     return preds, sp
 
 
-def _log_tail(c, b):
-    """ln P(Z >= c) for Z ~ Lap(b), in mpmath.iv (c, b exact rationals)."""
-    iv = mpmath.iv
+def _log_tail(c, b, iv):
+    """ln P(Z >= c) for Z ~ Lap(b), enclosed in the interval context ``iv`` (c, b exact rationals)."""
     cq = iv.mpf(c.numerator) / c.denominator
     bq = iv.mpf(b.numerator) / b.denominator
     if c >= 0:
@@ -111,9 +111,9 @@ def _atom_verdict(a, a2, b, eps, cut, upper_side):
     c1, c2 = (cut - a, cut - a2) if upper_side else (a - cut, a2 - cut)
     if c1 >= 0 and c2 >= 0:                     # both on the exponential side: rational log-ratio
         return decide_exact_leq(abs(c1 - c2), F(eps) * b)
-    with ivworkdps(DPS):
-        diff = _log_tail(c1, b) - _log_tail(c2, b)
-        return decide_enclosures(abs(diff), mpmath.iv.mpf(eps))
+    iv = iv_context(DPS)
+    diff = _log_tail(c1, b, iv) - _log_tail(c2, b, iv)
+    return decide_enclosures(abs(diff), iv.mpf(eps))
 
 
 def laplace_part():
@@ -189,4 +189,4 @@ def stability_privacy() -> CheckResult:
     v2, (ratio, gwhere) = gaussian_part()
     detail = (f"largest Laplace log-ratio at {where}; Gaussian: largest exact delta(eps)/delta = "
               f"{ratio:.4f} at {gwhere}; {len(v1)} Laplace and {len(v2)} Gaussian decisions")
-    return CheckResult(lr, mpmath.mpf(eps), worst_verdict(v1 + v2), DPS, detail)
+    return CheckResult(lr, mpmath.mpf(eps), worst_verdict(v1 + v2), DPS, detail, method="estimated")

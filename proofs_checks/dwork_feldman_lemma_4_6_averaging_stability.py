@@ -123,4 +123,4 @@ def averaging_stability() -> CheckResult:
     verdicts.append(Verdict.HOLDS if agree <= AGREEMENT and sens_ok else Verdict.FAILS)
     detail = "; ".join(rows) + (f"; StablePredictor(k=2) within {agree:.3g} of the exact average, "
                                 f"sensitivity = beta_m/2: {sens_ok}")
-    return CheckResult(float(top[0]), float(top[1]), worst_verdict(verdicts), 48, detail)
+    return CheckResult(float(top[0]), float(top[1]), worst_verdict(verdicts), 48, detail, method="certified")

@@ -23,9 +23,10 @@ Setting
     L_S and L_P are exact given S (closed form over the noise, exact sum over
     the population).
 Precision
-    Exact part: both inequalities decided with refdp.verify.verdict.decide_leq
-    at 30 and 70 digits; the float calculator's interval is checked to contain
-    E[L_P]. Simulation: the means of L_S and L_P (each in [0, 1]) get Hoeffding
+    Exact part: both inequalities decided in interval arithmetic with
+    outward rounding (refdp.verify.verdict.decide_leq_interval, 30 digits;
+    certified); the float calculator's interval is checked to contain the
+    enclosure of E[L_P]. Simulation: the means of L_S and L_P (each in [0, 1]) get Hoeffding
     intervals at level alpha/4 each, alpha = 1e-6 (half-width
     sqrt(ln(4/alpha)/(2N))); the reported value is the resulting lower
     confidence bound of max(ln(E L_P / E L_S), ln(E L_S / E L_P)), which
@@ -41,12 +42,13 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from refdp._precision import ctx_rational, iv_context, mp_context
 from refdp.mechanisms import laplace_scale
 from refdp.prediction.convex import HuberLoss, RegularizedERM
 from refdp.prediction.generalization import lemma_6_4_bounds
 from refdp.prediction.stability import StablePredictor
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp.verify.verdict import Verdict, decide_enclosures, decide_leq_interval, upper, worst_verdict
 
 F = Fraction
 P_Y1 = (F(1, 5), F(1, 2), F(9, 10))
@@ -57,13 +59,9 @@ ALPHA = 1e-6
 SEED = 6406
 
 
-def _mp(q):
-    return mpmath.mpf(q.numerator) / q.denominator if isinstance(q, Fraction) else mpmath.mpf(q)
-
-
-def clip_mean(a, b):
-    """E clip(a + Z, 0, 1), Z ~ Lap(b), for a in [0, 1] (mpmath)."""
-    return a + b / 2 * (mpmath.exp(-a / b) - mpmath.exp(-(1 - a) / b))
+def clip_mean(a, b, c):
+    """E clip(a + Z, 0, 1), Z ~ Lap(b), for a in [0, 1], in the mpmath context ``c``."""
+    return a + b / 2 * (c.exp(-a / b) - c.exp(-(1 - a) / b))
 
 
 def clip_mean_float(a, b):
@@ -77,16 +75,21 @@ def memoriser(ds, x, n):
     return F(1, 2) + F(1, 2 * n) * sum((2 * POP[i][1] - 1) for i in ds if POP[i][0] == x)
 
 
-def exact_means(epsilon, learner=memoriser, beta=F(1, N)):
-    """(E_S[L_S], E_S[L_P]) in mpmath at the current precision."""
-    b = _mp(F(laplace_scale(epsilon, float(beta))))
-    loss = lambda a, y: clip_mean(_mp(a), b) if y == 0 else 1 - clip_mean(_mp(a), b)  # noqa: E731
-    es, ep = mpmath.mpf(0), mpmath.mpf(0)
+def exact_means(epsilon, c=None, learner=memoriser, beta=F(1, N)):
+    """(E_S[L_S], E_S[L_P]) in the mpmath context ``c`` (an interval context gives enclosures).
+
+    Default: a real context at 50 digits.
+    """
+    c = mp_context(50) if c is None else c
+    b = ctx_rational(c, F(laplace_scale(epsilon, float(beta))))
+    loss = lambda a, y: (clip_mean(ctx_rational(c, a), b, c) if y == 0  # noqa: E731
+                         else 1 - clip_mean(ctx_rational(c, a), b, c))
+    es, ep = c.mpf(0), c.mpf(0)
     for ds in itertools.product(range(len(POP)), repeat=N):
-        prob = _mp(math.prod((POP[i][2] for i in ds), start=F(1)))
+        prob = ctx_rational(c, math.prod((POP[i][2] for i in ds), start=F(1)))
         preds = {x: learner(ds, x, N) for x in range(3)}
-        ls = mpmath.fsum(loss(preds[POP[i][0]], POP[i][1]) for i in ds) / N
-        lp = mpmath.fsum(_mp(w) * loss(preds[x], y) for x, y, w in POP)
+        ls = c.fsum(loss(preds[POP[i][0]], POP[i][1]) for i in ds) / N
+        lp = c.fsum(ctx_rational(c, w) * loss(preds[x], y) for x, y, w in POP)
         es += prob * ls
         ep += prob * lp
     return es, ep
@@ -97,24 +100,27 @@ def exact_part():
     for eps in EPSILONS:
         cache = {}
 
-        def means(eps=eps):
-            key = mpmath.mp.prec
+        def means(c, eps=eps):
+            key = c.prec
             if key not in cache:
-                cache[key] = exact_means(eps)
+                cache[key] = exact_means(eps, c)
             return cache[key]
 
-        e = lambda eps=eps: mpmath.mpf(eps)   # noqa: E731
-        v1, _, _ = decide_leq(lambda: means()[1], lambda: mpmath.exp(e()) * means()[0])
-        v2, _, _ = decide_leq(lambda: mpmath.exp(-e()) * means()[0], lambda: means()[1])
-        es, ep = means()
+        e = lambda c, eps=eps: ctx_rational(c, F(eps))   # noqa: E731
+        v1, _, _ = decide_leq_interval(lambda c: means(c)[1], lambda c: c.exp(e(c)) * means(c)[0])
+        v2, _, _ = decide_leq_interval(lambda c: c.exp(-e(c)) * means(c)[0], lambda c: means(c)[1])
+        iv = iv_context(30)
+        es_iv, ep_iv = means(iv)
+        es, ep = upper(es_iv), upper(ep_iv)
         lo, hi = lemma_6_4_bounds(eps, float(es))
-        v3 = Verdict.HOLDS if lo <= ep <= hi else Verdict.FAILS
+        # the calculator's interval must contain E[L_P]: decided on the enclosure
+        v3 = worst_verdict((decide_enclosures(lo, ep_iv), decide_enclosures(ep_iv, hi)))
         verdicts += [v1, v2, v3]
-        lr = abs(mpmath.log(ep / es))
+        lr = upper(abs(iv.log(ep_iv / es_iv)))
         rows.append(f"eps={eps}: E[L_S]={float(es):.6f}, E[L_P]={float(ep):.6f}, "
                     f"|ln ratio|={float(lr):.4f}, calculator interval [{lo:.6f}, {hi:.6f}]")
         if worst is None or lr / eps > worst[0] / worst[1]:
-            worst = (lr, mpmath.mpf(eps))
+            worst = (lr, mpmath.mpf(eps))   # a float, exact in any precision
     return verdicts, worst, rows
 
 
@@ -155,7 +161,7 @@ def simulation(n_sets=3000, n=20, epsilon=1.0, seed=SEED):
 def generalization_exact() -> CheckResult:
     verdicts, (lr, eps), rows = exact_part()
     return CheckResult(lr, eps, worst_verdict(verdicts), 30,
-                       f"n={N}, {len(POP) ** N} datasets; " + "; ".join(rows))
+                       f"n={N}, {len(POP) ** N} datasets; " + "; ".join(rows), method="certified")
 
 
 @register("dwork_feldman.lemma_6_4_generalization_simulation",
@@ -170,4 +176,4 @@ def generalization_simulation() -> CheckResult:
     detail = (f"mean L_S = {ms:.5f}, mean L_P = {mp_:.5f} (Hoeffding half-width {h:.4f} each at "
               f"alpha/4), beta = {beta:.6g}, eps = {eps}; lower confidence bound of |ln ratio| "
               f"= {lcb:.4f}; calculator interval at the mean L_S: [{lo:.5f}, {hi:.5f}]")
-    return CheckResult(lcb, eps, verdict, 0, detail)
+    return CheckResult(lcb, eps, verdict, 0, detail, method="statistical")

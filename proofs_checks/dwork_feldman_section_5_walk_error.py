@@ -76,4 +76,4 @@ def error_bound():
     kind, noise, eps, n, err, bound = worst
     return CheckResult(err, bound, verdict, 0,
                        f"closest setting: {kind}, noise={noise}, eps={eps}, n={n} "
-                       f"(err_S/bound = {err / bound:.3f}; {len(rows)} settings)")
+                       f"(err_S/bound = {err / bound:.3f}; {len(rows)} settings)", method="estimated")

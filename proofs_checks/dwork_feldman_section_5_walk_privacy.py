@@ -15,17 +15,21 @@ Method
     (a, b) with l = a s + b B (``ProjectedWalk.exact_states``); each distinct
     pair of log-odds and each output is decided in mpmath.
 Precision
-    30 decimal digits, confirmed at 70 (refdp.verify.verdict.decide_leq);
-    an undecided comparison fails.
+    Interval arithmetic with outward rounding at 30 decimal digits
+    (refdp.verify.verdict.decide_leq_interval; certified); an undecided
+    comparison fails.
 """
 from __future__ import annotations
+
+from fractions import Fraction
 
 import mpmath
 
 from refdp.prediction import ProjectedWalk
 from refdp.verify.neighbours import all_datasets, neighbour_function, labelled_domain
-from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq
+from refdp._precision import ctx_rational
+from refdp.verify.registry import CheckResult, combined_method, register
+from refdp.verify.verdict import Verdict, decide_leq_interval, upper
 
 DOMAIN = labelled_domain(range(4))
 QUERIES = (-1.0, 0.0, 1.0, 2.0, 3.0)
@@ -40,14 +44,15 @@ def _states(walk, dataset):
     return tuple(walk.fit(x, y).exact_states(QUERIES))
 
 
-def _log_prob(state, output, epsilon, alpha, walk_relation):
+def _log_prob(state, output, epsilon, alpha, walk_relation, c):
+    """ln P[output] of the walk in state ``(a, b)``, enclosed in the interval context ``c``."""
     a, b = state
-    e, al = mpmath.mpf(epsilon), mpmath.mpf(alpha)
+    e, al = ctx_rational(c, Fraction(epsilon)), ctx_rational(c, Fraction(alpha))
     step = e / 2 if walk_relation == "replace" else e
-    l = a * step + b * mpmath.log((1 - al) / al)
+    l = a * step + b * c.log((1 - al) / al)
     # ln sigmoid(l) for output 1, ln sigmoid(-l) for output 0
     z = l if output == 1 else -l
-    return -mpmath.log1p(mpmath.exp(-z))
+    return -c.log(1 + c.exp(-z))
 
 
 def walk_privacy(epsilon="1", alpha="0.1", walk_relation="replace", relation="replace", max_size=6):
@@ -76,17 +81,18 @@ def walk_privacy(epsilon="1", alpha="0.1", walk_relation="replace", relation="re
     worst, worst_at, verdicts = mpmath.mpf(0), "no differing pair", []
     for (u, v), (d, d2, q) in pairs.items():
         for output in (0, 1):
-            def loss(u=u, v=v, output=output):
-                return abs(_log_prob(u, output, epsilon, alpha, walk_relation)
-                           - _log_prob(v, output, epsilon, alpha, walk_relation))
-            verdict, value, _ = decide_leq(loss, lambda: mpmath.mpf(epsilon), DPS)
+            def loss(c, u=u, v=v, output=output):
+                return abs(_log_prob(u, output, epsilon, alpha, walk_relation, c)
+                           - _log_prob(v, output, epsilon, alpha, walk_relation, c))
+            verdict, value, _ = decide_leq_interval(loss, lambda c: ctx_rational(c, Fraction(epsilon)), DPS)
+            value = upper(value)
             verdicts.append(verdict)
             if value > worst:
                 worst, worst_at = value, f"S={list(d)}, S'={list(d2)}, query={q}, output={output}"
     verdict = (Verdict.FAILS if Verdict.FAILS in verdicts else
                Verdict.UNDECIDED if Verdict.UNDECIDED in verdicts else Verdict.HOLDS)
     detail = f"{worst_at}; {len(cache)} datasets, {len(pairs)} distinct log-odds pairs"
-    return CheckResult(worst, mpmath.mpf(epsilon), verdict, DPS, detail)
+    return CheckResult(worst, mpmath.mpf(epsilon), verdict, DPS, detail, method="certified")
 
 
 COVERS = ("refdp.prediction.walk.ProjectedWalk.predict",)
@@ -131,4 +137,5 @@ def _combine(results):
     verdicts = [r.verdict for r in results]
     verdict = (Verdict.FAILS if Verdict.FAILS in verdicts else
                Verdict.UNDECIDED if Verdict.UNDECIDED in verdicts else Verdict.HOLDS)
-    return CheckResult(worst.measured, worst.bound, verdict, DPS, worst.detail)
+    return CheckResult(worst.measured, worst.bound, verdict, DPS, worst.detail,
+                       method=combined_method(results))

@@ -14,16 +14,19 @@ Setting
     vector with at most floor(k/4) wrong votes, spread over the C - 1 wrong
     classes in every possible way (up to the order of the wrong classes, which
     does not change the error), has its error probability computed from
-    :func:`refdp.prediction.soft_majority_probabilities` at 20 digits; every
-    pattern within a relative 1e-15 of the largest is then decided exactly. Learned
+    :func:`refdp.prediction.soft_majority_probabilities`, enclosed at 20
+    digits; every pattern that may be within a relative 1e-15 of the largest
+    is then decided exactly. Learned
     example: a SoftMajority of threshold learners trained on realizable data
     (k from the helper); every query point where at most k/4 teachers are wrong
     is checked with :meth:`refdp.prediction.SoftMajority.exact_proba`, and the
     float :meth:`~refdp.prediction.SoftMajority.predict_proba` is checked too.
 Precision
-    The largest error probability is compared with alpha/2 by
-    ``refdp.verify.decide_leq`` at 30 and 70 digits (UNDECIDED fails); the float
-    probabilities are compared exactly as the binary numbers they are.
+    The error probabilities are enclosed in interval arithmetic with outward
+    rounding; the largest is compared with alpha/2 by
+    ``refdp.verify.decide_leq_interval`` at 30 digits (certified; UNDECIDED
+    fails); the float probabilities are compared exactly as the binary
+    numbers they are.
 """
 from __future__ import annotations
 
@@ -35,7 +38,8 @@ import numpy as np
 
 from refdp.prediction import SoftMajority, soft_majority_k, soft_majority_probabilities
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp._precision import ctx_rational, iv_context, mp_context, raw_to_fraction
+from refdp.verify.verdict import Verdict, decide_enclosures, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30
 EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0)
@@ -64,31 +68,40 @@ def good_patterns(k, n_classes):
             yield (k - wrong,) + spread
 
 
-def error_probability(counts, epsilon, dps, probabilities=soft_majority_probabilities):
-    """P[output != class 0] for the vote counts, exact at ``dps`` digits."""
-    p = probabilities(list(counts), epsilon, exact=True, dps=dps)
-    return mpmath.fsum(p[1:])
+def error_probability(counts, epsilon, ctx, probabilities=soft_majority_probabilities):
+    """P[output != class 0] for the vote counts, in the mpmath context ``ctx``.
+
+    ``ctx`` is a context (an interval context gives an enclosure) or a number
+    of digits (a real context at that precision).
+    """
+    if isinstance(ctx, int):
+        ctx = mp_context(ctx)
+    p = probabilities(list(counts), epsilon, ctx=ctx)
+    return ctx.fsum(p[1:])
 
 
 def near_worst_patterns(epsilon, alpha, n_classes):
-    """(k, patterns, count): the patterns whose 20-digit error is within 1e-15 of the largest.
+    """(k, patterns, count): every pattern whose error may be within 1e-15 of the largest.
 
-    Deciding all of them exactly (rather than only the argmax) keeps a
-    rounding tie at 20 digits from hiding the true worst pattern.
+    The errors are enclosed at 20 digits; a pattern is dropped only when the
+    upper end of its enclosure is below ``(1 - 1e-15)`` times the largest
+    lower end, so it is certainly below some kept pattern, and deciding the
+    kept patterns decides them all.
     """
     k = soft_majority_k(epsilon, alpha, n_classes)
-    with mpmath.workdps(20):
-        values = [(error_probability(c, epsilon, 20), c) for c in good_patterns(k, n_classes)]
-        top = max(v for v, _ in values)
-        near = [c for v, c in values if v >= top * (1 - mpmath.mpf("1e-15"))]
+    iv = iv_context(20)
+    values = [(error_probability(c, epsilon, iv), c) for c in good_patterns(k, n_classes)]
+    top = max(raw_to_fraction(v._mpi_[0]) for v, _ in values)
+    near = [c for v, c in values if raw_to_fraction(v._mpi_[1]) >= top * (1 - Fraction(1, 10**15))]
     return k, near, len(values)
 
 
 def decide_pattern(epsilon, alpha, counts):
     """Decide P_err(counts) <= alpha/2 at DPS digits."""
     half = Fraction(alpha) / 2
-    return decide_leq(lambda: error_probability(counts, epsilon, mpmath.mp.dps),
-                      lambda: mpmath.mpf(half.numerator) / half.denominator, dps=DPS)
+    verdict, lhs, rhs = decide_leq_interval(lambda c: error_probability(counts, epsilon, c),
+                                            lambda c: ctx_rational(c, half), dps=DPS)
+    return verdict, upper(lhs), lower(rhs)
 
 
 def grid_result(epsilons, alphas, classes):
@@ -100,7 +113,7 @@ def grid_result(epsilons, alphas, classes):
         for pattern in near:
             verdict, lhs, rhs = decide_pattern(eps, alpha, pattern)
             verdicts.append(verdict)
-            key = (not verdict.passed, lhs / rhs)
+            key = (not verdict.passed, raw_to_fraction(lhs._mpf_) / raw_to_fraction(rhs._mpf_))
             if worst is None or key > worst[0]:
                 worst = (key, lhs, rhs,
                          f"eps={eps}, alpha={alpha}, C={c}: k={k}, worst pattern {pattern}, "
@@ -109,7 +122,7 @@ def grid_result(epsilons, alphas, classes):
     return CheckResult(lhs, rhs, worst_verdict(verdicts), DPS,
                        f"{len(epsilons) * len(alphas) * len(classes)} grid points, {n_patterns} vote patterns "
                        f"with <= k/4 wrong votes, {len(verdicts)} decided exactly; closest to the bound "
-                       f"(largest P_err/(alpha/2)): {text}")
+                       f"(largest P_err/(alpha/2)): {text}", method="certified")
 
 
 @register("soft_majority.accuracy_vote_patterns",
@@ -155,16 +168,15 @@ def learned_example(epsilon=1.0, alpha=0.05, n=600, seed=41):
     counts = sm.vote_counts(queries)
     wrong = k - counts[np.arange(len(truth)), truth]
     good = np.flatnonzero(4 * wrong <= k)
-    exact = sm.exact_proba(queries[good], dps=DPS)
+    iv = iv_context(DPS)
+    exact = sm.exact_proba(queries[good], ctx=iv)     # enclosures of every good query's law
     floats = sm.predict_proba(queries[good])
     half = Fraction(alpha) / 2
-    worst_i = max(range(len(good)), key=lambda i: 1 - exact[i][truth[good[i]]])
+    errors = [1 - exact[j][truth[good[j]]] for j in range(len(good))]
+    verdict = worst_verdict(decide_enclosures(e, ctx_rational(iv, half)) for e in errors)
+    worst_i = max(range(len(good)), key=lambda j: raw_to_fraction(errors[j]._mpi_[1]))
     i = good[worst_i]
-
-    def lhs():
-        return 1 - sm.exact_proba(queries[i:i + 1], dps=mpmath.mp.dps)[0][truth[i]]
-
-    verdict, l_val, r_val = decide_leq(lhs, lambda: mpmath.mpf(half.numerator) / half.denominator, dps=DPS)
+    l_val, r_val = upper(errors[worst_i]), lower(ctx_rational(iv, half))
     float_err = max(Fraction(float(1 - floats[j][truth[good[j]]])) for j in range(len(good)))
     float_ok = float_err <= half
     if not float_ok:
@@ -173,7 +185,7 @@ def learned_example(epsilon=1.0, alpha=0.05, n=600, seed=41):
               f"<= k/4 wrong votes; largest exact P_err {mpmath.nstr(l_val, 12)} at x={queries[i, 0]:g} "
               f"(votes {counts[i].tolist()}) vs alpha/2 = {float(half)}; largest float P_err "
               f"{float(float_err):.6g} ({'<=' if float_ok else '>'} alpha/2)")
-    return CheckResult(l_val, r_val, verdict, DPS, detail)
+    return CheckResult(l_val, r_val, verdict, DPS, detail, method="certified")
 
 
 @register("soft_majority.accuracy_learned_example",

@@ -47,6 +47,7 @@ from proofs_checks._partition_votes import PointMajority, VoteLaw, representativ
 from proofs_checks._sampler_law import sampler_check
 from refdp.prediction import SoftMajority, soft_majority_probabilities
 from refdp.prediction._partition import random_partition
+from refdp._precision import mp_context
 from refdp.verify.check import check_pairs, summarise
 from refdp.verify.neighbours import labelled_domain
 from refdp.verify.registry import register
@@ -56,25 +57,27 @@ ALPHA = 1e-6  # false-failure rate of each sampler check
 SEED = 4101
 
 
-def correct_probabilities(counts, epsilon, dps):
-    """Theorem 4.1's law exp(eps n_y / 2) / Z (the library's function, exact)."""
-    return soft_majority_probabilities(list(counts), epsilon, exact=True, dps=dps)
+def correct_probabilities(counts, epsilon, ctx):
+    """Theorem 4.1's law exp(eps n_y / 2) / Z (the library's function, in the context ``ctx``)."""
+    return soft_majority_probabilities(list(counts), epsilon, ctx=ctx)
 
 
-def mixture(law, epsilon, probabilities=correct_probabilities, cache=None):
+def mixture(law, epsilon, probabilities=correct_probabilities, cache=None, ctx=None):
     """Output law {class index: P} given the vote-count law ``(total, items)``.
 
-    ``P[y] = sum_c (F[c] / total) * probabilities(c)[y]`` at the current mpmath
-    precision; ``cache`` (a dict) memoises ``probabilities`` per count vector.
+    ``P[y] = sum_c (F[c] / total) * probabilities(c)[y]`` in the mpmath
+    context ``ctx`` (an interval context gives enclosures; default: a real
+    context at 30 digits); ``cache`` (a dict) memoises ``probabilities`` per
+    count vector and context precision.
     """
-    dps = mpmath.mp.dps
+    ctx = mp_context(DPS) if ctx is None else ctx
     total, items = law
     n_classes = len(items[0][0])
-    acc = [mpmath.mpf(0)] * n_classes
+    acc = [ctx.mpf(0)] * n_classes
     for counts, ways in items:
-        key = (counts, epsilon, dps)
+        key = (counts, epsilon, type(ctx).__name__, ctx.prec)
         if cache is None or key not in cache:
-            p = probabilities(counts, epsilon, dps)
+            p = probabilities(counts, epsilon, ctx)
             if cache is not None:
                 cache[key] = p
         else:
@@ -102,8 +105,8 @@ def sweep(configs, epsilons, relations=("replace", "add_remove"), ks=(2, 3), que
             q = votes.queries.index(x)
             reps, n_pairs = representative_pairs(votes, domain, max_size, k, relation, q)
             for eps in epsilons:
-                def dist(d, eps=eps, k=k, q=q):
-                    return mixture(votes.law(d, k, q), eps, probabilities, cache)
+                def dist(d, ctx, eps=eps, k=k, q=q):    # context protocol (certified)
+                    return mixture(votes.law(d, k, q), eps, probabilities, cache, ctx)
 
                 results.append(check_pairs(
                     dist, reps, eps, dps=DPS,
@@ -157,8 +160,7 @@ def fit_predict_law():
     data = ((0, 1), (0, 1), (0, 0), (1, 2), (1, 0))
     k, eps, query, n_draws = 3, 1.0, 0, 3000
     votes = VoteLaw((0, 1), (0, 1, 2))
-    with mpmath.workdps(DPS):
-        probs = mixture(votes.law(data, k, 0), eps)
+    probs = mixture(votes.law(data, k, 0), eps)
     X = np.array([[float(r[0])] for r in data])
     y = np.array([r[1] for r in data])
     rng = np.random.default_rng(SEED)

@@ -78,7 +78,7 @@ def run(configs) -> CheckResult:
             top = res
     detail = (f"largest ratio in [{top.label}] at S={top.pair[0]}, S'={top.pair[1]} "
               f"(record indices). " + "; ".join(rows))
-    return CheckResult(float(top.worst), float(top.beta), worst_verdict(verdicts), DIGITS, detail)
+    return CheckResult(float(top.worst), float(top.beta), worst_verdict(verdicts), DIGITS, detail, method="certified")
 
 
 @register("dwork_feldman.theorem_4_9_erm_stability",

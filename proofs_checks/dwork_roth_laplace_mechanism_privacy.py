@@ -81,7 +81,7 @@ def density_ratio_result(scale=laplace_scale) -> CheckResult:
     _, measured, epsilon = worst_gap
     return CheckResult(measured, mpmath.mpf(epsilon), worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} (epsilon, sensitivity, dim) cases; largest log-ratio minus "
-                       f"epsilon at {detail} (the bound is attained)")
+                       f"epsilon at {detail} (the bound is attained)", method="certified")
 
 
 @register("mechanisms.laplace_mechanism_density_ratio",

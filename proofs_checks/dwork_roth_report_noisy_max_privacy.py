@@ -75,4 +75,4 @@ def sampler():
                                    f"scores {scores}, eps {eps}, monotone={monotone}"))
     verdict = worst_verdict(p.verdict for p in parts)
     return CheckResult(sum(p.measured for p in parts), 0, verdict, 0,
-                       " | ".join(p.detail for p in parts))
+                       " | ".join(p.detail for p in parts), method="statistical")

@@ -22,13 +22,13 @@ Setting
     also 160, 320), eps in {0.25, 0.5, 1, 2}.
 Precision
     (a) error counts are integers; the closed form and the learner's law are
-    compared by ``refdp.verify.decide_leq`` (|difference| <= 1e-25) at 30 and
-    70 digits; (b) max divergences enclosed in mpmath.iv by
+    compared in interval arithmetic by ``refdp.verify.decide_leq_interval``
+    (|difference| <= 1e-25) at 30 digits; (b) max divergences enclosed in mpmath.iv by
     ``refdp.verify.check_pairs``; (c) decided in the equivalent form
     ln(K/(1 + K)) <= ln(S/(1 + S)) on the failure probabilities,
     K = (m - 2)e^{-eps n}, S = e^{-eps ceil(n/2)/2} + (m - 1)e^{-eps floor(n/2)/2},
     which keeps its precision when both successes are within 1e-30 of 1, by
-    ``decide_leq`` at 30 and 70 digits. UNDECIDED fails.
+    ``decide_leq_interval`` at 30 digits. All three are certified. UNDECIDED fails.
 """
 from __future__ import annotations
 
@@ -44,8 +44,9 @@ from refdp.learning import (
     threshold_learner_success,
 )
 from refdp.verify.check import check_pairs, summarise
-from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp.verify.registry import CheckResult, combined_method, register
+from refdp._precision import ctx_rational
+from refdp.verify.verdict import Verdict, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30
 EPSILONS = (0.5, 1.0, 2.0)
@@ -61,11 +62,15 @@ def hard_errors(m, n, i):
 
 
 def learner_law(m, n, epsilon):
-    """Dataset index i -> exact law of the learner on D_i (at the current precision)."""
+    """(dataset index i, ctx) -> exact law of the learner on D_i, computed in the mpmath context ``ctx``.
 
-    def dist(i):
+    Follows the context protocol of :func:`refdp.verify.check_pairs` (an
+    interval ``ctx`` gives enclosures, hence certified verdicts).
+    """
+
+    def dist(i, ctx):
         risks = [Fraction(e, n) for e in hard_errors(m, n, i)]
-        return exponential_mechanism_learner_distribution(risks, n, epsilon, exact=True, dps=mpmath.mp.dps)
+        return exponential_mechanism_learner_distribution(risks, n, epsilon, ctx=ctx)
 
     return dist
 
@@ -73,15 +78,17 @@ def learner_law(m, n, epsilon):
 def structure_and_closed_form(grid_sizes, sizes):
     """(a): consistent threshold unique, others >= floor(n/2) errors, closed form = law."""
     verdicts, worst, count = [], None, 0
+    tol_q = Fraction(1, 10**25)
     tol = mpmath.mpf("1e-25")
     for m, n, eps in itertools.product(grid_sizes, sizes, EPSILONS):
         law = learner_law(m, n, eps)
         for i in range(1, m):
             errors = hard_errors(m, n, i)
             shape_ok = errors[i] == 0 and all(e >= n // 2 for j, e in enumerate(errors) if j != i)
-            verdict, diff, _ = decide_leq(
-                lambda: abs(law(i)[i] - threshold_learner_success(m, n, eps, i, dps=mpmath.mp.dps)),
-                lambda: tol, dps=DPS)
+            verdict, diff, _ = decide_leq_interval(
+                lambda c: abs(law(i, c)[i] - threshold_learner_success(m, n, eps, i, ctx=c)),
+                lambda c: ctx_rational(c, tol_q), dps=DPS)
+            diff = upper(diff)
             if not shape_ok:
                 verdict = Verdict.FAILS
             verdicts.append(verdict)
@@ -91,7 +98,7 @@ def structure_and_closed_form(grid_sizes, sizes):
                          f"m={m}, n={n}, eps={eps}, i={i}: errors {errors}, |law - closed form| = "
                          f"{mpmath.nstr(diff, 5)} ({verdict})")
     return CheckResult(worst[1], tol, worst_verdict(verdicts), DPS,
-                       f"{count} hard datasets; largest difference at {worst[2]}")
+                       f"{count} hard datasets; largest difference at {worst[2]}", method="certified")
 
 
 def group_privacy(grid_sizes, sizes):
@@ -107,20 +114,23 @@ def group_privacy(grid_sizes, sizes):
     return summarise(results, labels)
 
 
-def log_failures(m, n, epsilon):
+def log_failures(m, n, epsilon, c):
     """(ln EM failure on D_1, ln packing lower bound on any learner's failure), no cancellation.
 
     Failure = 1 - success: ``S / (1 + S)`` with ``S = e^{-eps ceil(n/2)/2} +
     (m - 1) e^{-eps floor(n/2)/2}`` for the learner and ``K / (1 + K)`` with
     ``K = (m - 2) e^{-eps n}`` for the packing bound; ``-inf`` when ``m = 2``.
+    Computed in the interval context ``c`` (enclosures; ``epsilon`` at its
+    exact binary value).
     """
-    half = mpmath.mpf(epsilon) / 2
-    s = mpmath.exp(-half * ((n + 1) // 2)) + (m - 1) * mpmath.exp(-half * (n // 2))
-    log_learner = mpmath.log(s) - mpmath.log1p(s)
+    e = ctx_rational(c, Fraction(epsilon))
+    half = e / 2
+    s = c.exp(-half * ((n + 1) // 2)) + (m - 1) * c.exp(-half * (n // 2))
+    log_learner = c.log(s) - c.log(1 + s)
     if m == 2:
-        return log_learner, mpmath.mpf("-inf")
-    log_k = mpmath.log(m - 2) - mpmath.mpf(epsilon) * n
-    return log_learner, log_k - mpmath.log1p(mpmath.exp(log_k))
+        return log_learner, c.mpf("-inf")
+    log_k = c.log(m - 2) - e * n
+    return log_learner, log_k - c.log(1 + c.exp(log_k))
 
 
 def packing(grid_sizes, sizes, epsilons):
@@ -131,8 +141,9 @@ def packing(grid_sizes, sizes, epsilons):
     """
     verdicts, worst = [], None
     for m, n, eps in itertools.product(grid_sizes, sizes, epsilons):
-        verdict, lhs, rhs = decide_leq(lambda: log_failures(m, n, eps)[1],
-                                       lambda: log_failures(m, n, eps)[0], dps=DPS)
+        verdict, lhs, rhs = decide_leq_interval(lambda c: log_failures(m, n, eps, c)[1],
+                                                lambda c: log_failures(m, n, eps, c)[0], dps=DPS)
+        lhs, rhs = upper(lhs), lower(rhs)
         verdicts.append(verdict)
         key = (not verdict.passed, lhs - rhs)
         if worst is None or key > worst[0]:
@@ -142,7 +153,7 @@ def packing(grid_sizes, sizes, epsilons):
                      f"{mpmath.nstr(-mpmath.expm1(lhs), 8)}; failures {mpmath.nstr(mpmath.exp(rhs), 8)} "
                      f"(learner) >= {mpmath.nstr(mpmath.exp(lhs), 8)} (packing) ({verdict})")
     _, lhs, rhs, text = worst
-    return CheckResult(lhs, rhs, worst_verdict(verdicts), DPS,
+    return CheckResult(lhs, rhs, worst_verdict(verdicts), DPS, method="certified", detail=
                        f"{len(verdicts)} (m, n, eps) decided on logs of the failure probabilities; "
                        f"closest (largest packing failure / learner failure) at {text}")
 
@@ -184,4 +195,5 @@ def full():
     verdict = worst_verdict(p.verdict for p in parts)
     k = next(i for i, p in enumerate(parts) if p.verdict is verdict)
     return CheckResult(parts[k].measured, parts[k].bound, verdict, DPS,
-                       " | ".join(f"({'abc'[i]}) {p.verdict}: {p.detail}" for i, p in enumerate(parts)))
+                       " | ".join(f"({'abc'[i]}) {p.verdict}: {p.detail}" for i, p in enumerate(parts)),
+                       method=combined_method(parts))

@@ -68,12 +68,11 @@ def total_losses(hypotheses, dataset):
 def learner_law(hypotheses, epsilon, *, exact=True, scale=1):
     """Dataset -> law of the learner; ``scale=2`` gives the wrong exp(-eps n R) variant."""
 
-    def dist(dataset):
+    def dist(dataset, ctx):    # context protocol: the exact law is enclosed in ctx's intervals
         n = len(dataset)
         if exact:
             risks = [t / n for t in total_losses(hypotheses, dataset)]
-            return exponential_mechanism_learner_distribution(risks, n, scale * epsilon, exact=True,
-                                                              dps=mpmath.mp.dps)
+            return exponential_mechanism_learner_distribution(risks, n, scale * epsilon, ctx=ctx)
         risks = np.array([float(t) for t in total_losses(hypotheses, dataset)]) / n
         return inversion_law(exponential_mechanism_learner_distribution(risks, n, scale * epsilon))
 

@@ -67,11 +67,11 @@ def posterior_law(loss_bound, prior, *, exact=True, **tempering):
     """Dataset -> law of one posterior sample (``tempering``: epsilon= or temperature=, neighbours=)."""
     table = loss_table(loss_bound)
 
-    def dist(dataset):
+    def dist(dataset, ctx):    # context protocol: the exact law is enclosed in ctx's intervals
         losses = [[row[z] for z in dataset] for row in table]
         if exact:
-            return one_posterior_sample_distribution(losses, loss_bound, log_prior=list(prior), exact=True,
-                                                     dps=mpmath.mp.dps, **tempering)
+            return one_posterior_sample_distribution(losses, loss_bound, log_prior=list(prior), ctx=ctx,
+                                                     **tempering)
         arr = np.array([[float(v) for v in row] for row in losses]).reshape(len(table), len(dataset))
         p = one_posterior_sample_distribution(arr, loss_bound, log_prior=[float(r) for r in prior],
                                               **tempering)

@@ -26,12 +26,14 @@ Precision
     as a success when at or below the lower end, and an overlap is UNDECIDED.
     The failure probability, a sum of probabilities from
     ``exponential_mechanism_learner_distribution(..., exact=True)``, is
-    compared with beta by ``refdp.verify.decide_leq`` at 30 and 70 digits;
+    enclosed in interval arithmetic with outward rounding and compared with
+    beta by ``refdp.verify.decide_leq_interval`` at 30 digits (certified);
     UNDECIDED fails.
 """
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import mpmath
@@ -40,7 +42,8 @@ import numpy as np
 from refdp.learning import exponential_mechanism_learner_distribution, grid_threshold_errors
 from refdp.learning.finite_class import _utility_bound_enclosure
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp._precision import ctx_rational, mp_context, raw_to_fraction
+from refdp.verify.verdict import Verdict, decide_leq_interval, upper, worst_verdict
 
 DPS = 30
 GRID = 16
@@ -65,11 +68,14 @@ def failing_hypotheses(errors, n, epsilon, beta):
     return out
 
 
-def failure_probability(errors, n, epsilon, failing):
-    """Exact P[output in failing] at the current mpmath precision."""
-    probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, epsilon,
-                                                       exact=True, dps=mpmath.mp.dps)
-    return mpmath.fsum(probs[h] for h in failing) if failing else mpmath.mpf(0)
+def failure_probability(errors, n, epsilon, failing, ctx=None):
+    """P[output in failing] in the mpmath context ``ctx`` (an interval context gives an enclosure).
+
+    Default: a real context at 50 digits.
+    """
+    ctx = mp_context(50) if ctx is None else ctx
+    probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, epsilon, ctx=ctx)
+    return ctx.fsum(probs[h] for h in failing) if failing else ctx.mpf(0)
 
 
 def decide(errors, n, epsilon, beta):
@@ -78,9 +84,9 @@ def decide(errors, n, epsilon, beta):
     if failing is None:
         return Verdict.UNDECIDED, mpmath.mpf("nan"), "bound not separated from an excess risk"
     b = Fraction(beta)
-    verdict, lhs, _ = decide_leq(lambda: failure_probability(errors, n, epsilon, failing),
-                                 lambda: mpmath.mpf(b.numerator) / b.denominator, dps=DPS)
-    return verdict, lhs, f"{len(failing)} of {len(errors)} hypotheses above the bound"
+    verdict, lhs, _ = decide_leq_interval(lambda c: failure_probability(errors, n, epsilon, failing, c),
+                                          lambda c: ctx_rational(c, b), dps=DPS)
+    return verdict, upper(lhs), f"{len(failing)} of {len(errors)} hypotheses above the bound"
 
 
 def simulated_errors(n, seed):
@@ -97,7 +103,7 @@ def adversarial_errors(n_hypotheses, n, epsilon, beta):
     Returns None when that k exceeds n (the profile does not exist).
     """
     _, hi = _utility_bound_enclosure(n, n_hypotheses, epsilon, beta)
-    k = int(mpmath.floor(hi * n)) + 1
+    k = math.floor(raw_to_fraction(hi._mpf_) * n) + 1
     return None if k > n else [0] + [k] * (n_hypotheses - 1)
 
 
@@ -107,14 +113,14 @@ def run(cases):
     for label, errors, n, eps, beta in cases:
         verdict, p_fail, what = decide(errors, n, eps, beta)
         verdicts.append(verdict)
-        ratio = p_fail / mpmath.mpf(beta) if mpmath.isfinite(p_fail) else mpmath.mpf("inf")
+        ratio = raw_to_fraction(p_fail._mpf_) / Fraction(beta) if mpmath.isfinite(p_fail) else math.inf
         key = (not verdict.passed, ratio)
         if worst is None or key > worst[0]:
             worst = (key, p_fail, beta, f"{label}, n={n}, eps={eps}, beta={beta}: {what}; "
                                         f"P_fail={mpmath.nstr(p_fail, 10)} ({verdict})")
     _, p_fail, beta, text = worst
     return CheckResult(p_fail, beta, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} risk profiles decided exactly; largest P_fail/beta at {text}")
+                       f"{len(verdicts)} risk profiles decided exactly; largest P_fail/beta at {text}", method="certified")
 
 
 def simulated_cases(sizes, epsilons, betas, seeds):

@@ -11,7 +11,8 @@ Preconditions
     Lemma 4 and Theorem 3 as stated in PATE (Papernot et al. 2017); Theorem 3
     applied only for q < (e^{2 gamma} - 1)/(e^{4 gamma} - 1).
 Precision
-    mpmath at 40 digits, confirmed at 90 (fail closed).
+    Interval arithmetic with outward rounding at 40 digits
+    (decide_leq_interval; certified; fail closed).
 """
 import mpmath
 import numpy as np
@@ -19,9 +20,13 @@ import numpy as np
 from refdp import core
 from refdp.verify import reference as ref
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq
+from fractions import Fraction
+
+from refdp._precision import ctx_rational, iv_context
+from refdp.verify.verdict import Verdict, decide_leq_interval, upper
 
 DPS = 40
+REL = Fraction(1, 10**12)
 
 
 def _counts():
@@ -40,10 +45,14 @@ def _counts():
 
 
 def _decide(lower_exact, upper_float, rel):
-    """HOLDS iff exact <= float <= exact + rel * (1 + |exact|), decided at DPS digits."""
-    f = mpmath.mpf(upper_float)
-    v1, _, _ = decide_leq(lower_exact, lambda: f, DPS)
-    v2, _, _ = decide_leq(lambda: f, lambda: lower_exact() + rel * (1 + abs(lower_exact())), DPS)
+    """HOLDS iff exact <= float <= exact + rel * (1 + |exact|), decided in interval arithmetic at DPS digits.
+
+    ``lower_exact(ctx)`` encloses the exact value in the interval context ``ctx``.
+    """
+    v1, _, _ = decide_leq_interval(lower_exact, lambda c: upper_float, DPS)
+    v2, _, _ = decide_leq_interval(lambda c: upper_float,
+                                   lambda c: lower_exact(c) + ctx_rational(c, rel) * (1 + abs(lower_exact(c))),
+                                   DPS)
     if v1 is Verdict.HOLDS and v2 is Verdict.HOLDS:
         return Verdict.HOLDS
     if Verdict.FAILS in (v1, v2):
@@ -62,16 +71,16 @@ def lemma4():
             if lq == -np.inf:
                 verdicts.append(Verdict.HOLDS if ref.lemma4_q(row, gamma) == 0 else Verdict.FAILS)
                 continue
-            exact = lambda row=row, gamma=gamma: mpmath.log(ref.lemma4_q(row, gamma))
-            verdicts.append(_decide(exact, lq, mpmath.mpf("1e-12")))
-            with mpmath.workdps(DPS):
-                excess = (mpmath.mpf(lq) - exact()) / (1 + abs(exact()))
+            exact = lambda c, row=row, gamma=gamma: c.log(ref.lemma4_q(row, gamma, c))  # noqa: E731
+            verdicts.append(_decide(exact, lq, REL))
+            iv = iv_context(DPS)
+            excess = upper((lq - exact(iv)) / (1 + abs(exact(iv))))
             if excess > worst:
                 worst, where = excess, f"gamma={gamma}, counts={row[:4]}..."
     verdict = (Verdict.FAILS if Verdict.FAILS in verdicts else
                Verdict.UNDECIDED if Verdict.UNDECIDED in verdicts else Verdict.HOLDS)
     return CheckResult(worst, mpmath.mpf("1e-12"), verdict, DPS,
-                       f"largest relative excess over exact at {where}")
+                       f"largest relative excess over exact (an upper bound) at {where}", method="certified")
 
 
 @register("pate.accountant_float_upper_bound",
@@ -86,14 +95,15 @@ def accountant():
     lq = core.lemma4_log_q(rows10, gamma)
     got = core.accountant_log_moments(lq, orders, gamma)
     for k, lam in enumerate(orders):
-        def exact(lam=lam):
-            return mpmath.fsum(ref.per_query_bound(ref.lemma4_q(r, gamma), lam, gamma) for r in rows10)
-        verdicts.append(_decide(exact, float(got[k]), mpmath.mpf("1e-12")))
-        with mpmath.workdps(DPS):
-            excess = (mpmath.mpf(got[k]) - exact()) / (1 + abs(exact()))
+        def exact(c, lam=lam):
+            return c.fsum(ref.per_query_bound(ref.lemma4_q(r, gamma, c), lam, gamma, c) for r in rows10)
+        verdicts.append(_decide(exact, float(got[k]), REL))
+        iv = iv_context(DPS)
+        excess = upper((float(got[k]) - exact(iv)) / (1 + abs(exact(iv))))
         if excess > worst:
             worst, where = excess, f"lambda={lam}"
     verdict = (Verdict.FAILS if Verdict.FAILS in verdicts else
                Verdict.UNDECIDED if Verdict.UNDECIDED in verdicts else Verdict.HOLDS)
     return CheckResult(worst, mpmath.mpf("1e-12"), verdict, DPS,
-                       f"largest relative excess over exact at {where} ({len(rows10)} queries)")
+                       f"largest relative excess over exact (an upper bound) at {where} ({len(rows10)} queries)",
+                       method="certified")

@@ -16,20 +16,23 @@ Reference
     algorithm (closed form with running error bound, positive series,
     Gauss-Legendre fallback; docs/theory/pate.rst).
 Precision
-    mpmath at 30 digits, confirmed at 70 (decide_leq; fail closed). The sums
-    are formed exactly from the float probabilities.
+    The exact law is enclosed in interval arithmetic with outward rounding
+    at 30 digits and compared by decide_leq_interval (certified; fail
+    closed). The sums are formed exactly from the float probabilities.
 """
-import mpmath
+from fractions import Fraction
+
 import numpy as np
 
 from proofs_checks._pate_reference import law
 from refdp.pate import lnmax_distribution
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp._precision import ctx_rational, raw_to_fraction
+from refdp.verify.verdict import Verdict, decide_leq_interval, worst_verdict
 
 DPS = 30
-LOG_TOL = mpmath.mpf("1e-12")
-SUM_TOL = mpmath.mpf("1e-13")
+LOG_TOL = Fraction(1, 10**12)
+SUM_TOL = Fraction(1, 10**13)
 
 
 def vectors(full):
@@ -54,27 +57,27 @@ def vectors(full):
 
 
 def run(full):
-    verdicts, worst, where, worst_sum = [], mpmath.mpf(0), "", mpmath.mpf(0)
+    verdicts, worst, where, worst_sum = [], Fraction(-1), "", Fraction(0)
     for counts, gamma in vectors(full):
         lp = lnmax_distribution(counts, gamma, log=True)
         for j, v in enumerate(lp):
-            def diff(j=j, v=v, counts=counts, gamma=gamma):
-                exact = mpmath.log(law(counts, gamma)[j])
-                return abs(mpmath.mpf(v) - exact) - 4 * mpmath.mpf(2) ** -53 * abs(exact)
+            def diff(c, j=j, v=v, counts=counts, gamma=gamma):
+                exact = c.log(law(counts, gamma, c)[j])
+                return abs(float(v) - exact) - 4 * c.ldexp(c.mpf(1), -53) * abs(exact)
 
-            verdict, lhs, _ = decide_leq(diff, lambda: LOG_TOL, DPS)
+            verdict, lhs, _ = decide_leq_interval(diff, lambda c: ctx_rational(c, LOG_TOL), DPS)
             verdicts.append(verdict)
-            if lhs > worst:
-                worst, where = lhs, f"counts={counts[:6]}{'...' if len(counts) > 6 else ''}, gamma={gamma}, j={j}"
+            hi = raw_to_fraction(lhs._mpi_[1])
+            if hi > worst:
+                worst, where = hi, f"counts={counts[:6]}{'...' if len(counts) > 6 else ''}, gamma={gamma}, j={j}"
         p = np.exp(lp)
         if np.all(p > 1e-300):
-            with mpmath.workdps(40):
-                s = abs(mpmath.fsum(mpmath.mpf(x) for x in p) - 1)
+            s = abs(sum(Fraction(float(x)) for x in p) - 1)     # exact
             worst_sum = max(worst_sum, s)
             verdicts.append(Verdict.HOLDS if s <= SUM_TOL else Verdict.FAILS)
-    return CheckResult(worst, LOG_TOL, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest |log P_float - log P| - 4u|log P| = {mpmath.nstr(worst, 3)} "
-                       f"at {where}; largest |sum - 1| = {mpmath.nstr(worst_sum, 3)} (bound 1e-13)")
+    return CheckResult(float(worst), float(LOG_TOL), worst_verdict(verdicts), DPS,
+                       f"{len(verdicts)} decisions; largest |log P_float - log P| - 4u|log P| <= {float(worst):.3g} "
+                       f"at {where}; largest |sum - 1| = {float(worst_sum):.3g} (bound 1e-13)", method="certified")
 
 
 @register("pate.lnmax_float_law_matches_mpmath",

@@ -50,8 +50,8 @@ def compositions(total, parts):
 
 
 def law_fn(gamma):
-    def dist(counts):
-        return report_noisy_max_distribution(list(counts), 2.0 * gamma, exact=True, dps=mpmath.mp.dps)
+    def dist(counts, ctx):    # context protocol: enclosures in the checker's interval context
+        return report_noisy_max_distribution(list(counts), 2.0 * gamma, ctx=ctx)
     return dist
 
 
@@ -118,7 +118,7 @@ def samplers():
     probs = report_noisy_max_distribution(counts, 1.0, exact=True, dps=30)
     parts.append(sampler_check(draws, probs, ALPHA, SEED, f"PATETeachers.noisy_labels counts {counts}"))
     verdict = worst_verdict(p.verdict for p in parts)
-    return CheckResult(sum(p.measured for p in parts), 0, verdict, 0, " | ".join(p.detail for p in parts))
+    return CheckResult(sum(p.measured for p in parts), 0, verdict, 0, " | ".join(p.detail for p in parts), method="statistical")
 
 
 @register("pate.teachers_partition_changes_one_teacher",
@@ -172,4 +172,4 @@ def partition():
     verdict = Verdict.HOLDS if bad == 0 else Verdict.FAILS
     return CheckResult(bad, 0, verdict, 0,
                        f"{checked} neighbouring datasets (one record replaced; one group's records changed "
-                       f"or removed); neighbours whose teachers' parts differ in other than one teacher: {bad}")
+                       f"or removed); neighbours whose teachers' parts differ in other than one teacher: {bad}", method="certified")

@@ -19,9 +19,10 @@ Claim
     ``eps_r`` at most ``delta_r`` in both directions, on a grid of shifts and
     ratios including the extremes, for four (eps_r, delta_r).
 Precision
-    (1) exact comparisons of floats in mpmath (decide_leq at 30 and 70
-    digits; the smoothness inequalities with exp(beta) enclosed to 45 digits,
-    undecided fails). (2) the hockey-stick divergence of two Laplace laws in closed
+    (1) exact rational arithmetic on the floats and interval arithmetic
+    with outward rounding for the exponentials (decide_leq_interval at 30
+    digits; the smoothness inequalities with exp(beta) enclosed at 50 digits;
+    certified; undecided fails). (2) the hockey-stick divergence of two Laplace laws in closed
     form (piecewise exponential integrals between the breakpoints of the
     log-density ratio), decided at 30 and 70 digits; fail closed.
 """
@@ -29,15 +30,20 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 
 from refdp.pate import smooth_laplace_parameters, smooth_sensitivity
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp._precision import ctx_rational, iv_context, raw_to_fraction
+from refdp.verify.verdict import (Verdict, decide_enclosures, decide_leq, decide_leq_interval, lower, upper,
+                                  worst_verdict)
 
 DPS = 30
+#: Interval context of the smoothness decisions (never modified, so shared).
+IV = iv_context(50)
 
 
 def _datasets(teachers, queries, classes):
@@ -68,13 +74,10 @@ def smoothness(teachers, queries, classes, gamma, order, beta, statistic, two_si
     ss = {d: smooth_sensitivity(_counts(d, queries, classes), gamma, order, beta,
                                 statistic=statistic, two_sided=two_sided) for d in datasets}
     nbrs = {d: _neighbours(d, rows) for d in datasets}
-    f = {d: mpmath.mpf(ss[d].log_moment) for d in datasets}
-    with mpmath.workdps(2 * DPS + 10):
-        ls = {d: max(abs(f[d] - f[e]) for e in nbrs[d]) for d in datasets}
-    verdicts, worst = [], mpmath.mpf(0)
-    with mpmath.workdps(50):
-        eb = mpmath.exp(mpmath.mpf(beta))
-        e_beta = (eb * (1 - mpmath.mpf(10) ** -45), eb * (1 + mpmath.mpf(10) ** -45))
+    f = {d: Fraction(ss[d].log_moment) for d in datasets}          # exact values of the floats
+    ls = {d: max(abs(f[d] - f[e]) for e in nbrs[d]) for d in datasets}
+    verdicts, worst = [], Fraction(0)
+    e_beta = IV.exp(IV.mpf(beta))                                  # an enclosure of e^beta
     for d in datasets:
         # BFS distances from d; best[k] = max LS within distance k
         dist = {d: 0}
@@ -86,36 +89,33 @@ def smoothness(teachers, queries, classes, gamma, order, beta, statistic, two_si
                     dist[y] = dist[x] + 1
                     queue.append(y)
         radius = max(dist.values())
-        within = [mpmath.mpf(0)] * (radius + 1)
+        within = [Fraction(0)] * (radius + 1)
         for x, k in dist.items():
             within[k] = max(within[k], ls[x])
         for k in range(1, radius + 1):
             within[k] = max(within[k], within[k - 1])
 
-        def true_smooth(within=within):
-            return max(mpmath.exp(-mpmath.mpf(beta) * k) * v for k, v in enumerate(within))
+        def true_smooth(c, within=within):
+            # an enclosure of max_k e^(-beta k) v_k: the maxima of the end points
+            terms = [c.exp(-c.mpf(beta) * k) * ctx_rational(c, v) for k, v in enumerate(within)]
+            return c.mpf([max(lower(t) for t in terms), max(upper(t) for t in terms)])
 
-        v, lhs, rhs = decide_leq(true_smooth, lambda d=d: mpmath.mpf(ss[d].value), DPS)
+        v, lhs, rhs = decide_leq_interval(true_smooth, lambda c, d=d: ss[d].value, DPS)
         verdicts.append(v)
-        if rhs > 0:
-            worst = max(worst, lhs / rhs)
+        if ss[d].value > 0:
+            worst = max(worst, raw_to_fraction(lhs._mpi_[1]) / Fraction(ss[d].value))
         for e in nbrs[d]:
             verdicts.append(_leq_exp_beta(ss[d].value, ss[e].value, e_beta))
     return verdicts, worst
 
 
 def _leq_exp_beta(x, y, e_beta):
-    """Decide x <= e^beta y for floats x, y, with e^beta enclosed to 50 digits (fail closed)."""
-    lo, hi = e_beta
-    if mpmath.mpf(x) <= lo * mpmath.mpf(y):
-        return Verdict.HOLDS
-    if mpmath.mpf(x) > hi * mpmath.mpf(y):
-        return Verdict.FAILS
-    return Verdict.UNDECIDED
+    """Decide x <= e^beta y for floats x, y, with e^beta an interval enclosure (fail closed)."""
+    return decide_enclosures(x, e_beta * IV.mpf(y))
 
 
 def sweep(configs, orders):
-    verdicts, worst, where = [], mpmath.mpf(0), ""
+    verdicts, worst, where = [], Fraction(0), ""
     a, beta = smooth_laplace_parameters(1.0, 1e-6)
     for teachers, queries, classes, gamma in configs:
         for statistic in ("lemma4", "exact"):
@@ -126,9 +126,9 @@ def sweep(configs, orders):
                     if w > worst:
                         worst, where = w, (f"T={teachers}, Q={queries}, C={classes}, gamma={gamma}, "
                                            f"{statistic}, two_sided={two_sided}, order={order}")
-    return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
+    return CheckResult(float(worst), 1, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions (upper bound and beta-smoothness, beta = {beta:.6g}); "
-                       f"largest true smooth sensitivity / refdp's bound = {mpmath.nstr(worst, 4)} at {where}")
+                       f"largest true smooth sensitivity / refdp's bound <= {float(worst):.4g} at {where}", method="certified")
 
 
 @register("pate.smooth_sensitivity_bound_exhaustive",
@@ -224,4 +224,4 @@ def laplace_admissible():
                     if ratio > worst:
                         worst, where = ratio, f"eps_r={eps_r}, delta_r={delta_r}, log(S'/S)={r_exp} beta, shift={shift}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
-                       f"{len(verdicts)} decisions; largest hockey-stick / delta_r = {mpmath.nstr(worst, 4)} at {where}")
+                       f"{len(verdicts)} decisions; largest hockey-stick / delta_r = {mpmath.nstr(worst, 4)} at {where}", method="estimated")

@@ -18,31 +18,40 @@ Reference
     with ``m(l) = min(2 gamma^2 l (l + 1), 2 gamma l)`` over
     ``refdp.accounting.DEFAULT_ORDERS`` (Canonne, Kamath and Steinke 2020, Prop. 12).
 Precision
-    mpmath at 30 digits, confirmed at 70 (decide_leq; fail closed).
+    Interval arithmetic with outward rounding at 30 digits
+    (decide_leq_interval; certified; fail closed).
 """
 from __future__ import annotations
 
-import mpmath
+from fractions import Fraction
+
 import numpy as np
 
 from refdp.accounting import DEFAULT_ORDERS
 from refdp.pate import PATEStudent, PATETeachers, data_independent_budget
 from refdp.verify.registry import CheckResult, register
-from refdp.verify.verdict import Verdict, decide_leq, worst_verdict
+from refdp._precision import ctx_rational, raw_to_fraction
+from refdp.verify.verdict import Verdict, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30
 
 
-def exact_epsilon(gamma, delta, n):
-    """min over DEFAULT_ORDERS of the tail-bound and Rényi epsilons of n answers (mpmath)."""
-    g, log_inv = mpmath.mpf(gamma), -mpmath.log(mpmath.mpf(delta))
-    best = mpmath.inf
+def _extreme(c, values, pick):
+    """Enclosure of ``pick`` (min or max) of the values enclosed by ``values`` (interval context ``c``)."""
+    values = [c.convert(v) for v in values]
+    return c.mpf([pick(lower(v) for v in values), pick(upper(v) for v in values)])
+
+
+def exact_epsilon(gamma, delta, n, c):
+    """min over DEFAULT_ORDERS of the tail-bound and Rényi epsilons of n answers, enclosed in ``c``."""
+    g, log_inv = c.mpf(gamma), -c.log(c.mpf(delta))
+    best = None
     for lam_f in DEFAULT_ORDERS:
-        lam = mpmath.mpf(float(lam_f))
-        m = n * min(2 * g * g * lam * (lam + 1), 2 * g * lam)
+        lam = c.mpf(float(lam_f))
+        m = n * _extreme(c, (2 * g * g * lam * (lam + 1), 2 * g * lam), min)
         tail = (m + log_inv) / lam
-        rdp = max(mpmath.mpf(0), (m + log_inv - mpmath.log(lam + 1)) / lam + mpmath.log(lam / (lam + 1)))
-        best = min(best, tail, rdp)
+        rdp = _extreme(c, (0, (m + log_inv - c.log(lam + 1)) / lam + c.log(lam / (lam + 1))), max)
+        best = _extreme(c, (tail, rdp) if best is None else (best, tail, rdp), min)
     return best
 
 
@@ -78,18 +87,20 @@ class _Logistic1D:
           "PATEStudent.fit answers exactly that many queries",
           covers=("refdp.pate.PATEStudent.fit", "refdp.pate.data_independent_budget"))
 def budget():
-    verdicts, worst, where = [], mpmath.mpf(0), ""
+    verdicts, worst, where = [], Fraction(0), ""
     for gamma in (0.05, 0.2):
         for delta in (1e-5, 1e-3):
             for target in (0.5, 2.0, 8.0):
                 T = data_independent_budget(gamma, delta, target)
-                v, lhs, _ = decide_leq(lambda: exact_epsilon(gamma, delta, T), lambda: mpmath.mpf(target), DPS)
+                v, lhs, _ = decide_leq_interval(lambda c: exact_epsilon(gamma, delta, T, c),
+                                                lambda c: target, DPS)
                 verdicts.append(v)
-                v2, _, _ = decide_leq(lambda: mpmath.mpf(target) - mpmath.mpf("1e-9"),
-                                      lambda: exact_epsilon(gamma, delta, T + 1), DPS)
+                v2, _, _ = decide_leq_interval(lambda c: target - ctx_rational(c, Fraction(1, 10**9)),
+                                               lambda c: exact_epsilon(gamma, delta, T + 1, c), DPS)
                 verdicts.append(v2)
-                if lhs / target > worst:
-                    worst, where = lhs / target, f"gamma={gamma}, delta={delta}, target={target}, T={T}"
+                ratio = raw_to_fraction(lhs._mpi_[1]) / Fraction(target)
+                if ratio > worst:
+                    worst, where = ratio, f"gamma={gamma}, delta={delta}, target={target}, T={T}"
     # the student itself
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(60, 1))
@@ -106,6 +117,6 @@ def budget():
             ok = st.n_queries_ == expected and st.epsilon_ <= target and len(set(st.query_indices_)) == expected
             verdicts.append(Verdict.HOLDS if ok else Verdict.FAILS)
             runs += 1
-    return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
+    return CheckResult(float(worst), 1, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions ({runs} student runs); largest exact epsilon at the "
-                       f"budget / target = {mpmath.nstr(worst, 6)} at {where}")
+                       f"budget / target <= {float(worst):.6g} at {where}", method="certified")

@@ -131,7 +131,7 @@ def run(cases):
     if gap_one_sided[0] > 0:
         detail += (f"; the paper's one-sided bound is below the exact two-sided worst case by up to "
                    f"{mpmath.nstr(gap_one_sided[0], 4)} ({gap_one_sided[1]})")
-    return CheckResult(worst_excess, 1, worst_verdict(verdicts), DPS, detail)
+    return CheckResult(worst_excess, 1, worst_verdict(verdicts), DPS, detail, method="estimated")
 
 
 @register("pate.theorem_3_bounds_exact_worst_case",

@@ -102,7 +102,7 @@ def compare(n_laws):
     verdict = Verdict.HOLDS if mismatches == 0 and calls["fallback"] > 0 else Verdict.FAILS
     detail = (f"{n_laws} laws, {draws} (law, u) pairs, seed {SEED}: {mismatches} mismatches; "
               f"exact fallback taken {calls['fallback']} times (boundary u){first}")
-    return CheckResult(mismatches, 0, verdict, 0, detail)
+    return CheckResult(mismatches, 0, verdict, 0, detail, method="certified")
 
 
 @register("learning.certified_inversion_equals_exact",

@@ -22,7 +22,7 @@ SEED = 20181
 
 def _result(measured, bound, detail):
     verdict = Verdict.HOLDS if measured <= bound else Verdict.FAILS
-    return CheckResult(float(measured), float(bound), verdict, 0, detail)
+    return CheckResult(float(measured), float(bound), verdict, 0, detail, method="estimated")
 
 
 @register("core.walk_sweep_equals_per_query_walk",

@@ -133,7 +133,7 @@ def run() -> CheckResult:
             worst = max(worst, ratio)
             rows.append(f"{method}/{privacy}: total/declared = {ratio!r}"
                         + (f", FAILED: {failed}" if failed else ", all parts hold"))
-    return CheckResult(worst, 1.0, Verdict.HOLDS if all_ok else Verdict.FAILS, 0, "; ".join(rows))
+    return CheckResult(worst, 1.0, Verdict.HOLDS if all_ok else Verdict.FAILS, 0, "; ".join(rows), method="certified")
 
 
 @register("wang_kifer_lee.interval_budget_composition",

@@ -57,7 +57,7 @@ def run(reps=REPS) -> CheckResult:
               f"{[round(v, 4) for v in lower]} (need >= {FLOOR}); mean widths "
               f"{np.mean(widths, axis=0).round(4).tolist()}; theta* = {target.round(8).tolist()} "
               f"(quadrature error estimate {err:.1e})")
-    return CheckResult(min(lower), FLOOR, verdict, 0, detail)
+    return CheckResult(min(lower), FLOOR, verdict, 0, detail, method="statistical")
 
 
 @register("wang_kifer_lee.interval_coverage",

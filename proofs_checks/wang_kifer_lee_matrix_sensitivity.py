@@ -241,7 +241,7 @@ def run(implementation=True) -> CheckResult:
     cal, wired = calibration_holds(), wiring_holds()
     verdicts += [Verdict.HOLDS if cal else Verdict.FAILS, Verdict.HOLDS if wired else Verdict.FAILS]
     detail = (f"calibration beta S <= epsilon, 2 rho sigma^2 >= S^2: {cal}; wiring: {wired}. " + "; ".join(rows))
-    return CheckResult(float(top[0]), 1.0, worst_verdict(verdicts), DIGITS, detail)
+    return CheckResult(float(top[0]), 1.0, worst_verdict(verdicts), DIGITS, detail, method="estimated")
 
 
 def _show(z):

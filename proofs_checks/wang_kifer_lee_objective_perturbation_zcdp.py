@@ -334,7 +334,7 @@ def run(settings, power=True) -> CheckResult:
         verdicts.append(Verdict.HOLDS if flagged else Verdict.FAILS)
         rows.append(f"variant 'sigma halved' {'flagged' if flagged else 'NOT flagged'}: {text}")
     return CheckResult(top, 1.0, worst_verdict(verdicts), DPS,
-                       "largest measured D_alpha / (rho alpha); " + "; ".join(rows))
+                       "largest measured D_alpha / (rho alpha); " + "; ".join(rows), method="estimated")
 
 
 COVERS = ("refdp.erm.objective_perturbation_zcdp", "refdp.erm.release_objective_perturbation_zcdp",

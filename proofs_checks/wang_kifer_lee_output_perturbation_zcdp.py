@@ -139,7 +139,7 @@ def run(settings, power=True) -> CheckResult:
     with mpmath.workdps(DPS):
         measured = mpmath.mpf(best[0].numerator) / best[0].denominator
     return CheckResult(measured, mpmath.mpf(1), worst_verdict(verdicts), DPS,
-                       "D_alpha / (rho alpha) over all replace-one pairs; " + "; ".join(rows))
+                       "D_alpha / (rho alpha) over all replace-one pairs; " + "; ".join(rows), method="estimated")
 
 
 COVERS = ("refdp.erm.output_perturbation_zcdp", "refdp.erm.release_output_perturbation_zcdp",

@@ -37,6 +37,12 @@ __all__ = [
     "raw_to_fraction",
     "mpf_exact",
     "GLOBAL_MPMATH_LOCK",
+    "is_interval_context",
+    "refined",
+    "ctx_rational",
+    "ctx_expm1",
+    "law_context",
+    "mpf_values",
 ]
 
 #: Serialises refdp's own uses of mpmath's global contexts. Only the legacy
@@ -62,6 +68,98 @@ def iv_context(dps: int) -> MPIntervalContext:
     return ctx
 
 
+def is_interval_context(ctx) -> bool:
+    """True when ``ctx`` is an mpmath interval context (values are enclosures)."""
+    return isinstance(ctx, MPIntervalContext)
+
+
+def refined(ctx, extra_bits: int):
+    """A new context of the same kind as ``ctx`` with ``extra_bits`` more bits of precision.
+
+    The caller's context is left as it is, so a context shared by several
+    computations is never modified.
+    """
+    new = MPIntervalContext() if is_interval_context(ctx) else MPContext()
+    new.prec = int(ctx.prec) + max(0, int(extra_bits))
+    return new
+
+
+def law_context(ctx, dps: int, extra_digits: int):
+    """The working context of an exact-law function and its output precision.
+
+    Parameters
+    ----------
+    ctx : mpmath context or None
+        The context the caller gave (an interval context asks for rigorous
+        enclosures, a real context for values at its precision), or ``None``
+        for the legacy ``exact=True`` path at ``dps`` digits.
+    dps : int
+        Output digits of the legacy path.
+    extra_digits : int
+        Guard digits of the working precision.
+
+    Returns
+    -------
+    work : context
+        A new context: of ``ctx``'s kind with ``extra_digits`` more digits,
+        or a real context at ``dps + extra_digits`` digits.
+    """
+    extra_bits = int(extra_digits * 3.33) + 4
+    if ctx is None:
+        return mp_context(dps + extra_digits)
+    return refined(ctx, extra_bits)
+
+
+def mpf_values(values, ctx, dps: int) -> list:
+    """Round the results of an exact-law function for its caller.
+
+    With an interval ``ctx`` the enclosures are returned as they are; with a
+    real ``ctx`` each value is rounded to its precision; with ``ctx=None``
+    each value is rounded to nearest at ``dps`` digits and returned as an
+    ``mpmath.mpf`` holding that rounded value exactly (no global precision is
+    read).
+    """
+    if ctx is not None:
+        if is_interval_context(ctx):
+            return list(values)
+        return [ctx.mpf(v) for v in values]
+    out = mp_context(dps)
+    return [mpf_exact(out.mpf(v)._mpf_) for v in values]
+
+
+def ctx_rational(ctx, q):
+    """The rational ``q`` in context ``ctx``.
+
+    In an interval context: the tightest enclosure at its precision (a point
+    when ``q`` is representable); in a real context: rounded to nearest once.
+    """
+    q = Fraction(q)
+    n, d = q.numerator, q.denominator
+    if is_interval_context(ctx):
+        if d == 1:
+            return ctx.mpf(n)
+        return ctx.make_mpf((libmp.from_rational(n, d, ctx.prec, libmp.round_floor),
+                             libmp.from_rational(n, d, ctx.prec, libmp.round_ceiling)))
+    return ctx.make_mpf(libmp.from_rational(n, d, ctx.prec, libmp.round_nearest))
+
+
+def ctx_expm1(ctx, x):
+    """``exp(x) - 1`` in context ``ctx``, keeping relative accuracy for small ``|x|``.
+
+    In an interval context the result is ``exp(x) - 1`` evaluated with
+    outward rounding at enough extra precision to cover the cancellation
+    (mpmath's own ``expm1`` truncates a series for tiny arguments, which is
+    not an enclosure); in a real context it is ``ctx.expm1``.
+    """
+    if not is_interval_context(ctx):
+        return ctx.expm1(x)
+    x = ctx.convert(x)
+    if x._mpi_ == (libmp.fzero, libmp.fzero):
+        return ctx.mpf(0)
+    work = refined(ctx, 20 + max(0, -int(ctx.mag(x))))
+    return work.exp(x) - 1
+
+
 def is_interval(x) -> bool:
     """True for an interval of any mpmath interval context."""
     return hasattr(x, "_mpi_")
@@ -76,7 +174,7 @@ def raw_to_fraction(raw) -> Fraction:
     """The exact rational value of a finite raw mpf tuple."""
     sign, man, exp, _ = raw
     if man == 0:
-        if raw not in (libmp.fzero, libmp.fnzero):
+        if exp != 0:   # inf, -inf and nan have a zero mantissa and a special exponent
             raise ValueError(f"not a finite number: {libmp.to_str(raw, 10)}")
         return Fraction(0)
     v = Fraction(man) * (Fraction(2) ** exp if exp >= 0 else Fraction(1, 2 ** (-exp)))

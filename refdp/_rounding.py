@@ -11,7 +11,7 @@ budget left for the noise) is rounded down. Three routes get there:
   and rounded once (:func:`ceil_fraction`, :func:`upward_quotient`,
   :func:`upward_gaussian_sigma`);
 * transcendental formulas are evaluated in mpmath's interval context
-  (``mpmath.iv``, :func:`interval_context`), whose ``exp``, ``ln`` and
+  (a private interval context, :func:`interval_context`), whose ``exp``, ``ln`` and
   ``sqrt`` round each endpoint outward, so the exact value lies in the
   resulting interval; its upper endpoint is rounded up to a double by
   :func:`ceil_interval`;
@@ -23,10 +23,9 @@ last place *below* the real number the privacy proof asks for (the density
 ratio is then ``exp(epsilon (1 + 2**-53))``, not ``exp(epsilon)``); the
 helpers above exclude that.
 
-mpmath contexts are process-global: :func:`interval_context` sets and
-restores ``mpmath.iv.prec``. A concurrent change of that precision from
-another thread leaves every enclosure valid (interval arithmetic is rigorous
-at any precision) but may loosen it.
+mpmath's module-level contexts are process-global; :func:`interval_context`
+therefore yields a new interval context owned by the caller, so no other
+thread can change its precision.
 """
 from __future__ import annotations
 
@@ -37,6 +36,7 @@ from fractions import Fraction
 
 import mpmath
 from mpmath import libmp
+from mpmath.ctx_iv import MPIntervalContext
 
 __all__ = ["IV_PREC", "interval_context", "ceil_fraction", "ceil_mpf", "ceil_interval",
            "floor_fraction", "floor_interval", "float_at_least", "float_at_most", "upward_quotient", "upward_gaussian_sigma"]
@@ -53,14 +53,14 @@ _HUGE_EXP = 1030
 
 @contextmanager
 def interval_context(bits: int = IV_PREC):
-    """Yield ``mpmath.iv`` set to ``bits`` of precision, restoring it on exit."""
-    iv = mpmath.iv
-    old = iv.prec
-    iv.prec = bits
-    try:
-        yield iv
-    finally:
-        iv.prec = old
+    """Yield a new mpmath interval context at ``bits`` of precision, owned by the caller.
+
+    The global ``mpmath.iv`` is neither read nor changed
+    (:func:`refdp._precision.iv_context`).
+    """
+    ctx = MPIntervalContext()
+    ctx.prec = int(bits)
+    yield ctx
 
 
 def ceil_fraction(q: Fraction) -> float:

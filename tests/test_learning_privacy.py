@@ -18,6 +18,7 @@ from proofs_checks.lecture_notes_exponential_mechanism_learner_privacy import (
     total_losses,
 )
 from proofs_checks.lecture_notes_one_posterior_sample_privacy import RECORDS, loss_table, posterior_law
+from refdp._precision import mp_context
 from refdp.learning import posterior_temperature
 from refdp.verify import Verdict, all_datasets, check_mechanism, replace_one_neighbours
 
@@ -27,7 +28,7 @@ LABELINGS = CLASSES["labelings, 0/1 loss"]
 def plain_max_divergence(law, d, e):
     """max_o |ln P_d(o) - ln P_e(o)| at 60 digits with a plain loop."""
     with mpmath.workdps(60):
-        p, q = law(d), law(e)
+        p, q = law(d, mp_context(60)), law(e, mp_context(60))
         return max(abs(mpmath.log(a) - mpmath.log(b)) for a, b in zip(p, q))
 
 

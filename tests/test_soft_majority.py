@@ -376,9 +376,9 @@ def test_single_label_part_gets_constant_predictor():
 
 # -- exact privacy sweep flags the 2 eps error ------------------------------------
 
-def _wrong(counts, epsilon, dps):
+def _wrong(counts, epsilon, ctx):
     """exp(eps n_y): the classic error, only 2 eps-DP."""
-    return exponential_mechanism_distribution(list(counts), epsilon, monotone=True, exact=True, dps=dps)
+    return exponential_mechanism_distribution(list(counts), epsilon, monotone=True, ctx=ctx)
 
 
 @pytest.mark.parametrize("labels", [(0, 1), (0, 1, 2)])

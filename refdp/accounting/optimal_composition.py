@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import mpmath
 
+from .._precision import mp_context
 from .._validation import Interval, check_scalar
 from .._rounding import ceil_interval, ceil_mpf, interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
@@ -38,13 +39,13 @@ def _bits(dps: int) -> int:
 
 
 def _kov_delta(ctx, epsilon: float, k: int, epsilon_total: float):
-    """The exact hockey-stick sum in the mpmath context ``ctx`` (``mpmath.mp`` or ``mpmath.iv``).
+    """The exact hockey-stick sum in the mpmath context ``ctx`` (a real or an interval context).
 
     The set of flip counts l with ``(k - 2l) epsilon > epsilon_total`` is
     decided exactly on the rationals equal to the float inputs, so every
     included term is positive and no ``max(0, .)`` is evaluated numerically.
-    With ``ctx = mpmath.iv`` the result is an interval containing the exact
-    value; with ``mpmath.mp`` an approximation at ``mp.prec``.
+    With an interval context the result is an interval containing the exact
+    value; with a real context an approximation at its precision.
     """
     e, et = ctx.mpf(epsilon), ctx.mpf(epsilon_total)
     fe, fet = Fraction(epsilon), Fraction(epsilon_total)
@@ -56,8 +57,8 @@ def _kov_delta(ctx, epsilon: float, k: int, epsilon_total: float):
     return total / (1 + ctx.exp(e)) ** k
 
 
-def _kov_epsilon(epsilon: float, k: int, delta: float):
-    """The exact optimal epsilon at ``delta`` in ``mpmath.mp`` at its current precision.
+def _kov_epsilon(epsilon: float, k: int, delta: float, ctx):
+    """The exact optimal epsilon at ``delta`` in the real mpmath context ``ctx``, at its precision.
 
     With A_j = P[l <= j] and B_j = Q[l <= j] under the product of
     randomized-response pairs, ``delta(t) = max_j (A_j - e**t B_j)`` (the
@@ -66,7 +67,6 @@ def _kov_epsilon(epsilon: float, k: int, delta: float):
     ``delta(t) <= delta`` is ``max(0, max_j ln((A_j - delta) / B_j))`` over
     the j with ``A_j > delta``. Only ``j < k/2`` can give a positive value.
     """
-    ctx = mpmath.mp
     e = ctx.mpf(epsilon)
     z = (1 + ctx.exp(e)) ** k
     d = ctx.mpf(delta)
@@ -180,8 +180,7 @@ def optimal_composition_epsilon(epsilon, k, delta, dps=50):
     k = check_scalar(k, "k", owner, _COUNT)
     delta = check_scalar(delta, "delta", owner, DELTA)
     dps = check_scalar(dps, "dps", owner, _DPS)
-    with mpmath.workdps(dps):
-        candidate = max(0.0, ceil_mpf(_kov_epsilon(epsilon, k, delta)))
+    candidate = max(0.0, ceil_mpf(_kov_epsilon(epsilon, k, delta, mp_context(dps))))
     with interval_context(_bits(dps)) as iv:
         target = iv.mpf(delta)
         for _ in range(_MAX_UPWARD_STEPS):

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 
 import mpmath
 
+from .._precision import GLOBAL_MPMATH_LOCK, mp_context
 from .._validation import Described, Interval, check_scalar, parameter_error
 from ..verify import check_mechanism, check_pairs, renyi_divergence
-from ..verify.verdict import Verdict
+from ..verify.verdict import Verdict, takes_context
 
 __all__ = ["ExactAudit", "audit_exact"]
 
@@ -178,8 +179,11 @@ def audit_exact(distribution, claimed_epsilon, *, claimed_delta=0.0, pairs=None,
     distribution : callable or mapping
         ``distribution(dataset)`` returns ``{output: probability}`` or a
         sequence of probabilities indexed by output (see
-        :func:`refdp.verify.check_mechanism` for the precision protocol); or a
-        table ``{dataset: probabilities}``.
+        :func:`refdp.verify.check_mechanism` for the precision protocol;
+        ``distribution(dataset, ctx)`` computes in the context it is given,
+        an interval context for the privacy checks and a real context at
+        ``dps`` digits for the Renyi divergences); or a table
+        ``{dataset: probabilities}``.
     claimed_epsilon : float >= 0
     claimed_delta : float in [0, 1), default 0
     pairs : iterable of (d, d') or (d, d', label), optional
@@ -276,21 +280,28 @@ def audit_exact(distribution, claimed_epsilon, *, claimed_delta=0.0, pairs=None,
             nbr = neighbour_function(neighbours, dom, ordered=ordered, owner=_OWNER)
             canon = (lambda d: tuple(d)) if ordered else (lambda d: tuple(sorted(d)))
             plist = [(canon(d), e) for d in dict.fromkeys(map(canon, datasets)) for e in nbr(canon(d))]
-        with mpmath.workdps(dps):
-            cache = {}
+        cache = {}
+        with_ctx = takes_context(fn, 1)
 
-            def law(d):
-                if d not in cache:
-                    cache[d] = fn(d)
-                return cache[d]
-            for order in orders:
-                best = None
-                for d, e in plist:
-                    for a, b in ((d, e), (e, d)):
-                        v = renyi_divergence(law(a), law(b), order)
-                        if best is None or v > best[0]:
-                            best = (v, (a, b))
-                renyi[order] = best
+        def law(d):
+            if d not in cache:
+                if with_ctx:
+                    cache[d] = fn(d, mp_context(dps))
+                else:
+                    # a law of the legacy protocol computes with the global mpmath
+                    # functions "at the current precision": the only use of the
+                    # global precision left, serialised with refdp's other uses
+                    with GLOBAL_MPMATH_LOCK, mpmath.workdps(dps):
+                        cache[d] = fn(d)
+            return cache[d]
+        for order in orders:
+            best = None
+            for d, e in plist:
+                for a, b in ((d, e), (e, d)):
+                    v = renyi_divergence(law(a), law(b), order)
+                    if best is None or v > best[0]:
+                        best = (v, (a, b))
+            renyi[order] = best
     return ExactAudit(
         verdict=verdict, claimed_epsilon=claimed_epsilon, claimed_delta=claimed_delta,
         epsilon=first.divergence, epsilon_enclosure=first.enclosure, worst_pair=first.worst_pair,

@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 import scipy.special
 
+from .._precision import ctx_rational, is_interval_context
 from .._validation import Interval, check_scalar, parameter_error
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
@@ -43,12 +44,13 @@ UNIT = Interval(float, 0, 1, closed="right")
 def exact_number(q, ctx):
     """The exact real ``q`` (an int or :class:`~fractions.Fraction`) in the mpmath context ``ctx``.
 
-    ``ctx`` is :data:`mpmath.mp` (rounded once at its precision) or
-    :data:`mpmath.iv` (an enclosure, rounded outward).
+    ``ctx`` is a real context such as :data:`mpmath.mp` (rounded once at its
+    precision) or an interval context such as :data:`mpmath.iv` or
+    :func:`refdp._precision.iv_context` (an enclosure, rounded outward).
     """
+    if is_interval_context(ctx):
+        return ctx_rational(ctx, Fraction(q))
     q = Fraction(q)
-    if hasattr(ctx, "_is_interval_context") or hasattr(ctx.mpf(0), "_mpi_"):
-        return ctx.mpf(q.numerator) / ctx.mpf(q.denominator)    # outward rounding in ctx
     return ctx.mpf(q.numerator) / q.denominator
 
 

@@ -69,7 +69,7 @@ def split_parts(n, parts, rng):
     return np.array_split(rng.permutation(n), parts)
 
 
-def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50):
+def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50, ctx=None):
     """Law of the index chosen in step 4: ``P[i]`` proportional to ``exp(-epsilon z_i / 2)``.
 
     Parameters
@@ -81,10 +81,15 @@ def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50):
         Compute in mpmath (see
         :func:`refdp.mechanisms.exponential_mechanism_distribution`).
     dps : int, default 50
+    ctx : mpmath context, optional
+        Compute in this context (implies ``exact=True``; ``dps`` is then
+        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        gives rigorous enclosures computed with outward rounding; see
+        :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 
     Returns
     -------
-    ndarray or list of mpmath.mpf
+    ndarray, list of mpmath.mpf or list of intervals
 
     Examples
     --------
@@ -95,7 +100,7 @@ def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50):
     z = check_array(mistakes, "mistakes", "tuning_selection_distribution", dtype="integer", ndim=1,
                     min_size=1, interval=Interval(int, 0, None))
     return exponential_mechanism_distribution([-int(v) for v in z], epsilon, sensitivity=1.0,
-                                              exact=exact, dps=dps)
+                                              exact=exact, dps=dps, ctx=ctx)
 
 
 def private_tuning(estimator, X, y, regularizations, *, rng=None):

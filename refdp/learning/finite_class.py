@@ -44,7 +44,8 @@ from .._validation import Described, Interval, check_array, check_rng, check_sca
 from ..mechanisms._args import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
-from ..verify.verdict import ivworkdps, lower, upper
+from .._precision import iv_context
+from ..verify.verdict import lower, upper
 from ..mechanisms._inversion import certified_inverse_cdf_index
 from .._rounding import float_at_least
 
@@ -173,7 +174,7 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     return certified_inverse_cdf_index(_float_law(risks, n_samples, epsilon), rng.random())
 
 
-def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exact=False, dps=50):
+def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exact=False, dps=50, ctx=None):
     """Output distribution of :func:`exponential_mechanism_learner`.
 
     ``P[h] = exp(-epsilon n R(h) / 2) / sum_h' exp(-epsilon n R(h') / 2)``
@@ -196,10 +197,15 @@ def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exa
         formed exactly in rational arithmetic.
     dps : int >= 1, default 50
         Decimal digits of the mpmath results (``exact=True`` only).
+    ctx : mpmath context, optional
+        Compute in this context (implies ``exact=True``; ``dps`` is then
+        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        gives rigorous enclosures computed with outward rounding; see
+        :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 
     Returns
     -------
-    ndarray of float or list of mpmath.mpf
+    ndarray of float, list of mpmath.mpf or list of intervals
 
     Examples
     --------
@@ -211,7 +217,7 @@ def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exa
     '0.731058578630005'
     """
     owner = "exponential_mechanism_learner_distribution"
-    exact = check_flag(exact, "exact", owner)
+    exact = check_flag(exact, "exact", owner) or ctx is not None
     dps = check_scalar(dps, "dps", owner, DPS)
     if not exact:
         risks, n_samples, epsilon = _check_common(risks, n_samples, epsilon, owner)
@@ -225,7 +231,7 @@ def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exa
     n_samples = check_scalar(n_samples, "n_samples", owner, _SAMPLES)
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return exponential_mechanism_distribution([-n_samples * r for r in values], epsilon,
-                                              sensitivity=1, exact=True, dps=dps)
+                                              sensitivity=1, exact=True, dps=dps, ctx=ctx)
 
 
 def exponential_mechanism_learner_utility_bound(n_samples, n_hypotheses, epsilon, beta):
@@ -266,12 +272,11 @@ def exponential_mechanism_learner_utility_bound(n_samples, n_hypotheses, epsilon
 def _utility_bound_enclosure(n_samples, n_hypotheses, epsilon, beta, dps=40):
     """Rigorous enclosure ``(lower, upper)`` (``mpmath.mpf``) of the utility bound.
 
-    Computed in :data:`mpmath.iv` interval arithmetic from the exact values of
-    the (validated) arguments.
+    Computed in interval arithmetic (a context owned by the call) from the
+    exact values of the (validated) arguments.
     """
-    iv = mpmath.iv
-    with ivworkdps(dps):
-        two_over = iv.mpf(2) / (iv.mpf(int(n_samples)) * iv.mpf(float(epsilon)))
-        value = two_over * (iv.log(iv.mpf(int(n_hypotheses))) - iv.log(iv.mpf(float(beta))))
+    iv = iv_context(dps)
+    two_over = iv.mpf(2) / (iv.mpf(int(n_samples)) * iv.mpf(float(epsilon)))
+    value = two_over * (iv.log(iv.mpf(int(n_hypotheses))) - iv.log(iv.mpf(float(beta))))
     return lower(value), upper(value)
 

@@ -279,7 +279,8 @@ def _fraction_matrix(values, loss_bound, owner):
 
 
 def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, epsilon=None,
-                                      temperature=None, neighbours="replace", exact=False, dps=50):
+                                      temperature=None, neighbours="replace", exact=False, dps=50,
+                                      ctx=None):
     """Output distribution of :func:`one_posterior_sample`.
 
     ``P[j] = exp(-t L_j + r_j) / sum_k exp(-t L_k + r_k)`` with ``L_j =
@@ -300,10 +301,15 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
         exactly in rational arithmetic.
     dps : int >= 1, default 50
         Decimal digits of the mpmath results (``exact=True`` only).
+    ctx : mpmath context, optional
+        Compute in this context (implies ``exact=True``; ``dps`` is then
+        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        gives rigorous enclosures computed with outward rounding; see
+        :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 
     Returns
     -------
-    ndarray of float or list of mpmath.mpf
+    ndarray of float, list of mpmath.mpf or list of intervals
 
     Examples
     --------
@@ -312,7 +318,7 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
     [0.268941, 0.731059]
     """
     owner = "one_posterior_sample_distribution"
-    exact = check_flag(exact, "exact", owner)
+    exact = check_flag(exact, "exact", owner) or ctx is not None
     dps = check_scalar(dps, "dps", owner, DPS)
     neighbours = check_option(neighbours, "neighbours", owner, _NEIGHBOURS)
     if not exact:
@@ -342,5 +348,5 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
                 raise parameter_error("log_prior", owner, EXACT_REAL,
                                       Described(f"{v!r} at position ({j},)")) from None
     exponents = [-t * sum(row, Fraction(0)) + r for row, r in zip(table, prior)]
-    return exponential_mechanism_distribution(exponents, 2, sensitivity=1, exact=True, dps=dps)
+    return exponential_mechanism_distribution(exponents, 2, sensitivity=1, exact=True, dps=dps, ctx=ctx)
 

@@ -45,12 +45,14 @@ References
 """
 from __future__ import annotations
 
-import mpmath
+from fractions import Fraction
+
 import numpy as np
 
 from .._validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..mechanisms._args import DPS, POSITIVE
-from ..verify.verdict import ivworkdps, lower, upper
+from .._precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
+from ..verify.verdict import lower, upper
 from .._rounding import float_at_least, float_at_most
 
 __all__ = [
@@ -168,7 +170,7 @@ def hard_threshold_dataset(m, n, i):
     return x, y
 
 
-def threshold_learner_success(m, n, epsilon, i=1, *, dps=30):
+def threshold_learner_success(m, n, epsilon, i=1, *, dps=30, ctx=None):
     """Exact probability that the exponential-mechanism learner outputs the consistent threshold on ``D_i``.
 
     ``1 / (1 + i exp(-epsilon ceil(n/2) / 2) + (m - i) exp(-epsilon floor(n/2) / 2))``
@@ -185,10 +187,15 @@ def threshold_learner_success(m, n, epsilon, i=1, *, dps=30):
         Used at its exact binary value.
     i : int in [1, m - 1], default 1
     dps : int >= 1, default 30
+    ctx : mpmath context, optional
+        Compute in this context (``dps`` is then ignored): with an interval
+        context (:func:`refdp._precision.iv_context`) the result is a
+        rigorous enclosure computed with outward rounding. The context is not
+        modified.
 
     Returns
     -------
-    mpmath.mpf
+    mpmath.mpf, or (interval ``ctx``) an interval
 
     Examples
     --------
@@ -202,18 +209,16 @@ def threshold_learner_success(m, n, epsilon, i=1, *, dps=30):
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     i = check_scalar(i, "i", owner, Interval(int, 1, m - 1))
     dps = check_scalar(dps, "dps", owner, DPS)
-    with mpmath.workdps(dps + 10):
-        half = mpmath.mpf(epsilon) / 2
-        value = 1 / (1 + i * mpmath.exp(-half * ((n + 1) // 2)) + (m - i) * mpmath.exp(-half * (n // 2)))
-    with mpmath.workdps(dps):
-        return +value
+    c = law_context(ctx, dps, 10)
+    half = ctx_rational(c, Fraction(epsilon)) / 2
+    value = 1 / (1 + i * c.exp(-half * ((n + 1) // 2)) + (m - i) * c.exp(-half * (n // 2)))
+    return mpf_values([value], ctx, dps)[0]
 
 
 def _packing_enclosure(m, n, epsilon, dps=40):
-    """Enclosure of ``1 / (1 + (m - 2) exp(-epsilon n))`` in mpmath.iv."""
-    iv = mpmath.iv
-    with ivworkdps(dps):
-        value = 1 / (1 + iv.mpf(m - 2) * iv.exp(-iv.mpf(epsilon) * n))
+    """Enclosure of ``1 / (1 + (m - 2) exp(-epsilon n))`` in interval arithmetic."""
+    iv = iv_context(dps)
+    value = 1 / (1 + iv.mpf(m - 2) * iv.exp(-iv.mpf(epsilon) * n))
     return lower(value), upper(value)
 
 
@@ -279,9 +284,8 @@ def packing_sample_size(m, epsilon, beta):
     beta = check_scalar(beta, "beta", owner, _BETA)
     if m == 2:
         return 0.0
-    iv = mpmath.iv
-    with ivworkdps(40):
-        value = iv.log(iv.mpf(m - 2) * (1 - iv.mpf(beta)) / iv.mpf(beta)) / iv.mpf(epsilon)
+    iv = iv_context(40)
+    value = iv.log(iv.mpf(m - 2) * (1 - iv.mpf(beta)) / iv.mpf(beta)) / iv.mpf(epsilon)
     return max(0.0, float_at_most(lower(value)))
 
 
@@ -314,22 +318,22 @@ def threshold_learner_sample_size(m, epsilon, beta, *, dps=30):
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     beta = check_scalar(beta, "beta", owner, _BETA)
     dps = check_scalar(dps, "dps", owner, DPS)
-    with mpmath.workdps(dps + 10):
-        target = 1 - mpmath.mpf(beta)
+    target = 1 - Fraction(beta)
 
-        def ok(n):
-            return threshold_learner_success(m, n, epsilon, 1, dps=dps + 10) >= target
+    def ok(n):
+        value = threshold_learner_success(m, n, epsilon, 1, dps=dps + 10)
+        return raw_to_fraction(value._mpf_) >= target
 
-        hi = 2
-        while not ok(hi):
-            hi *= 2
-            if hi > 2**62:
-                raise parameter_error("epsilon", owner, "large enough for a sample size below 2**62",
-                                      Described(repr(epsilon)))
-        lo = max(2, hi // 2)
-        if ok(lo):
-            return lo
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-        return hi
+    hi = 2
+    while not ok(hi):
+        hi *= 2
+        if hi > 2**62:
+            raise parameter_error("epsilon", owner, "large enough for a sample size below 2**62",
+                                  Described(repr(epsilon)))
+    lo = max(2, hi // 2)
+    if ok(lo):
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi

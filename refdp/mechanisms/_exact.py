@@ -5,8 +5,8 @@ The ``exact=True`` paths of the distribution functions accept ints,
 :class:`decimal.Decimal` and decimal or rational strings such as ``"0.1"`` or
 ``"1/3"``. Every such input is first converted to a :class:`~fractions.Fraction`
 without rounding; differences and products of inputs are formed exactly, and
-only the final rational is rounded once into an ``mpmath.mpf`` at the working
-precision. Raising the precision therefore refines every result, which is what
+only the final rational is rounded once into the working context (or enclosed
+in an interval when the context is an interval context). Raising the precision therefore refines every result, which is what
 the fail-closed verdicts of :mod:`refdp.verify.verdict` rely on.
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ import mpmath
 import numpy as np
 from mpmath import libmp
 
+from .._precision import ctx_rational
 from .._validation import Described, check_scalar, parameter_error
 from ._args import POSITIVE
 
@@ -87,10 +88,13 @@ def fraction_vector(values, name: str, owner: str) -> list[Fraction]:
     return out
 
 
-def to_mpf(value: Fraction) -> mpmath.mpf:
-    """Round an exact rational once, to nearest, at the current mpmath precision."""
-    raw = libmp.from_rational(value.numerator, value.denominator, mpmath.mp.prec, libmp.round_nearest)
-    return mpmath.mpf(raw)
+def to_mpf(value: Fraction, ctx) -> mpmath.mpf:
+    """The exact rational ``value`` in the mpmath context ``ctx``.
+
+    Rounded once to nearest in a real context, enclosed with outward rounding
+    in an interval context (:func:`refdp._precision.ctx_rational`).
+    """
+    return ctx_rational(ctx, value)
 
 
 def float_inputs(scores, epsilon, sensitivity, owner: str):

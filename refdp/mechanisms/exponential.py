@@ -9,10 +9,10 @@ References
 """
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
 from .. import core
+from .._precision import law_context, mpf_values
 from .._validation import check_array, check_rng, check_scalar
 from ._args import DPS, POSITIVE, check_flag
 from ._exact import float_inputs, fraction_vector, to_fraction, to_mpf
@@ -109,7 +109,7 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
 
 
 def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
-                                       exact=False, dps=50):
+                                       exact=False, dps=50, ctx=None):
     """Output distribution of :func:`exponential_mechanism`.
 
     ``P[h] = exp(c u_h) / sum_h' exp(c u_h')`` with ``c = epsilon / (2
@@ -134,10 +134,16 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
         0). If True compute in mpmath.
     dps : int >= 1, default 50
         Decimal digits of the mpmath results (``exact=True`` only).
+    ctx : mpmath context, optional
+        Compute in this context instead (``exact`` and ``dps`` are then
+        ignored): with an interval context (:func:`refdp._precision.iv_context`)
+        the result is a list of rigorous enclosures computed with outward
+        rounding; with a real context, a list of its numbers. The context is
+        not modified (the work is done in a refined copy).
 
     Returns
     -------
-    ndarray of float or list of mpmath.mpf
+    ndarray of float, list of mpmath.mpf or list of intervals
         The probabilities, in candidate order. With ``exact=True`` they are
         correctly rounded to ``dps`` digits up to a relative error of a few
         units in the last digit: the exponents ``c (u_h - max u)`` are formed
@@ -169,15 +175,13 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
     s = fraction_vector(scores, "scores", owner)
     eps = to_fraction(epsilon, "epsilon", owner, positive=True)
     sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
-    if not exact:
+    if not exact and ctx is None:
         return _float_probabilities(*float_inputs(s, eps, sens, owner), monotone)
     c = eps / (sens if monotone else 2 * sens)
     top = max(s)
     exponents = [c * (v - top) for v in s]            # exact, all <= 0
     extra = 10 + len(str(int(-min(exponents)) + 1))
-    with mpmath.workdps(dps + extra):
-        weights = [mpmath.exp(to_mpf(x)) if x != 0 else mpmath.mpf(1) for x in exponents]
-        total = mpmath.fsum(weights)
-        probs = [w / total for w in weights]
-    with mpmath.workdps(dps):
-        return [+p for p in probs]
+    work = law_context(ctx, dps, extra)
+    weights = [work.exp(to_mpf(x, work)) if x != 0 else work.mpf(1) for x in exponents]
+    total = work.fsum(weights)
+    return mpf_values([w / total for w in weights], ctx, dps)

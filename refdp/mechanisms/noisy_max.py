@@ -19,12 +19,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 
 from .._validation import check_array, check_rng, check_scalar, parameter_error
 from ._args import DPS, POSITIVE, check_flag, check_size
 from ._exact import fraction_vector, to_fraction, to_mpf
+from .._precision import ctx_expm1, law_context, mpf_values
 from .._rounding import upward_quotient
 
 __all__ = ["report_noisy_max", "report_noisy_max_distribution"]
@@ -120,7 +120,7 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
 
 
 def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
-                                  exact=False, dps=50):
+                                  exact=False, dps=50, ctx=None):
     """Exact output distribution of :func:`report_noisy_max` ([DR14]_ Sec. 3.3).
 
     With ``b`` the Laplace scale (``2 sensitivity / epsilon``, or
@@ -149,10 +149,16 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
         If True return mpmath numbers, otherwise doubles.
     dps : int >= 1, default 50
         Decimal digits of the mpmath computation.
+    ctx : mpmath context, optional
+        Compute in this context instead (``exact`` and ``dps`` are then
+        ignored): with an interval context (:func:`refdp._precision.iv_context`)
+        the result is a list of rigorous enclosures (every operation rounded
+        outward); with a real context, a list of its numbers. The context is
+        not modified.
 
     Returns
     -------
-    ndarray of float or list of mpmath.mpf
+    ndarray of float, list of mpmath.mpf or list of intervals
         ``P[argmax = j]`` for each ``j``. The law is that of real-valued noise
         at the exact scale (the sampler's scale is this one rounded upward).
 
@@ -196,35 +202,35 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
     eps = to_fraction(epsilon, "epsilon", owner, positive=True)
     sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
     inverse_scale = eps / (sens if monotone else 2 * sens)
-    probs = _argmax_law([inverse_scale * v for v in s], dps)
-    if exact:
+    probs = _argmax_law([inverse_scale * v for v in s], dps, ctx)
+    if exact or ctx is not None:
         return probs
     return np.array([float(p) for p in probs])
 
 
-def _argmax_law(a, dps):
+def _argmax_law(a, dps, ctx=None):
     """P[argmax_j (a_j + Z_j) = j] for Z_j i.i.d. Laplace(1), a_j exact rationals.
 
     Sum over the pieces (-inf, v_1], [v_1, v_2], ..., [v_K, inf) cut by the
-    distinct sorted values v_k of ``a``; see :func:`_piece`.
+    distinct sorted values v_k of ``a``; see :func:`_piece`. Computed in a
+    refinement of ``ctx`` (see :func:`refdp._precision.law_context`).
     """
     n = len(a)
     values = sorted(set(a))
     spread = values[-1] - values[0]
     extra = n + 20 + len(str(int(n * spread) + 1))
-    with mpmath.workdps(dps + extra):
-        total = [mpmath.mpf(0)] * n
-        pieces = [("left", values[0], None)]
-        pieces += [("bounded", lo, hi - lo) for lo, hi in zip(values, values[1:])]
-        pieces += [("right", values[-1], None)]
-        for kind, r, length in pieces:
-            for j, p in enumerate(_piece(a, kind, r, length)):
-                total[j] += p
-    with mpmath.workdps(dps):
-        return [+p for p in total]
+    work = law_context(ctx, dps, extra)
+    total = [work.mpf(0)] * n
+    pieces = [("left", values[0], None)]
+    pieces += [("bounded", lo, hi - lo) for lo, hi in zip(values, values[1:])]
+    pieces += [("right", values[-1], None)]
+    for kind, r, length in pieces:
+        for j, p in enumerate(_piece(a, kind, r, length, work)):
+            total[j] += p
+    return mpf_values(total, ctx, dps)
 
 
-def _piece(a, kind, r, length):
+def _piece(a, kind, r, length, c):
     """Contribution of one piece of the real line to every P[argmax = j].
 
     On the piece, with reference point ``r`` (its left end; the right end for
@@ -234,7 +240,7 @@ def _piece(a, kind, r, length):
     ("upper") gives ``beta_i w`` with ``beta_i = exp(r - a_i) / 2``. The density
     factor of an upper ``j`` equals its CDF factor; that of a lower ``j`` is
     ``alpha_j v``. Monomials ``w**U v**m = exp((U - m)(t - r))`` integrate to
-    ``J(U - m)``.
+    ``J(U - m)``. Every operation is done in the context ``c``.
     """
     n = len(a)
     lower = [i for i in range(n) if a[i] <= r] if kind != "left" else []
@@ -243,36 +249,36 @@ def _piece(a, kind, r, length):
 
     if kind == "left":          # integral over (-inf, r], kappa >= 1
         def J(kappa):
-            return 1 / mpmath.mpf(kappa)
+            return 1 / c.mpf(kappa)
     elif kind == "right":       # integral over [r, inf), kappa <= -1
         def J(kappa):
-            return -1 / mpmath.mpf(kappa)
+            return -1 / c.mpf(kappa)
     else:                       # integral over [r, r + length]
-        L = to_mpf(length)
+        L = to_mpf(length, c)
 
         def J(kappa):
-            return L if kappa == 0 else mpmath.expm1(kappa * L) / kappa
+            return L if kappa == 0 else ctx_expm1(c, kappa * L) / kappa
 
     # B = prod_{upper} beta_i, exponent formed exactly
     log_b = sum((r - a[i] for i in upper), Fraction(0))
-    B = mpmath.ldexp(mpmath.exp(to_mpf(log_b)), -n_up)
+    B = c.ldexp(c.exp(to_mpf(log_b, c)), -n_up)
 
     alpha_of = {}
     for i in lower:
         if a[i] not in alpha_of:
-            alpha_of[a[i]] = mpmath.ldexp(mpmath.exp(to_mpf(a[i] - r)), -1)
+            alpha_of[a[i]] = c.ldexp(c.exp(to_mpf(a[i] - r, c)), -1)
 
     # Q(v) = prod_{lower} (1 - alpha_i v), coefficients q[0..len(lower)]
-    q = [mpmath.mpf(1)]
+    q = [c.mpf(1)]
     for i in lower:
         al = alpha_of[a[i]]
         q = [q[0]] + [q[m] - al * q[m - 1] for m in range(1, len(q))] + [-al * q[-1]]
     jvals = {kappa: J(kappa) for kappa in range(n_up - len(q), n_up + 1) if kind == "bounded"
              or (kind == "left" and kappa >= 1) or (kind == "right" and kappa <= -1)}
 
-    out = [mpmath.mpf(0)] * n
+    out = [c.mpf(0)] * n
     if upper:
-        shared = B * mpmath.fsum(q[m] * jvals[n_up - m] for m in range(len(q)))
+        shared = B * c.fsum(q[m] * jvals[n_up - m] for m in range(len(q)))
         for j in upper:
             out[j] = shared
     by_value = {}
@@ -284,6 +290,6 @@ def _piece(a, kind, r, length):
             qj = [q[0]]
             for m in range(1, len(q) - 1):
                 qj.append(q[m] + al * qj[-1])
-            by_value[key] = B * al * mpmath.fsum(qj[m] * jvals[n_up - m - 1] for m in range(len(qj)))
+            by_value[key] = B * al * c.fsum(qj[m] * jvals[n_up - m - 1] for m in range(len(qj)))
         out[j] = by_value[key]
     return out

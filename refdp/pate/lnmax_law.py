@@ -39,6 +39,7 @@ import numpy as np
 
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms._args import DPS, check_flag
+from .._precision import mp_context, mpf_values
 from .._validation import check_scalar
 from ._args import check_counts, check_gamma
 from ._kernels import log_law_rows
@@ -46,7 +47,7 @@ from ._kernels import log_law_rows
 __all__ = ["lnmax_distribution"]
 
 
-def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50):
+def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=None):
     """Exact output law of LNMax, ``argmax_j (n_j + Lap(1/gamma))`` ([PATE17]_ Eq. 1).
 
     Parameters
@@ -65,6 +66,12 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50):
         2 gamma (exact in binary), instead of the compiled float kernel.
     dps : int >= 1, default 50
         Digits of the mpmath computation (``exact=True`` only).
+    ctx : mpmath context, optional
+        Compute in this context (implies ``exact=True``; ``dps`` is then
+        ignored): with an interval context
+        (:func:`refdp._precision.iv_context`) every probability (or
+        logarithm) is a rigorous enclosure computed with outward rounding.
+        The context is not modified.
 
     Returns
     -------
@@ -94,19 +101,17 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50):
     owner = "lnmax_distribution"
     gamma = check_gamma(gamma, owner)
     log = check_flag(log, "log", owner)
-    exact = check_flag(exact, "exact", owner)
+    exact = check_flag(exact, "exact", owner) or ctx is not None
     dps = check_scalar(dps, "dps", owner, DPS)
     arr = check_counts(counts, owner, one_row=True)
     one = np.ndim(counts) == 1
     if exact:
-        import mpmath
-
         laws = []
         for row in arr.tolist():
-            p = report_noisy_max_distribution(row, 2.0 * gamma, exact=True, dps=dps)
+            p = report_noisy_max_distribution(row, 2.0 * gamma, exact=True, dps=dps, ctx=ctx)
             if log:
-                with mpmath.workdps(dps):
-                    p = [mpmath.log(v) for v in p]
+                c = mp_context(dps) if ctx is None else ctx
+                p = mpf_values([c.log(v) for v in p], ctx, dps)
             laws.append(p)
         return laws[0] if one else laws
     lp = log_law_rows(arr, gamma)

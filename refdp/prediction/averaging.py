@@ -35,9 +35,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 
+from .._precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values
+from .._rounding import ceil_interval
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._partition import TeacherEnsemble
 
@@ -77,7 +78,7 @@ def _g_float(v, b):
     return v - 0.5 * b * np.exp(-v / b) * np.expm1(-(1.0 - 2.0 * v) / b)
 
 
-def clipped_laplace_mean(v, scale, *, exact=False, dps=50):
+def clipped_laplace_mean(v, scale, *, exact=False, dps=50, ctx=None):
     """``E[clip(v + Z, 0, 1)]`` for ``Z ~ Laplace(0, scale)`` and ``v`` in ``[0, 1]``.
 
     Closed form ``g(v) = v + (b/2)(exp(-v/b) - exp(-(1-v)/b))``, ``b = scale``
@@ -97,10 +98,16 @@ def clipped_laplace_mean(v, scale, *, exact=False, dps=50):
         value) and the result is an mpmath number at ``dps`` digits (guard
         digits are added for the cancellation when ``b`` is large).
     dps : int >= 1, default 50
+    ctx : mpmath context, optional
+        Compute in this context (implies ``exact=True``; ``dps`` is then
+        ignored): with an interval context
+        (:func:`refdp._precision.iv_context`) the result is a rigorous
+        enclosure computed with outward rounding; with a real context, one
+        of its numbers. The context is not modified.
 
     Returns
     -------
-    ndarray of float, float, or mpmath.mpf
+    ndarray of float, float, mpmath.mpf, or (interval ``ctx``) an interval
 
     Examples
     --------
@@ -111,20 +118,19 @@ def clipped_laplace_mean(v, scale, *, exact=False, dps=50):
     """
     owner = "clipped_laplace_mean"
     dps = check_scalar(dps, "dps", owner, _DPS)
-    if exact:
+    if exact or ctx is not None:
         vv = _exact_number(v, "v", owner)
         bb = _exact_number(scale, "scale", owner)
         if not 0 <= vv <= 1:
             raise parameter_error("v", owner, "a real number in the range [0, 1]", v)
         if bb <= 0:
             raise parameter_error("scale", owner, "a real number in the range (0, inf)", scale)
-        guard = 10 + int(mpmath.log10(1 + mpmath.mpf(bb.numerator) / bb.denominator))
-        with mpmath.workdps(dps + guard):
-            b = mpmath.mpf(bb.numerator) / bb.denominator
-            x = mpmath.mpf(vv.numerator) / vv.denominator
-            g = x + b / 2 * (mpmath.exp(-x / b) - mpmath.exp(-(1 - x) / b))
-        with mpmath.workdps(dps):
-            return +g
+        guard = 10 + len(str(int(1 + bb))) - 1           # 10 + floor(log10(1 + b)), about
+        c = law_context(ctx, dps, guard)
+        b = ctx_rational(c, bb)
+        x = ctx_rational(c, vv)
+        g = x + b / 2 * (c.exp(-x / b) - c.exp(-(1 - x) / b))
+        return mpf_values([g], ctx, dps)[0]
     scale = check_scalar(scale, "scale", owner, _POSITIVE)
     arr = check_array(v, "v", owner, interval=_UNIT)
     low = arr <= 0.5
@@ -160,13 +166,9 @@ def averaging_extra_error_bound(epsilon, k, *, tight=False):
     if not tight:
         value = float(b)
         return value if Fraction(value) >= b else float(np.nextafter(value, np.inf))
-    with mpmath.workdps(40):
-        bm = mpmath.mpf(b.numerator) / b.denominator
-        exact = bm / 2 * -mpmath.expm1(-1 / bm)
-        value = float(exact)
-        if mpmath.mpf(value) < exact:
-            value = float(np.nextafter(value, np.inf))
-    return value
+    iv = iv_context(40)
+    bm = ctx_rational(iv, b)
+    return ceil_interval(bm / 2 * -ctx_expm1(iv, -1 / bm))
 
 
 class AveragedPrediction(TeacherEnsemble):

@@ -24,9 +24,9 @@ References
 """
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
+from .._precision import mp_context
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
 from ._partition import TeacherEnsemble
@@ -84,13 +84,13 @@ def soft_majority_k(epsilon, alpha, n_classes=2):
     epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
     alpha = check_scalar(alpha, "alpha", owner, _ALPHA)
     n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
-    with mpmath.workdps(50):
-        value = 4 * mpmath.log(2 * (n_classes - 1) / mpmath.mpf(alpha)) / mpmath.mpf(epsilon)
-        k = int(mpmath.ceil(value))
+    c = mp_context(50)
+    value = 4 * c.log(2 * (n_classes - 1) / c.mpf(alpha)) / c.mpf(epsilon)
+    k = int(c.ceil(value))
     return max(k, 1)
 
 
-def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50):
+def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50, ctx=None):
     """Output law of the soft majority given the vote counts ([DF18]_ Theorem 4.1).
 
     ``P[y] = exp(epsilon n_y / 2) / sum_y' exp(epsilon n_y' / 2)``: the
@@ -106,15 +106,21 @@ def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50):
         False: doubles (the probabilities :meth:`SoftMajority.predict` samples
         from). True: mpmath numbers at ``dps`` digits.
     dps : int >= 1, default 50
+    ctx : mpmath context, optional
+        Compute in this context (implies ``exact=True``; ``dps`` is then
+        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        gives rigorous enclosures computed with outward rounding; see
+        :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 
     Returns
     -------
-    ndarray of float, or list of mpmath.mpf / list of lists
+    ndarray of float, or list of mpmath.mpf (intervals with an interval ``ctx``) / list of lists
         Same leading shape as ``counts``.
     """
     owner = "soft_majority_probabilities"
     epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
     dps = check_scalar(dps, "dps", owner, _DPS)
+    exact = exact or ctx is not None
     counts = check_array(counts, "counts", owner, ndim=(1, 2), dtype="integer",
                          interval=Interval(int, 0, None))
     if counts.shape[-1] < 1:
@@ -123,7 +129,8 @@ def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50):
     if rows.shape[0] == 0:
         return [] if exact else np.empty((0, counts.shape[-1]))
     if exact:
-        out = [exponential_mechanism_distribution([int(c) for c in row], epsilon, exact=True, dps=dps)
+        out = [exponential_mechanism_distribution([int(c) for c in row], epsilon, exact=True, dps=dps,
+                                                  ctx=ctx)
                for row in rows]
         return out if counts.ndim == 2 else out[0]
     uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
@@ -204,9 +211,14 @@ class SoftMajority(TeacherEnsemble):
         """
         return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon)
 
-    def exact_proba(self, Xq, dps=50):
-        """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists)."""
-        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon, exact=True, dps=dps)
+    def exact_proba(self, Xq, dps=50, ctx=None):
+        """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists).
+
+        With an mpmath context ``ctx`` the probabilities are computed in it
+        (an interval context gives rigorous enclosures; see
+        :func:`soft_majority_probabilities`).
+        """
+        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon, exact=True, dps=dps, ctx=ctx)
 
     def predict(self, Xq, rng=None):
         """Private labels: each epsilon-DP with respect to the training set ([DF18]_ Theorem 4.1).

@@ -18,12 +18,14 @@ epsilon-DP for add/remove neighbours and step ``epsilon / 2`` for replace-one.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 from scipy.special import expit
 
 from .. import core
+from .._precision import ctx_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact, raw_to_fraction
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error, Described)
 
@@ -106,8 +108,9 @@ def exact_walk_state(records, x, step, big_b):
     ``+-1`` to ``a``. From ``l = a s`` (b = 0) the walk clips when
     ``|a| > B/s``; from ``l = +B + a s`` when ``a > 0`` or ``a < -2B/s``; from
     ``l = -B + a s`` when ``a < 0`` or ``a > 2B/s``. So only ``floor(B/s)`` and
-    ``floor(2B/s)`` are computed numerically (at the current mpmath precision)
-    and the walk itself runs in integers. A comparison at equality cannot
+    ``floor(2B/s)`` are computed numerically (in the context of ``step`` and
+    ``big_b``; from interval enclosures the floors are certain, or an
+    ArithmeticError is raised) and the walk itself runs in integers. A comparison at equality cannot
     change the result (clipping a value equal to the bound leaves it
     unchanged), so the coefficients are exact and the log-odds can be
     re-evaluated at any precision.
@@ -118,15 +121,16 @@ def exact_walk_state(records, x, step, big_b):
         Training records in any order; they are sorted by the tie rule here.
     x : number
         Query point.
-    step, big_b : mpmath.mpf
-        Step ``s`` and bound ``B`` at the caller's precision.
+    step, big_b : mpmath.mpf or interval
+        Step ``s`` and bound ``B`` at the caller's precision, or enclosures of
+        them.
 
     Returns
     -------
     (int, int)
     """
     ratio = big_b / step
-    k1, k2 = int(mpmath.floor(ratio)), int(mpmath.floor(2 * ratio))
+    k1, k2 = _floor(ratio), _floor(2 * ratio)
     a, b = 0, 0
     for xi, yi in sorted(records):
         if xi > x:
@@ -139,6 +143,16 @@ def exact_walk_state(records, x, step, big_b):
         elif b == -1 and (a < 0 or a > k2):
             a, b = (0, -1) if a < 0 else (0, 1)
     return a, b
+
+
+def _floor(v) -> int:
+    """``floor(v)`` of a real mpmath number, or of the value an interval encloses (certain)."""
+    if is_interval(v):
+        lo, hi = (math.floor(raw_to_fraction(r)) for r in v._mpi_)
+        if lo != hi:
+            raise ArithmeticError(f"floor of {v} is not determined at this precision")
+        return lo
+    return math.floor(raw_to_fraction(v._mpf_))
 
 
 def exact_walk_log_odds(records, x, step, big_b):
@@ -300,20 +314,22 @@ class ProjectedWalk:
         u = check_rng(rng).random(p.shape[0])
         return (u < p).astype(np.int8)
 
-    def exact_proba(self, x_query, dps=50):
+    def exact_proba(self, x_query, dps=50, ctx=None):
         """``P[output = 1]`` per query computed in mpmath at ``dps`` digits.
 
         The reference the privacy checks use: step and bound are recomputed at
         the working precision from ``epsilon`` and ``alpha`` (converted from
-        their decimal representation).
+        their decimal representation). With an mpmath context ``ctx`` the
+        work is done in it (``dps`` ignored); an interval context
+        (:func:`refdp._precision.iv_context`) gives rigorous enclosures.
         """
         self._check_fitted()
         xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
         records = list(zip(self.x_.tolist(), self.y_.tolist()))
-        with mpmath.workdps(dps):
-            step, big_b = self.exact_parameters()
-            return [mpmath.mpf(1) / (1 + mpmath.exp(-exact_walk_log_odds(records, float(v), step, big_b)))
-                    for v in xq]
+        c = mp_context(dps) if ctx is None else ctx
+        step, big_b = self.exact_parameters(c)
+        out = [1 / (1 + c.exp(-exact_walk_log_odds(records, float(v), step, big_b))) for v in xq]
+        return out if ctx is not None else [mpf_exact(p._mpf_) for p in out]
 
     def exact_states(self, x_query):
         """Exact log-odds per query as integer pairs ``(a, b)``, ``l = a*s + b*B``.
@@ -324,14 +340,30 @@ class ProjectedWalk:
         self._check_fitted()
         xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
         records = list(zip(self.x_.tolist(), self.y_.tolist()))
-        with mpmath.workdps(60):
-            step, big_b = self.exact_parameters()
-            return [exact_walk_state(records, float(v), step, big_b) for v in xq]
+        step, big_b = self.exact_parameters(iv_context(60))
+        return [exact_walk_state(records, float(v), step, big_b) for v in xq]
 
-    def exact_parameters(self):
-        """``(s, B)`` as mpmath numbers at the current precision (from str(epsilon), str(alpha))."""
+    def exact_parameters(self, ctx=None):
+        """``(s, B)`` in the mpmath context ``ctx`` (from str(epsilon), str(alpha)).
+
+        Parameters
+        ----------
+        ctx : mpmath context, optional
+            A real context (values rounded at its precision) or an interval
+            context (enclosures). Default: a real context at 50 digits.
+
+        Returns
+        -------
+        (step, big_b)
+        """
         eps, alpha, nb = self._validated()
-        e = mpmath.mpf(str(self.epsilon)) if not isinstance(self.epsilon, mpmath.mpf) else self.epsilon
-        a = mpmath.mpf(str(self.alpha)) if not isinstance(self.alpha, mpmath.mpf) else self.alpha
+        c = mp_context(50) if ctx is None else ctx
+
+        def exact(v):
+            if is_mpf(v):
+                return ctx_rational(c, raw_to_fraction(v._mpf_))
+            return ctx_rational(c, Fraction(str(v)))
+
+        e, a = exact(self.epsilon), exact(self.alpha)
         step = e / 2 if nb == "replace" else e
-        return step, mpmath.log((1 - a) / a)
+        return step, c.log((1 - a) / a)

@@ -345,7 +345,7 @@ def _check_value(v, o, where):
         if v._mpf_ in (libmp.finf, libmp.fninf, libmp.fnan):
             raise parameter_error(name, where, "a distribution of finite probabilities",
                                   Described(f"{v!r} for output {o!r}"))
-        if v._mpf_[0] and v._mpf_ != libmp.fnzero:
+        if v._mpf_[0] and v._mpf_[1]:   # negative and non-zero
             raise parameter_error(name, where, "a distribution of non-negative probabilities",
                                   Described(f"{v!r} for output {o!r}"))
         return v
@@ -376,6 +376,9 @@ class _Law:
         self.calls += 1
         if self.with_ctx:
             return _items(self.fn(d, iv_context(dps)), self.owner, d)
+        # Legacy protocol only: such a law computes "at the current precision" with
+        # the global mpmath functions, so the global precision must be set for it
+        # (under the lock, checked before and after; its verdicts are estimated).
         for _ in range(3):
             with GLOBAL_MPMATH_LOCK, mpmath.workdps(dps):
                 saved_iv = mpmath.iv.prec
@@ -566,6 +569,14 @@ def _check_sum(rec, owner, d):
         raise parameter_error("distribution_fn", f"{owner} (dataset {d!r})",
                               f"a distribution whose probabilities sum to 1 within {float(tol):g}",
                               Described(f"probabilities summing to {shown}"))
+
+
+def _exact_ratio(r):
+    """``divergence / bound`` for values without an exact rational form, in a private context."""
+    c = mp_context(60)
+    if r.bound > 0:
+        return _raw_fraction((c.mpf(r.divergence) / c.mpf(r.bound))._mpf_)
+    return math.inf if r.divergence > 0 else Fraction(0)
 
 
 def _raw_fraction(raw):
@@ -860,9 +871,20 @@ def summarise(results, labels=None) -> CheckResult:
     verdict = worst_verdict(r.verdict for r in results)
 
     def ratio(r):
-        if r.bound > 0:
-            return r.divergence / r.bound
-        return mpmath.mpf("inf") if r.divergence > 0 else mpmath.mpf(0)
+        # exact rationals: no global mpmath precision is involved
+        div = r.divergence
+        if is_mpf(div):
+            if div._mpf_ in (libmp.finf, libmp.fnan):
+                return math.inf
+            d = _raw_fraction(div._mpf_)
+        else:
+            d = exact_rational(div)
+        b = exact_rational(r.bound)
+        if d is None or b is None:
+            return _exact_ratio(r)
+        if b > 0:
+            return d / b
+        return math.inf if d > 0 else Fraction(0)
 
     pool = [i for i, r in enumerate(results) if r.verdict is verdict]
     k = max(pool, key=lambda i: ratio(results[i]))

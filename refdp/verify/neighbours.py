@@ -32,7 +32,9 @@ from collections.abc import Mapping
 
 import mpmath
 
+from .._precision import GLOBAL_MPMATH_LOCK, mp_context
 from .._validation import Described, Interval, Options, check_rng, check_scalar, parameter_error
+from .verdict import takes_context
 
 __all__ = [
     "check_domain",
@@ -312,7 +314,10 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
     Parameters
     ----------
     distribution_fn : callable
-        ``dataset -> distribution`` (see :func:`refdp.verify.check.check_mechanism`).
+        ``(dataset, ctx) -> distribution``, computed in the real mpmath
+        context ``ctx`` at ``dps`` digits that the search gives it, or the
+        legacy ``dataset -> distribution`` (see
+        :func:`refdp.verify.check.check_mechanism`).
     domain : iterable
     size : int, size >= 1
     neighbours : {"replace", "add_remove"} or callable, default "replace"
@@ -366,13 +371,20 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
         raise parameter_error("divergence", owner, "one of 'max', 'hockey_stick' or a callable", divergence)
 
     cache: dict = {}
+    with_ctx = takes_context(distribution_fn, 1)
 
     def evaluate(d):
         # validated once per dataset; the named divergences then skip re-validation
         if d not in cache:
-            with mpmath.workdps(dps):
-                raw = distribution_fn(d)
-                cache[d] = raw if callable(divergence) else dv.as_distribution(
+            if with_ctx:
+                raw = distribution_fn(d, mp_context(dps))
+            else:
+                # a law of the legacy protocol computes "at the current precision"
+                # with the global mpmath functions: the one use of the global
+                # precision left, serialised with refdp's other uses
+                with GLOBAL_MPMATH_LOCK, mpmath.workdps(dps):
+                    raw = distribution_fn(d)
+            cache[d] = raw if callable(divergence) else dv.as_distribution(
                     raw, "distribution_fn", f"{owner} (dataset {d!r})")
         return cache[d]
 
@@ -389,21 +401,20 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
             found[key] = (pair, score)
 
     m = len(dom)
-    with mpmath.workdps(dps):
-        for _ in range(restarts):
-            cur = canon(tuple(dom[i] for i in rng.integers(0, m, size=size)))
-            cur_score, pair = _score_dataset(cur, nbr_fn, evaluate, div)
-            record(cur_score, pair)
-            for _ in range(steps):
-                if m < 2:
-                    break
-                pos = int(rng.integers(0, size))
-                shift = int(rng.integers(1, m))
-                new_val = dom[(dom.index(cur[pos]) + shift) % m]
-                cand = canon(cur[:pos] + (new_val,) + cur[pos + 1:])
-                score, pair = _score_dataset(cand, nbr_fn, evaluate, div)
-                record(score, pair)
-                if score >= cur_score:
-                    cur, cur_score = cand, score
+    for _ in range(restarts):
+        cur = canon(tuple(dom[i] for i in rng.integers(0, m, size=size)))
+        cur_score, pair = _score_dataset(cur, nbr_fn, evaluate, div)
+        record(cur_score, pair)
+        for _ in range(steps):
+            if m < 2:
+                break
+            pos = int(rng.integers(0, size))
+            shift = int(rng.integers(1, m))
+            new_val = dom[(dom.index(cur[pos]) + shift) % m]
+            cand = canon(cur[:pos] + (new_val,) + cur[pos + 1:])
+            score, pair = _score_dataset(cand, nbr_fn, evaluate, div)
+            record(score, pair)
+            if score >= cur_score:
+                cur, cur_score = cand, score
     ranked = sorted(found.values(), key=lambda t: t[1], reverse=True)
     return ranked[:top]

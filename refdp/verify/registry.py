@@ -16,10 +16,32 @@ from typing import Callable
 
 from .verdict import Verdict
 
-__all__ = ["CheckResult", "Check", "register", "all_checks", "run_check", "METHODS"]
+__all__ = ["CheckResult", "Check", "register", "all_checks", "run_check", "METHODS", "combined_method"]
 
 #: The labels a verdict's method can carry.
 METHODS = ("certified", "algebraic", "estimated", "statistical")
+
+
+def combined_method(parts) -> str:
+    """The method label of a verdict that needs every one of ``parts``.
+
+    ``parts`` are method labels or objects with a ``method`` attribute. A
+    conjunction is only as strong as its weakest part: ``"estimated"`` if any
+    part is estimated, else ``"statistical"`` if any is statistical, else
+    ``"algebraic"`` if all are algebraic, else ``"certified"``.
+    """
+    labels = [p if isinstance(p, str) else p.method for p in parts]
+    for label in labels:
+        if label not in METHODS:
+            from .._validation import parameter_error
+            raise parameter_error("parts", "combined_method", f"method labels in {METHODS}", label)
+    if "estimated" in labels:
+        return "estimated"
+    if "statistical" in labels:
+        return "statistical"
+    if labels and all(label == "algebraic" for label in labels):
+        return "algebraic"
+    return "certified"
 
 
 @dataclass

@@ -139,6 +139,8 @@ def ivworkdps(dps: int):
     computations use contexts they own (:func:`refdp._precision.iv_context`).
     The change is made under :data:`refdp._precision.GLOBAL_MPMATH_LOCK`.
     """
+    # Survivor by design: this helper exists to set the global precision for
+    # users' legacy laws; refdp's own computations never call it.
     with GLOBAL_MPMATH_LOCK:
         old = mpmath.iv.prec
         try:
@@ -272,6 +274,8 @@ def decide_leq_interval(lhs: Callable, rhs: Callable, dps: int = 30):
         if takes_context(fn, 0):
             encs.append(enclose(fn(ctx), ctx))
         else:
+            # legacy zero-argument callables compute with the global mpmath.iv;
+            # interval arithmetic keeps the enclosure rigorous at any precision
             with ivworkdps(dps):
                 encs.append(enclose(fn(), ctx))
     return decide_enclosures(*encs), encs[0], encs[1]
@@ -306,6 +310,8 @@ def decide_leq(lhs: Callable, rhs: Callable, dps: int = 30):
         if takes_context(fn, 0):
             v = fn(mp_context(prec))
         else:
+            # legacy zero-argument callables compute "at the current precision"
+            # with the global mpmath functions: the one reason to set it here
             with GLOBAL_MPMATH_LOCK, mpmath.workdps(prec):
                 v = fn()
         if is_mpf(v):
