@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 from scipy.special import expit
 
 from .. import core
-from .._precision import ctx_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact, raw_to_fraction
+from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
+                          raw_to_fraction)
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error, Described)
 
@@ -129,7 +129,8 @@ def exact_walk_state(records, x, step, big_b):
     -------
     (int, int)
     """
-    ratio = big_b / step
+    qs, qb = exact_rational(step), exact_rational(big_b)
+    ratio = qb / qs if qs is not None and qb is not None else big_b / step
     k1, k2 = _floor(ratio), _floor(2 * ratio)
     a, b = 0, 0
     for xi, yi in sorted(records):
@@ -146,7 +147,9 @@ def exact_walk_state(records, x, step, big_b):
 
 
 def _floor(v) -> int:
-    """``floor(v)`` of a real mpmath number, or of the value an interval encloses (certain)."""
+    """``floor(v)`` of an exact number, a real mpmath number, or the value an interval encloses (certain)."""
+    if isinstance(v, Fraction):
+        return math.floor(v)
     if is_interval(v):
         lo, hi = (math.floor(raw_to_fraction(r)) for r in v._mpi_)
         if lo != hi:
