@@ -72,11 +72,15 @@ def is_mpf(x) -> bool:
     return hasattr(x, "_mpf_") and not is_interval(x)
 
 
+# mpmath 1.4 has no negative zero (``libmp.fnzero`` is gone); accept it where it exists
+_ZEROS = (libmp.fzero,) + ((libmp.fnzero,) if hasattr(libmp, "fnzero") else ())
+
+
 def raw_to_fraction(raw) -> Fraction:
     """The exact rational value of a finite raw mpf tuple."""
     sign, man, exp, _ = raw
     if man == 0:
-        if raw not in (libmp.fzero, libmp.fnzero):
+        if raw not in _ZEROS:
             raise ValueError(f"not a finite number: {libmp.to_str(raw, 10)}")
         return Fraction(0)
     v = Fraction(man) * (Fraction(2) ** exp if exp >= 0 else Fraction(1, 2 ** (-exp)))
