@@ -170,6 +170,9 @@ def is_mpf(x) -> bool:
     return hasattr(x, "_mpf_") and not is_interval(x)
 
 
+# mpmath 1.4 has no negative zero (``libmp.fnzero`` is gone); accept it where it exists
+
+
 def raw_to_fraction(raw) -> Fraction:
     """The exact rational value of a finite raw mpf tuple."""
     sign, man, exp, _ = raw

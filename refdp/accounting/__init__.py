@@ -13,7 +13,10 @@ One concept per module:
   closed form;
 * ``optimal_composition``: the exact optimal composition of k epsilon-DP
   mechanisms (Kairouz–Oh–Viswanath), the reference the others are checked
-  against.
+  against;
+* ``profiles``: certified privacy profiles (delta(epsilon), epsilon(delta))
+  of compositions of randomized response, Laplace, discrete Laplace, Gaussian
+  and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``.
 """
 from .composition import (EpsilonDelta, advanced_composition, basic_composition,
                           pate_quick_composition, zcdp_composition)
@@ -21,6 +24,8 @@ from .conversions import pure_dp_to_zcdp, rdp_to_dp, zcdp_to_dp
 from .moments import (DEFAULT_ORDERS, MomentsConversion, moments_to_dp,
                       pate_data_independent_log_moments)
 from .optimal_composition import optimal_composition_delta, optimal_composition_epsilon
+from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
+                       RandomizedResponse, privacy_profile_delta, privacy_profile_epsilon)
 
 __all__ = [
     "pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp",
@@ -28,4 +33,6 @@ __all__ = [
     "EpsilonDelta", "basic_composition", "advanced_composition", "zcdp_composition",
     "pate_quick_composition",
     "optimal_composition_delta", "optimal_composition_epsilon",
+    "RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
+    "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon",
 ]
