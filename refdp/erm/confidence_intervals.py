@@ -306,13 +306,14 @@ def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     return q, V, pvar
 
 
-def _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng):
+def _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure=True):
     privacy = getattr(release, "privacy", "pure")
     spent, a_h, a_g = parts
     mu = release.regularization + (release.extra_regularization if release.method == "objective" else 0.0)
-    H = release_private_hessian(Z, ys, release.loss, release.theta, mu, privacy, a_h, rng=rng, owner=owner)
+    H = release_private_hessian(Z, ys, release.loss, release.theta, mu, privacy, a_h, rng=rng, owner=owner,
+                                secure=secure)
     G = release_private_gradient_covariance(Z, ys, release.loss, release.theta, privacy, a_g, rng=rng,
-                                            owner=owner)
+                                            owner=owner, secure=secure)
     q, V, pvar = _intervals(release, H, G, level, monte_carlo, n_samples, rng)
     if privacy == "pure":
         total = basic_composition([spent, a_h, a_g]).epsilon
@@ -339,7 +340,7 @@ def _common(owner, level, delta, monte_carlo, n_samples):
 
 
 def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=None, monte_carlo=False,
-                         n_samples=10000, rng=None):
+                         n_samples=10000, rng=None, secure=True):
     """Private per-coordinate confidence intervals for a private ERM release ([WKL19]_; SPEC section 5).
 
     Spends a further privacy budget on private estimates of the Hessian and
@@ -384,6 +385,11 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
         Noise of the two matrix releases, then the Monte Carlo draws;
         normalised with :func:`numpy.random.default_rng`. Deterministic for
         a seed.
+    secure : bool, default True
+        True: the two matrices are released with the float-safe grid
+        construction (:func:`refdp.erm.private_hessian`), private for the
+        doubles returned. False: continuous noise in floating point, **not
+        private as implemented**; kept for comparison only.
 
     Returns
     -------
@@ -437,18 +443,21 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
         raise parameter_error("X", owner, f"an array of shape ({release.n}, {release.d}), the data the "
                               "model was fitted on", Z)
     ys = signed_labels(y, classes, Z.shape[0], owner)
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
-    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng)
+    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure)
 
 
-def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, tol, norm_bound, clip, rng):
+def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, tol, norm_bound, clip, rng,
+         secure=True):
     objective_module = importlib.import_module(".objective_perturbation", __package__)
     output_module = importlib.import_module(".output_perturbation", __package__)
 
     if privacy == "pure":
         if method == "output":
             return output_module.release_output_perturbation(Z, ys, loss, value, regularization, tol=tol,
-                                                             rng=rng, norm_bound=norm_bound, clip=clip)
+                                                             rng=rng, norm_bound=norm_bound, clip=clip,
+                                                             secure=secure)
         kwargs = {"improved": True} if improved else {}
         budget = objective_module.objective_perturbation_budget(value, loss.curvature, Z.shape[0],
                                                                 regularization, **kwargs)
@@ -456,7 +465,8 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
                                                                rng=rng, norm_bound=norm_bound, clip=clip)
     if method == "output":
         return output_module.release_output_perturbation_zcdp(Z, ys, loss, value, regularization, tol=tol,
-                                                              rng=rng, norm_bound=norm_bound, clip=clip)
+                                                              rng=rng, norm_bound=norm_bound, clip=clip,
+                                                              secure=secure)
     try:
         zcdp_module = importlib.import_module(".objective_perturbation_zcdp", __package__)
     except ImportError:
@@ -472,7 +482,8 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
 
 def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rho=None, method="objective",
                                  improved=True, split=DEFAULT_SPLIT, level=0.95, delta=None, tol=DEFAULT_TOL,
-                                 norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None):
+                                 norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None,
+                                 secure=True):
     """Fit privately and release confidence intervals, within one total budget ([WKL19]_; SPEC section 5).
 
     Parameters
@@ -514,6 +525,13 @@ def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rh
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         One stream: the model's noise, the two matrix releases, then the
         Monte Carlo draws.
+    secure : bool, default True
+        True: the matrices, and an output-perturbation ``theta``, are released
+        with the float-safe grid construction, private for the doubles
+        returned. False: continuous noise in floating point, **not private as
+        implemented**; kept for comparison only. (Objective perturbation has
+        no float-safe form: ``docs/theory/secure_noise.rst``, "What is not
+        covered".)
 
     Returns
     -------
@@ -560,7 +578,8 @@ def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rh
     parts = split_budget(value, split, owner, "split")
     Z, ys, loss, _, regularization, tol = prepare(
         owner, X, y, loss, parts[0], regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
     release = _fit(owner, Z, ys, loss, regularization, privacy, parts[0], method, improved, tol, norm_bound,
-                   clip, rng)
-    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng)
+                   clip, rng, secure)
+    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure)

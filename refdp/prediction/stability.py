@@ -33,6 +33,8 @@ References
    Simplifications, Extensions, and Lower Bounds", TCC 2016, Proposition 1.6.
 .. [Mir12] I. Mironov, "On Significance of the Least Significant Bits for
    Differential Privacy", ACM CCS 2012.
+.. [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian
+   for Differential Privacy", NeurIPS 2020, Theorem 14.
 """
 from __future__ import annotations
 
@@ -460,9 +462,6 @@ def stable_prediction(values, beta, epsilon=None, *, delta=None, rho=None, noise
     1e-3`` (0.1% at ``epsilon = 0.5, delta = 1e-5``; below it for small
     ``epsilon``). The noise parameter actually used exceeds the reported scale by
     at most a relative ``2**-9`` (the grid).
-
-    References: [CKS20] C. L. Canonne, G. Kamath and T. Steinke, "The
-    Discrete Gaussian for Differential Privacy", NeurIPS 2020.
 
     Examples
     --------
