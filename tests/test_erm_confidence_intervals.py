@@ -98,9 +98,12 @@ def test_output_closed_form_value(data, release_zcdp):
     X, y = data
     ci = confidence_intervals(release_zcdp, X, y, (0.25, 0.25), rng=1)
     z = 1.959963984540054
-    half = z * np.sqrt(np.diag(ci.covariance) + release_zcdp.noise_scale ** 2)
+    # a float-safe release: the grid's step * sigma_Z bounds the noise's standard deviation
+    s = release_zcdp.grid_noise.noise_scale
+    assert release_zcdp.noise_scale <= s <= release_zcdp.noise_scale * (1 + 2.0**-9)
+    half = z * np.sqrt(np.diag(ci.covariance) + s ** 2)
     np.testing.assert_allclose(ci.upper - ci.theta, half, rtol=1e-12)
-    assert np.array_equal(ci.privacy_variance, np.full(2, release_zcdp.noise_scale ** 2))
+    assert np.array_equal(ci.privacy_variance, np.full(2, s ** 2))
 
 
 def test_level_orders_widths(data, release):
@@ -155,6 +158,20 @@ def test_secure_matrix_release_is_on_the_grid_and_textbook_path_kept(data, relea
     E = symmetric_noise(2, noise_rate=old.noise_rate, rng=11)
     assert np.array_equal(old.noisy, H0 + LAMBDA * np.eye(2) + E)
     assert np.allclose(_unvec_f(_vec_f(H0), 2), H0, rtol=1e-15)
+
+
+def test_secure_output_release_monte_carlo_uses_the_grid_law(data):
+    """The interval's privacy term is drawn from the law the float-safe release actually used."""
+    X, y = data
+    rel = output_perturbation(X, y, LogisticLoss(), 1.0, LAMBDA, rng=2)
+    assert rel.grid_noise is not None and rel.grid_noise.law == "laplace"
+    assert np.all(rel.theta == np.round(rel.theta / rel.grid_noise.step) * rel.grid_noise.step)
+    old = output_perturbation(X, y, LogisticLoss(), 1.0, LAMBDA, rng=2, secure=False)
+    assert old.grid_noise is None
+    a = confidence_intervals(rel, X, y, (0.3, 0.3), rng=5)
+    b = confidence_intervals(old, X, y, (0.3, 0.3), rng=5)
+    # product discrete Laplace per coordinate is wider than the spherical law in d = 2
+    assert np.all(a.width > b.width)
 
 
 def test_symmetric_noise_is_an_isometric_image():

@@ -31,9 +31,12 @@ its covariance is ``E[l'^2 x x^T] - mu^2 theta* theta*^T``, estimated by
 Per coordinate the interval is ``theta_priv_j +- q_j`` with ``q_j`` the
 ``level`` quantile of ``|T_j|``, ``T = N(0, V) + P``, ``V = H_hat^{-1} C_hat
 H_hat^{-1} / n`` and ``P`` the privacy term (``b`` or ``-H_hat^{-1} b / n``,
-``b`` drawn from the release's public noise law), by Monte Carlo; when
+``b`` drawn from the release's public noise law -- for a float-safe output
+perturbation the grid law it actually used, ``step`` times i.i.d. discrete
+Laplace or discrete Gaussian integers), by Monte Carlo; when
 ``b`` is Gaussian ``T_j`` is Gaussian and the closed form ``q_j = z sqrt(V_jj
-+ sigma^2)`` (output) or ``z sqrt(V_jj + sigma^2 [H_hat^{-2}]_jj / n^2)``
++ sigma^2)`` (output; ``sigma`` the grid's ``step sigma_Z`` for a float-safe
+release, an upper bound on its standard deviation) or ``z sqrt(V_jj + sigma^2 [H_hat^{-2}]_jj / n^2)``
 (objective) is used, ``z`` the ``(1 + level)/2`` normal quantile.
 
 This is an asymptotic construction, derived for refdp (the source text stops
@@ -61,6 +64,7 @@ from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from .._rounding import floor_fraction
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
+from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
 from ._data import PM1, prepare, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
@@ -285,8 +289,11 @@ def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     V = (V + V.T) / 2.0
     gaussian = getattr(release, "noise", "spherical_laplace") == "gaussian"
     objective = release.method == "objective"
+    grid = getattr(release, "grid_noise", None)     # float-safe output perturbation: the law actually used
     if gaussian:
-        s2 = release.noise_scale ** 2
+        # the discrete Gaussian's variance is at most (step sigma_Z)**2 (Canonne, Kamath and Steinke
+        # 2020, Corollary 9): the normal approximation uses that upper bound
+        s2 = release.noise_scale ** 2 if grid is None else grid.noise_scale ** 2
         pvar = s2 * np.einsum("ij,ij->i", Hinv, Hinv) / n ** 2 if objective else np.full(d, s2)
     else:
         pvar = None
@@ -297,7 +304,10 @@ def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     w, U = np.linalg.eigh(V)
     root = U * np.sqrt(np.maximum(w, 0.0))
     T = rng.standard_normal((n_samples, d)) @ root.T
-    if gaussian:
+    if grid is not None:
+        draw = discrete_gaussian if grid.law == "gaussian" else discrete_laplace
+        b = grid.step * np.asarray(draw(grid.parameter, size=(n_samples, d), rng=rng), dtype=np.float64)
+    elif gaussian:
         b = rng.normal(0.0, release.noise_scale, size=(n_samples, d))
     else:
         b = spherical_laplace(d, release.noise_rate, size=n_samples, rng=rng)
