@@ -1,4 +1,4 @@
-"""Private confidence intervals: the whole release composes to the declared budget (SPEC section 5).
+"""Private confidence intervals: the whole release composes to the declared budget.
 
 Claim
     (derived; docs/theory/erm_inference.rst) private_confidence_intervals

@@ -1,4 +1,4 @@
-"""Private Hessian and gradient covariance: replace-one Frobenius sensitivity sqrt(2) b / n (SPEC section 5).
+"""Private Hessian and gradient covariance: replace-one Frobenius sensitivity sqrt(2) b / n.
 
 Claim
     (derived; docs/theory/erm_inference.rst) For M(D) = (1/n) sum_i s(z_i)

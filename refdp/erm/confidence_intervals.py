@@ -1,4 +1,4 @@
-"""Private confidence intervals for private ERM releases (Wang, Kifer and Lee; SPEC section 5).
+"""Private confidence intervals for private ERM releases (Wang, Kifer and Lee 2019).
 
 A private ERM release ``theta_priv`` (:class:`refdp.erm.PrivateERMResult`)
 differs from the population parameter for two reasons: sampling and privacy
@@ -351,7 +351,7 @@ def _common(owner, level, delta, monte_carlo, n_samples):
 
 def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=None, monte_carlo=False,
                          n_samples=10000, rng=None, secure=True):
-    """Private per-coordinate confidence intervals for a private ERM release ([WKL19]_; SPEC section 5).
+    """Private per-coordinate confidence intervals for a private ERM release ([WKL19]_).
 
     Spends a further privacy budget on private estimates of the Hessian and
     of the gradient covariance at the released ``theta`` (public), then
@@ -494,7 +494,7 @@ def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rh
                                  improved=True, split=DEFAULT_SPLIT, level=0.95, delta=None, tol=DEFAULT_TOL,
                                  norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None,
                                  secure=True):
-    """Fit privately and release confidence intervals, within one total budget ([WKL19]_; SPEC section 5).
+    """Fit privately and release confidence intervals, within one total budget ([WKL19]_).
 
     Parameters
     ----------

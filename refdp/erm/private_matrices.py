@@ -56,7 +56,7 @@ References
    Intervals for Empirical Risk Minimization", Journal of Privacy and
    Confidentiality 9(1), 2019, Sections 4 and 5 (private estimates of the
    Hessian and of the gradient covariance). The construction here is the
-   project's derived version (SPEC section 5), proved in
+   project's derived version, proved in
    ``docs/theory/erm_inference.rst``.
 """
 from __future__ import annotations
@@ -428,7 +428,7 @@ def _validate(owner, X, y, loss, theta, norm_bound, clip, classes):
 
 def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None, norm_bound=1.0,
                     clip=False, classes=(-1, 1), rng=None, secure=True):
-    """Private ``H = (1/n) sum_i l''(m_i) x_i x_i^T + mu I`` at a public ``theta`` ([WKL19]_; SPEC section 5).
+    """Private ``H = (1/n) sum_i l''(m_i) x_i x_i^T + mu I`` at a public ``theta`` ([WKL19]_).
 
     Parameters
     ----------
@@ -502,7 +502,7 @@ def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None
 
 def private_gradient_covariance(X, y, loss, theta, *, epsilon=None, rho=None, norm_bound=1.0, clip=False,
                                 classes=(-1, 1), rng=None, secure=True):
-    """Private ``G = (1/n) sum_i l'(m_i)^2 x_i x_i^T`` at a public ``theta`` ([WKL19]_; SPEC section 5).
+    """Private ``G = (1/n) sum_i l'(m_i)^2 x_i x_i^T`` at a public ``theta`` ([WKL19]_).
 
     Parameters
     ----------
