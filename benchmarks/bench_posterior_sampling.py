@@ -73,18 +73,20 @@ def main():
     # equality before timing
     bc.assert_close_rel(p, np.exp(w - scipy.special.logsumexp(w)), "learner law vs scipy/NumPy idiom")
     for seed in range(3):
-        u = np.random.default_rng(seed).random()
-        bc.assert_equal_int(certified_inverse_cdf_index(p, u), inverse_cdf_index(p, u),
+        g = np.random.default_rng(seed)
+        u = g.random()
+        bc.assert_equal_int(certified_inverse_cdf_index(p, u, g), inverse_cdf_index(p, u),
                             f"certified vs exact-integer inversion, seed {seed}")
     bc.assert_equal_int(exponential_mechanism_learner(risks, RECORDS, EPSILON, rng=11),
                         exponential_mechanism(scores, EPSILON, sensitivity=1.0, rng=11),
                         "learner vs refdp.mechanisms.exponential_mechanism, seed 11")
 
-    u = np.random.default_rng(1).random()
+    g1 = np.random.default_rng(1)
+    u = g1.random()
     funcs = {
         "logsumexp": lambda: logsumexp(w),
         "law": lambda: _float_law(risks, RECORDS, EPSILON),
-        "draw": lambda: certified_inverse_cdf_index(p, u),
+        "draw": lambda: certified_inverse_cdf_index(p, u, g1),
         "learner": lambda: exponential_mechanism_learner(risks, RECORDS, EPSILON, rng=3),
         "posterior": lambda: one_posterior_sample(losses, 1.0, epsilon=EPSILON, rng=3),
         "scipy+choice": lambda: baseline(w, np.random.default_rng(3)),

@@ -47,12 +47,12 @@ def inversion_law(probabilities):
     """Exact law drawn by refdp's inversion sampler from computed (float) probabilities.
 
     :func:`refdp.mechanisms._inversion.certified_inverse_cdf_index` returns
-    the first ``k`` with ``u * T < S_k`` for the exact running sums ``S_k`` of
-    the doubles it is given and their exact total ``T``: for a uniform ``u``
-    the output ``k`` has probability ``p_k / T`` exactly. The doubles rarely
-    sum to exactly 1, so this normalised law -- not the doubles themselves --
-    is what the sampler releases (up to the ``2**-53`` grid of the uniform
-    double, which this idealisation leaves out).
+    the ``k`` whose interval ``[S_{k-1}/T, S_k/T)`` holds the uniform ``U``,
+    for the exact running sums ``S_k`` of the doubles it is given and their
+    exact total ``T``, reading further bits of ``U`` until they decide
+    (docs/theory/learning.rst, Proposition 7). So output ``k`` has
+    probability ``p_k / T`` exactly: this normalised law of the doubles is
+    the law the sampler releases (the doubles rarely sum to exactly 1).
     """
     ps = [Fraction(float(p)) for p in probabilities]
     total = sum(ps)

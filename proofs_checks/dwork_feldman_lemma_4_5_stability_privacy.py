@@ -46,8 +46,9 @@ import numpy as np
 from proofs_checks._continuous_noise import decide_exact_leq
 from proofs_checks._stability_search import erm_search, psgd_search
 from refdp.mechanisms import gaussian_sigma_zcdp
+from refdp.mechanisms._float_safe import gaussian_grid
 from refdp.prediction.convex import HuberLoss, LogisticLoss, ProjectedSGD, RegularizedERM
-from refdp.prediction.stability import StablePredictor, classical_gaussian_sigma
+from refdp.prediction.stability import StablePredictor, _rho_for_dp, classical_gaussian_sigma
 from refdp.verify.registry import CheckResult, register
 from refdp._precision import iv_context
 from refdp.verify.verdict import (Verdict, decide_enclosures, decide_leq,
@@ -150,8 +151,23 @@ def gaussian_part():
     for label, learner, S, S2 in worst_pairs():
         beta = learner.stability_rate(4)
         for eps, delta in GAUSS:
+            # secure default: discrete Gaussian on the grid at rho = _rho_for_dp(eps, delta),
+            # rho-zCDP (docs/theory/secure_noise.rst, Theorem 2), hence (eps, delta)-DP
             (a, a2), sp = _fitted_scores(learner, beta, eps, None, (S, S2),
                                          noise="gaussian", delta=delta)
+            rho_s = _rho_for_dp(eps, delta)
+            assert sp.scale == gaussian_sigma_zcdp(rho_s, sp.sensitivity)
+            grid = gaussian_grid(rho_s, sp.sensitivity, 1)
+            ok = (F(abs(a - a2)) <= F(sp.sensitivity)
+                  and F(grid.integer_sensitivity) ** 2 / (2 * grid.parameter ** 2) <= F(rho_s))
+            verdicts.append(Verdict.HOLDS if ok else Verdict.FAILS)
+            v, _, _ = decide_leq(lambda: mpmath.mpf(rho_s) + 2 * mpmath.sqrt(mpmath.mpf(rho_s)
+                                                                           * -mpmath.log(mpmath.mpf(delta))),
+                                 lambda: mpmath.mpf(eps), dps=30)
+            verdicts.append(v)
+            # textbook path (secure=False): the classical continuous Gaussian
+            (a, a2), sp = _fitted_scores(learner, beta, eps, None, (S, S2),
+                                         noise="gaussian", delta=delta, secure=False)
             sigma = sp.scale
             assert sigma == classical_gaussian_sigma(sp.sensitivity, eps, delta)
             verdicts.append(Verdict.HOLDS if F(abs(a - a2)) <= F(sp.sensitivity) else Verdict.FAILS)

@@ -1,13 +1,17 @@
-"""The certified inversion sampler returns exactly the index of the exact-integer inversion.
+"""The certified inversion sampler returns exactly the index of the exact-integer path.
 
 Claim
-    (refdp's own; proof in docs/theory/learning.rst, "Sampling".) For
-    non-negative doubles p with a positive sum and every uniform u (a multiple
-    of 2**-53 in [0, 1)), ``refdp.mechanisms._inversion.certified_inverse_cdf_index``
-    returns the same index as ``refdp.mechanisms._inversion.inverse_cdf_index``:
-    the smallest k with u T < S_k for the exact running sums S_k, T of p. So
-    ``exponential_mechanism_learner`` and ``one_posterior_sample`` use every
-    computed probability as it is, like ``refdp.mechanisms.exponential_mechanism``.
+    (refdp's own; proof in docs/theory/learning.rst, "Sampling", Propositions
+    6 and 7.) For non-negative doubles p with a positive sum, every first 53
+    bits u (a multiple of 2**-53 in [0, 1)) and every further bits,
+    ``refdp.mechanisms._inversion.certified_inverse_cdf_index`` returns the
+    index of the exact-integer path ``refined_index`` fed the same bits: the k
+    with U in [S_{k-1}/T, S_k/T) for the exact running sums S_k, T of p, so
+    P[k] = p_k / T exactly. When no further bit is read, that index is
+    ``inverse_cdf_index(p, u)``, the smallest k with u T < S_k. So
+    ``exponential_mechanism_learner``, ``one_posterior_sample`` and
+    ``refdp.mechanisms.exponential_mechanism`` draw the normalised computed
+    probabilities exactly.
 Setting
     Laws of 1..300 outcomes (quick: 100 laws, full: 400) drawn to stress the
     bound: uniform, heavy-tailed (U**50), with exact zeros, with subnormal and
@@ -15,7 +19,7 @@ Setting
     unnormalised totals up to 2**900. For each law: 20 uniform u, and for 5
     random k the boundary u = floor(2**53 S_k / T) / 2**53 and its two
     neighbours on the 2**-53 grid, where the certificate usually cannot
-    decide and the exact fallback runs. The count of fallbacks is reported (it must be positive, or the
+    decide and the exact path runs (further bits: four fixed 64-bit words). The count of exact paths is reported (it must be positive, or the
     boundary cases were not reached).
 Precision
     Integer indices compared for equality; the reference computes the exact
@@ -23,6 +27,7 @@ Precision
 """
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -75,39 +80,59 @@ def boundary_uniforms(p, rng, count=5):
     return sorted(out)
 
 
+WORDS = (0x9E3779B97F4A7C15, 0x2545F4914F6CDD1D, 0x0123456789ABCDEF, 0xFEDCBA9876543210)
+
+
+class _Words:
+    """A stand-in Generator whose bit generator returns WORDS in order."""
+
+    def __init__(self):
+        words = list(WORDS)
+        self.bit_generator = type("Bits", (), {"random_raw": lambda self: np.uint64(words.pop(0))})()
+
+
 def compare(n_laws):
     rng = np.random.default_rng(SEED)
-    calls = {"fallback": 0}
-    original = fast.inverse_cdf_index
+    calls = {"exact": 0}
+    original = fast.refined_index
 
-    def counting(p, u):
-        calls["fallback"] += 1
-        return original(p, u)
+    def counting(*args):
+        calls["exact"] += 1
+        return original(*args)
 
     mismatches, draws, first = 0, 0, ""
-    fast.inverse_cdf_index = counting
+    fast.refined_index = counting
     try:
         for _ in range(n_laws):
             p = random_law(rng)
+            partial = list(itertools.accumulate(fast._as_integers(p)))
             us = [float(r) / GRID for r in rng.integers(0, GRID, 20)] + boundary_uniforms(p, rng)
             for u in us:
                 draws += 1
-                got, want = fast.certified_inverse_cdf_index(p, u), inverse_cdf_index(p, u)
+                got = fast.certified_inverse_cdf_index(p, u, _Words())
+                it, used = iter(WORDS), []
+
+                def word():
+                    used.append(1)
+                    return next(it)
+                want = original(partial, int(u * GRID), 53, word)
+                if not used and want != inverse_cdf_index(p, u):
+                    want = -1                       # decided by 53 bits: must be the left-end index
                 if got != want:
                     mismatches += 1
                     if not first:
                         first = f"; first mismatch: n={p.size}, u={u!r}: {got} != {want}"
     finally:
-        fast.inverse_cdf_index = original
-    verdict = Verdict.HOLDS if mismatches == 0 and calls["fallback"] > 0 else Verdict.FAILS
+        fast.refined_index = original
+    verdict = Verdict.HOLDS if mismatches == 0 and calls["exact"] > 0 else Verdict.FAILS
     detail = (f"{n_laws} laws, {draws} (law, u) pairs, seed {SEED}: {mismatches} mismatches; "
-              f"exact fallback taken {calls['fallback']} times (boundary u){first}")
+              f"exact path taken {calls['exact']} times (boundary u){first}")
     return CheckResult(mismatches, 0, verdict, 0, detail, method="certified")
 
 
 @register("learning.certified_inversion_equals_exact",
-          "the learners' certified float inversion returns the exact-integer inversion's index for every "
-          "tested (law, u), boundary u included (100 stress laws)",
+          "the certified float inversion returns the exact-integer path's index for every tested (law, u, "
+          "further bits), boundary u included (100 stress laws)",
           covers=COVERS)
 def quick():
     return compare(100)

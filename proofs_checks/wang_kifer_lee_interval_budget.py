@@ -1,4 +1,4 @@
-"""Private confidence intervals: the whole release composes to the declared budget (SPEC section 5).
+"""Private confidence intervals: the whole release composes to the declared budget.
 
 Claim
     (derived; docs/theory/erm_inference.rst) private_confidence_intervals
@@ -20,14 +20,15 @@ Setting
     release carries a_theta (its epsilon or rho) and equals the
     stand-alone mechanism run on the same seed (so its own check covers it);
     (3) the Hessian and gradient-covariance releases carry a_H and a_G, with
-    sensitivity frobenius_sensitivity(n, b) and noise calibrated to it
+    sensitivity vec_f_sensitivity(n, b) (the secure default) and noise calibrated to it
     exactly (beta S <= a, 2 a sigma^2 >= S^2); (4) the reported total equals
     the accountant's composition of the three parts and is at most the
     declared total; for zCDP epsilon_dp equals zcdp_to_dp(total, delta);
     (5) confidence_intervals on the release with shares (0.5, 0.5) of a total
     twice the model's budget composes to at most that total, and with
     explicit parts to the model's budget plus the parts; (6) the matrices it
-    releases are the computed matrices plus the seeded symmetric noise.
+    releases are the seeded float-safe grid releases of the computed data
+    parts (plus mu I for the Hessian).
 Precision
     Exact rational comparisons of doubles (fractions.Fraction); equality of
     arrays is bitwise. No statistics.
@@ -40,10 +41,11 @@ import numpy as np
 
 from proofs_checks._wang_kifer_lee_population import sample
 from refdp.accounting import basic_composition, zcdp_composition, zcdp_to_dp
-from refdp.erm import (LogisticLoss, confidence_intervals, frobenius_sensitivity, objective_perturbation,
+from refdp.erm import (LogisticLoss, confidence_intervals, objective_perturbation,
                        objective_perturbation_zcdp, output_perturbation, output_perturbation_zcdp,
                        private_confidence_intervals, split_budget)
-from refdp.erm.private_matrices import gradient_covariance_matrix, hessian_matrix, symmetric_noise
+from refdp.erm.private_matrices import (gradient_covariance_matrix, hessian_matrix, secure_symmetric_release,
+                                        vec_f_sensitivity)
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict
 
@@ -75,11 +77,10 @@ def _standalone(method, privacy, X, y, loss, a, seed):
 def _wired(ci, X, y, loss, seed):
     rel = ci.release
     rng = np.random.default_rng(seed)
-    E_H = symmetric_noise(rel.d, noise_rate=ci.hessian.noise_rate, noise_scale=ci.hessian.noise_scale, rng=rng)
-    E_G = symmetric_noise(rel.d, noise_rate=ci.gradient_covariance.noise_rate,
-                          noise_scale=ci.gradient_covariance.noise_scale, rng=rng)
-    H = hessian_matrix(X, y, loss, rel.theta) + ci.regularization * np.eye(rel.d) + E_H
-    G = gradient_covariance_matrix(X, y, loss, rel.theta) + E_G
+    H = secure_symmetric_release(hessian_matrix(X, y, loss, rel.theta), ci.hessian.sensitivity, ci.privacy,
+                                 ci.hessian.budget, rng) + ci.regularization * np.eye(rel.d)
+    G = secure_symmetric_release(gradient_covariance_matrix(X, y, loss, rel.theta),
+                                 ci.gradient_covariance.sensitivity, ci.privacy, ci.gradient_covariance.budget, rng)
     return np.array_equal(ci.hessian.noisy, H) and np.array_equal(ci.gradient_covariance.noisy, G)
 
 
@@ -99,8 +100,8 @@ def variant(method, privacy, X, y, loss):
         ("model budget", a_theta == parts[0]
          and np.array_equal(rel.theta, _standalone(method, privacy, X, y, loss, parts[0], SEED).theta)),
         ("matrix budgets", ci.hessian.budget == parts[1] and ci.gradient_covariance.budget == parts[2]),
-        ("sensitivities", ci.hessian.sensitivity == frobenius_sensitivity(n, loss.curvature)
-         and ci.gradient_covariance.sensitivity == frobenius_sensitivity(n, 1.0)),
+        ("sensitivities", ci.hessian.sensitivity == vec_f_sensitivity(n, loss.curvature)
+         and ci.gradient_covariance.sensitivity == vec_f_sensitivity(n, 1.0)),
         ("calibration", _calibrated(ci.hessian, parts[1]) and _calibrated(ci.gradient_covariance, parts[2])),
         ("accountant", ci.total == composed and F(ci.total) <= F(T)),
         ("zcdp to dp", privacy == "pure" or ci.epsilon_dp == zcdp_to_dp(ci.total, DELTA)),

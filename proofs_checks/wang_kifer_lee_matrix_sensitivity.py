@@ -1,4 +1,4 @@
-"""Private Hessian and gradient covariance: replace-one Frobenius sensitivity sqrt(2) b / n (SPEC section 5).
+"""Private Hessian and gradient covariance: replace-one Frobenius sensitivity sqrt(2) b / n.
 
 Claim
     (derived; docs/theory/erm_inference.rst) For M(D) = (1/n) sum_i s(z_i)
@@ -27,10 +27,15 @@ Setting
     replace-one neighbour of each, with the matrices refdp actually computes
     (refdp.erm.private_matrices.hessian_matrix / gradient_covariance_matrix
     in floating point): their exact Frobenius distance must be at most the
-    calibrated S. Calibration: beta S <= epsilon and 2 rho sigma^2 >= S^2
+    calibrated S, and the exact distance of their computed vec_F (the vector
+    the secure release adds grid noise to) at most vec_f_sensitivity. Calibration: beta S <= epsilon and 2 rho sigma^2 >= S^2
     exactly for epsilon, rho in {0.1, 1, 4}, n in {3, 1000, 10**6}; wiring:
-    the released noisy matrix equals the computed matrix plus the seeded
-    symmetric noise, the released estimate its eigenvalue-floored projection.
+    the released noisy matrix equals the seeded grid release of the computed
+    data part plus mu I (secure default; its privacy is
+    docs/theory/secure_noise.rst Theorems 2 and 3, checked by
+    mechanisms.secure_noise_*), or with secure=False the computed matrix plus
+    the seeded symmetric noise; the released estimate is its
+    eigenvalue-floored projection.
     Power: a calibration to half the sensitivity, sqrt(2) b / (2n), must be
     exceeded by the worst pair (it is, by a factor 2 where attained).
 Precision
@@ -54,9 +59,10 @@ import numpy as np
 from proofs_checks._stability_search import to_fraction
 from refdp._rounding import interval_context
 from refdp.erm import HuberHingeLoss, LogisticLoss, frobenius_sensitivity
-from refdp.erm.private_matrices import (_calibrate, floor_eigenvalues, gradient_covariance_matrix,
+from refdp.erm.private_matrices import (_calibrate, _vec_f, floor_eigenvalues, gradient_covariance_matrix,
                                         hessian_matrix, release_private_gradient_covariance,
-                                        release_private_hessian, symmetric_noise)
+                                        release_private_hessian, secure_symmetric_release, symmetric_noise,
+                                        vec_f_sensitivity)
 from refdp.mechanisms import spherical_laplace
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, worst_verdict
@@ -149,6 +155,7 @@ def implementation_sweep(loss, kind, recs, thetas, n):
     """Library float matrices on every replace-one pair of n-record multisets, vs the calibrated S."""
     bound_b = loss.curvature if kind == "H" else 1.0
     S = F(frobenius_sensitivity(n, bound_b))
+    S_vec = F(vec_f_sensitivity(n, bound_b))
     fn = hessian_matrix if kind == "H" else gradient_covariance_matrix
     datasets = list(itertools.combinations_with_replacement(range(len(recs)), n))
     index = {ds: k for k, ds in enumerate(datasets)}
@@ -175,6 +182,14 @@ def implementation_sweep(loss, kind, recs, thetas, n):
             ok &= sq <= S * S
         if not close.size:
             worst = max(worst, F(float(np.max(fro))) ** 2)
+        # the secure release adds noise to the computed vec_F (off-diagonal fl(sqrt 2) M_jk):
+        # its distance must be within vec_f_sensitivity, decided in rationals near the bound
+        vecs = np.array([_vec_f(m) for m in mats])
+        dv = vecs[a_idx] - vecs[b_idx]
+        near = np.flatnonzero(np.sqrt(np.einsum("ki,ki->k", dv, dv)) > float(S_vec) * 0.999999)
+        for k in near:
+            sq = sum((F(float(u)) - F(float(v))) ** 2 for u, v in zip(vecs[a_idx[k]], vecs[b_idx[k]]))
+            ok &= sq <= S_vec * S_vec
     return ok, worst, S, len(pairs)
 
 
@@ -199,11 +214,25 @@ def wiring_holds(seed=7):
     X, y = _float_rows(recs, (1, 4, 9, 12))
     theta, loss, mu, ok = np.array([0.5, -1.0]), LogisticLoss(), 0.05, True
     for privacy, value in (("pure", 1.0), ("zcdp", 0.5)):
+        # secure default: grid release of the computed vec_F of the data part, then + mu I
         H = release_private_hessian(X, y, loss, theta, mu, privacy, value, rng=seed)
-        E = symmetric_noise(2, noise_rate=H.noise_rate, noise_scale=H.noise_scale, rng=seed)
-        ok &= np.array_equal(H.noisy, hessian_matrix(X, y, loss, theta) + mu * np.eye(2) + E)
+        H0 = hessian_matrix(X, y, loss, theta)
+        want = secure_symmetric_release(H0, vec_f_sensitivity(len(y), loss.curvature), privacy, value,
+                                        np.random.default_rng(seed)) + mu * np.eye(2)
+        ok &= H.secure and H.sensitivity == vec_f_sensitivity(len(y), loss.curvature)
+        ok &= np.array_equal(H.noisy, want)
         ok &= np.array_equal(H.matrix, floor_eigenvalues(H.noisy, mu))
         G = release_private_gradient_covariance(X, y, loss, theta, privacy, value, rng=seed)
+        want = secure_symmetric_release(gradient_covariance_matrix(X, y, loss, theta), G.sensitivity, privacy,
+                                        value, np.random.default_rng(seed))
+        ok &= np.array_equal(G.noisy, want)
+        ok &= np.array_equal(G.matrix, floor_eigenvalues(G.noisy, 0.0))
+        # secure=False: the continuous noise added in floating point
+        H = release_private_hessian(X, y, loss, theta, mu, privacy, value, rng=seed, secure=False)
+        E = symmetric_noise(2, noise_rate=H.noise_rate, noise_scale=H.noise_scale, rng=seed)
+        ok &= np.array_equal(H.noisy, H0 + mu * np.eye(2) + E)
+        ok &= np.array_equal(H.matrix, floor_eigenvalues(H.noisy, mu))
+        G = release_private_gradient_covariance(X, y, loss, theta, privacy, value, rng=seed, secure=False)
         E = symmetric_noise(2, noise_rate=G.noise_rate, noise_scale=G.noise_scale, rng=seed)
         ok &= np.array_equal(G.noisy, gradient_covariance_matrix(X, y, loss, theta) + E)
         ok &= np.array_equal(G.matrix, floor_eigenvalues(G.noisy, 0.0))
@@ -250,7 +279,7 @@ def _show(z):
 
 
 COVERS = ("refdp.erm.private_hessian", "refdp.erm.private_gradient_covariance",
-          "refdp.erm.frobenius_sensitivity", "refdp.erm.confidence_intervals",
+          "refdp.erm.frobenius_sensitivity", "refdp.erm.vec_f_sensitivity", "refdp.erm.confidence_intervals",
           "refdp.erm.private_confidence_intervals")
 
 

@@ -121,3 +121,20 @@ def test_float_bits_audit_passes_the_secure_laplace_and_flags_the_textbook_path(
     bad = audit_black_box(_laplace_batch(False), pair, 0.1, n_samples=100_000, float_bits=True,
                           confidence=0.999, tolerance=0, rng=17, progress=False)
     assert bad.violation and bad.epsilon_lower > 3
+
+
+def test_gaussian_grid_l2_index_sensitivity_counterexample():
+    """The L2 distance of grid indices can exceed floor(r) + ceil(sqrt(d)); Delta_Z covers it."""
+    from refdp.mechanisms._float_safe import _index, gaussian_grid
+    sensitivity = 2037.895885515254 * 2.0**-11
+    noise = gaussian_grid(0.5, sensitivity, 2)
+    g = noise.step
+    x = np.full(2, (0.5 - 1e-6) * g)
+    x2 = x + sensitivity / math.sqrt(2) * (1 - 1e-12)
+    assert sum((Fraction(float(a)) - Fraction(float(b))) ** 2 for a, b in zip(x, x2)) <= Fraction(sensitivity) ** 2
+    dk = _index(x2, g, "t", "x") - _index(x, g, "t", "x")
+    r = Fraction(sensitivity) / Fraction(g)
+    assert int((dk ** 2).sum()) > (math.floor(r) + 2) ** 2          # the old bound is exceeded
+    assert int((dk ** 2).sum()) <= noise.integer_sensitivity ** 2
+    assert gaussian_grid(0.5, sensitivity, 1).integer_sensitivity == math.floor(Fraction(sensitivity)
+                                                                            / Fraction(gaussian_grid(0.5, sensitivity, 1).step)) + 1

@@ -1,5 +1,6 @@
 """Tests of refdp.learning: the finite-class learner, one posterior sample and the fast sampler."""
 import doctest
+import itertools
 import math
 import os
 from fractions import Fraction
@@ -26,7 +27,7 @@ from refdp.learning import (
 from refdp.mechanisms._inversion import certified_inverse_cdf_index
 from refdp._rounding import float_at_least, float_at_most
 from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
-from refdp.mechanisms._inversion import inverse_cdf_index
+from refdp.mechanisms._inversion import inverse_cdf_index, refined_index
 
 BAD_EPSILONS = [0, 0.0, -1.0, math.nan, math.inf, "1", None, True]
 LOSSES = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
@@ -283,6 +284,24 @@ def test_rounding_helpers():
 
 # -- the certified sampler ---------------------------------------------------------
 
+def _exact_draw(p, u, words):
+    """The exact-integer path of the sampler, fed the same further bits."""
+    partial = list(itertools.accumulate(fast_inversion._as_integers(p)))
+    it = iter(words)
+    return fast_inversion.refined_index(partial, int(u * 2**53), 53, lambda: next(it))
+
+
+class _Words:
+    """A stand-in Generator whose bit generator returns the given 64-bit words."""
+
+    def __init__(self, words):
+        words = list(words)
+        self.bit_generator = type("Bits", (), {"random_raw": lambda self: np.uint64(words.pop(0))})()
+
+
+_WORDS = [0x9E3779B97F4A7C15, 0x2545F4914F6CDD1D, 0x0123456789ABCDEF, 0xFEDCBA9876543210]
+
+
 @given(st.lists(st.floats(0, 1e300, allow_subnormal=True), min_size=1, max_size=60),
        st.lists(st.integers(0, 2**53 - 1), min_size=1, max_size=10))
 def test_certified_inversion_equals_exact_inversion(values, grid_points):
@@ -291,17 +310,17 @@ def test_certified_inversion_equals_exact_inversion(values, grid_points):
         p[0] = 1.0
     for r in grid_points:
         u = r / 2**53
-        assert certified_inverse_cdf_index(p, u) == inverse_cdf_index(p, u)
+        assert certified_inverse_cdf_index(p, u, _Words(_WORDS)) == _exact_draw(p, u, _WORDS)
 
 
 def test_certified_inversion_at_boundaries_uses_the_fallback(monkeypatch):
     calls = []
 
-    def counting(p, u):
-        calls.append(u)
-        return inverse_cdf_index(p, u)
+    def counting(*args):
+        calls.append(args[1])
+        return refined_index(*args)
 
-    monkeypatch.setattr(fast_inversion, "inverse_cdf_index", counting)
+    monkeypatch.setattr(fast_inversion, "refined_index", counting)
     p = np.array([0.1, 0.2, 0.0, 0.3, 0.4])
     total = sum(Fraction(v) for v in p)
     running = Fraction(0)
@@ -310,25 +329,25 @@ def test_certified_inversion_at_boundaries_uses_the_fallback(monkeypatch):
         r = int(running / total * 2**53)
         for u in ((r - 1) / 2**53, r / 2**53, (r + 1) / 2**53):
             if 0 <= u < 1:
-                assert certified_inverse_cdf_index(p, u) == inverse_cdf_index(p, u)
-    assert calls, "boundary uniforms must reach the exact fallback"
-    assert certified_inverse_cdf_index(p, 0.5) == 3       # far from every boundary: certified, no new call
+                assert certified_inverse_cdf_index(p, u, _Words(_WORDS)) == _exact_draw(p, u, _WORDS)
+    assert calls, "boundary uniforms must reach the exact path"
+    assert certified_inverse_cdf_index(p, 0.5, _Words([])) == 3     # far from every boundary: no exact path
     n_calls = len(calls)
-    certified_inverse_cdf_index(p, 0.5)
+    certified_inverse_cdf_index(p, 0.5, _Words([]))
     assert len(calls) == n_calls
 
 
 def test_certified_inversion_overflowing_running_sum():
-    p = np.array([1e308, 1e308, 1e308])   # the float running sum overflows: exact fallback
+    p = np.array([1e308, 1e308, 1e308])   # the float running sum overflows: exact path
     for u in (0.0, 0.3, 0.34, 0.5, 0.7, 1 - 2**-53):
-        assert certified_inverse_cdf_index(p, u) == inverse_cdf_index(p, u)
-    assert certified_inverse_cdf_index(p, 0.5) == 1
+        assert certified_inverse_cdf_index(p, u, _Words(_WORDS)) == _exact_draw(p, u, _WORDS)
+    assert certified_inverse_cdf_index(p, 0.5, _Words([])) == 1
 
 
 def test_certified_inversion_never_returns_a_zero_probability():
     p = np.array([0.0, 0.5, 0.0, 0.0, 0.5, 0.0])
     for r in range(0, 2**53, 2**47):
-        assert p[certified_inverse_cdf_index(p, r / 2**53)] > 0
+        assert p[certified_inverse_cdf_index(p, r / 2**53, _Words(_WORDS))] > 0
 
 
 # -- the utility bound on sampled data ----------------------------------------------

@@ -13,7 +13,9 @@ import pytest
 import scipy.stats
 from hypothesis import given, strategies as st
 
-from refdp.mechanisms import gaussian_mechanism, laplace_mechanism, laplace_scale
+from refdp.accounting import zcdp_to_dp
+from refdp.mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
+from refdp.mechanisms._float_safe import gaussian_grid
 from refdp.prediction import stability as S
 from refdp.prediction.convex import HuberLoss, ProjectedSGD, RegularizedERM
 from refdp.prediction.stability import (StablePredictor, classical_gaussian_sigma,
@@ -198,9 +200,42 @@ def test_sensitivity_and_scale():
     assert Fraction(sp.sensitivity) >= Fraction(0.3) / 3
     assert sp.scale == laplace_scale(0.5, sp.sensitivity)
     assert sp.guarantee == S.Guarantee("epsilon-DP", 0.5, None, None)
-    g = StablePredictor(mean_learner, 0.3, 0.5, delta=1e-6, noise="gaussian")
+    g = StablePredictor(mean_learner, 0.3, 0.5, delta=1e-6, noise="gaussian", secure=False)
     assert g.guarantee.kind == "(epsilon, delta)-DP"
     assert g.scale == classical_gaussian_sigma(0.3, 0.5, 1e-6)
+    s = StablePredictor(mean_learner, 0.3, 0.5, delta=1e-6, noise="gaussian")
+    rho = S._rho_for_dp(0.5, 1e-6)
+    assert s.scale == gaussian_sigma_zcdp(rho, 0.3)
+    assert zcdp_to_dp(rho, 1e-6) <= 0.5
+    assert 0.99 < s.scale / g.scale < 1.01
+
+
+@pytest.mark.parametrize("epsilon,delta", [(0.1, 1e-5), (0.5, 1e-8), (0.99, 0.5), (1e-6, 1e-300)])
+def test_rho_for_dp_is_certified_and_nearly_largest(epsilon, delta):
+    rho = S._rho_for_dp(epsilon, delta)
+    assert 0 < rho and zcdp_to_dp(rho, delta) <= epsilon
+    assert zcdp_to_dp(rho * (1 + 1e-9), delta) > epsilon or rho * (1 + 1e-9) == rho
+
+
+def test_secure_classical_gaussian_is_the_grid_release():
+    values = np.array([0.2, 0.7, 0.5])
+    got = stable_prediction(values, 0.05, 0.5, delta=1e-5, noise="gaussian", output_range=None, rng=4)
+    want = gaussian_mechanism(values, S._rho_for_dp(0.5, 1e-5), sensitivity=0.05, rng=4)
+    assert np.array_equal(got, want)
+    g = gaussian_grid(S._rho_for_dp(0.5, 1e-5), 0.05, 3).step
+    assert np.all(got == np.round(got / g) * g)
+    old = stable_prediction(values, 0.05, 0.5, delta=1e-5, noise="gaussian", output_range=None, rng=4,
+                            secure=False)
+    ref = np.random.default_rng(4)
+    assert np.array_equal(old, values + ref.normal(0.0, classical_gaussian_sigma(0.05, 0.5, 1e-5), 3))
+
+
+def test_secure_false_is_textbook_for_every_noise():
+    values = np.array([0.2, 0.7])
+    out = stable_prediction(values, 0.05, 1.0, output_range=None, rng=3, secure=False)
+    assert np.array_equal(out, laplace_mechanism(values, 1.0, sensitivity=0.05, rng=3, secure=False))
+    with pytest.raises(ValueError, match="secure"):
+        stable_prediction(values, 0.05, 1.0, secure="yes")
 
 
 def test_clipping():

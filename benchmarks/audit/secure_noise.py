@@ -12,7 +12,16 @@ once with the float-safe default and once with ``secure=False``:
   L2 sensitivity 1, ``beta = epsilon``;
 * ``output_perturbation`` and ``output_perturbation_zcdp`` in d = 1 on two
   replace-one neighbouring datasets of 20 rows (ten ``(0.5, +1)`` and ten
-  ``(0.5, -1)``, whose minimiser is exactly 0, vs one label flipped).
+  ``(0.5, -1)``, whose minimiser is exactly 0, vs one label flipped);
+* ``stable_prediction`` with the classical (epsilon, delta) Gaussian: the
+  prediction 0 vs 1 with ``beta = 1``, no clipping, audited against
+  (epsilon, 1e-5); the classical calibration needs epsilon < 1, so 0.99
+  stands for 1;
+* ``private_hessian`` (logistic loss, d = 2, ``theta = 0``, ``mu = 0.1``) on
+  20 rows, ten ``e_1`` and ten ``e_2``, vs one ``e_1`` replaced by ``e_2``
+  (the Frobenius sensitivity ``sqrt(2) c / n`` is attained), epsilon-DP and
+  rho-zCDP at (epsilon, 1e-5); the output is the upper triangle of the noisy
+  matrix.
 
 A batch of ``n`` outputs is ``n`` independent releases: the script calls the
 same internal release the public function calls, with the parameters the
@@ -43,6 +52,10 @@ from refdp.erm import (LogisticLoss, output_perturbation, output_perturbation_se
 from refdp.erm._solver import minimise
 from refdp.mechanisms import gaussian_mechanism, laplace_mechanism, spherical_laplace
 from refdp.mechanisms._float_safe import gaussian_grid, l2_laplace_grid, laplace_grid, release
+from refdp.erm import private_hessian
+from refdp.erm.private_matrices import _calibrate, _vec_f, frobenius_sensitivity, hessian_matrix, vec_f_sensitivity
+from refdp.prediction import stable_prediction
+from refdp.prediction.stability import _rho_for_dp, classical_gaussian_sigma
 from refdp._rounding import floor_fraction
 
 DELTA = 1e-5
@@ -129,6 +142,52 @@ def erm_batch(epsilon, secure, zcdp_rho=None):
     return mech
 
 
+def stability_batch(epsilon, secure):
+    """stable_prediction([a], beta=1, epsilon, delta=1e-5, noise='gaussian', output_range=None)."""
+    def mech(value, n, rng):
+        v = np.full(n, float(np.asarray(value).reshape(-1)[0]))
+        if secure:
+            return release(v, gaussian_grid(_rho_for_dp(epsilon, DELTA), 1.0, 1), rng, "gaussian_mechanism")
+        return v + rng.normal(0.0, classical_gaussian_sigma(1.0, epsilon, DELTA), size=n)
+    return mech
+
+
+HESS_MU, HESS_N = 0.1, 20
+
+
+def hessian_data():
+    """Ten rows e_1 and ten e_2 vs one e_1 replaced by e_2 (theta = 0: every weight is 1/4)."""
+    X = np.array([[1.0, 0.0]] * 10 + [[0.0, 1.0]] * 10)
+    X2 = X.copy()
+    X2[0] = [0.0, 1.0]
+    y = np.array([1, -1] * 10)
+    return {0: (X, y), 1: (X2, y)}
+
+
+def hessian_batch(privacy, value, secure):
+    """Upper triangle (00, 01, 11) of private_hessian(...).noisy, n independent releases."""
+    loss = LogisticLoss()
+    data = hessian_data()
+    iu = np.triu_indices(2)
+
+    def mech(key, n, rng):
+        X, y = data[int(np.asarray(key).reshape(-1)[0])]
+        H0 = hessian_matrix(X, y.astype(np.float64), loss, np.zeros(2))
+        if secure:
+            S = vec_f_sensitivity(HESS_N, loss.curvature)
+            k = 3
+            noise = (l2_laplace_grid(Fraction(value), S, k) if privacy == "pure" else gaussian_grid(value, S, k))
+            w = release(np.tile(_vec_f(H0), (n, 1)), noise, rng, "private_hessian", "the matrix")
+            return np.column_stack([w[:, 0] + HESS_MU, w[:, 1] / math.sqrt(2.0), w[:, 2] + HESS_MU])
+        S = frobenius_sensitivity(HESS_N, loss.curvature)
+        rate, sigma = _calibrate(privacy, value, S, "private_hessian")
+        v = (spherical_laplace(3, rate, size=n, rng=rng) if privacy == "pure"
+             else rng.normal(0.0, sigma, size=(n, 3)))
+        M = (H0 + HESS_MU * np.eye(2))[iu]
+        return np.column_stack([M[0] + v[:, 0], M[1] + v[:, 1] / math.sqrt(2.0), M[2] + v[:, 2]])
+    return mech
+
+
 def consistency_check():
     """The batch paths return what the public functions return for one release."""
     for seed in range(5):
@@ -145,6 +204,15 @@ def consistency_check():
         assert erm_batch(1.0, True)(0, 1, np.random.default_rng(seed))[0] == r.theta[0]
         r = output_perturbation_zcdp(X, y, LogisticLoss(), rho, ERM_LAMBDA, tol=ERM_TOL, rng=seed)
         assert erm_batch(None, True, zcdp_rho=rho)(0, 1, np.random.default_rng(seed))[0] == r.theta[0]
+        for secure in (True, False):
+            assert stability_batch(0.5, secure)(0.25, 1, np.random.default_rng(seed))[0] == stable_prediction(
+                [0.25], 1.0, 0.5, delta=DELTA, noise="gaussian", output_range=None, rng=seed, secure=secure)[0]
+            for privacy, value in (("pure", 0.5), ("zcdp", rho)):
+                X, y = hessian_data()[1]
+                kw = {"epsilon": value} if privacy == "pure" else {"rho": value}
+                H = private_hessian(X, y, LogisticLoss(), np.zeros(2), HESS_MU, rng=seed, secure=secure, **kw)
+                got = hessian_batch(privacy, value, secure)(1, 1, np.random.default_rng(seed))[0]
+                assert np.array_equal(got, H.noisy[np.triu_indices(2)]), (secure, privacy)
     print("batch paths agree with the public functions", flush=True)
 
 
@@ -159,6 +227,13 @@ def cases():
             yield (f"output_perturbation, d=1 ({tag})", eps, 0.0, erm_batch(eps, secure), [(0, 1, "D vs D'")])
             yield (f"output_perturbation_zcdp, d=1, rho={rho:.4g} ({tag})", eps, DELTA,
                    erm_batch(None, secure, zcdp_rho=rho), [(0, 1, "D vs D'")])
+            eps_c = min(eps, 0.99)
+            yield (f"stable_prediction, classical Gaussian, eps={eps_c:g} ({tag})", eps_c, DELTA,
+                   stability_batch(eps_c, secure), PAIR_1D)
+            yield (f"private_hessian, d=2, epsilon ({tag})", eps, 0.0, hessian_batch("pure", eps, secure),
+                   [(0, 1, "D vs D'")])
+            yield (f"private_hessian, d=2, rho={rho:.4g} ({tag})", eps, DELTA, hessian_batch("zcdp", rho, secure),
+                   [(0, 1, "D vs D'")])
 
 
 def main(argv=None):

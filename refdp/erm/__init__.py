@@ -35,7 +35,7 @@ from .objective_perturbation_zcdp import (ObjectivePerturbationZCDPBudget, objec
                                           release_objective_perturbation_zcdp)
 from .random_features import RandomFourierFeatures
 from .private_matrices import (PrivateMatrix, frobenius_sensitivity, private_gradient_covariance,
-                               private_hessian)
+                               private_hessian, vec_f_sensitivity)
 from .confidence_intervals import (DEFAULT_SPLIT, PrivateConfidenceIntervals, confidence_intervals,
                                    private_confidence_intervals, split_budget)
 from .result import PrivateERMResult
@@ -53,7 +53,7 @@ __all__ = [
     "release_objective_perturbation_zcdp",
     "PrivateLogisticRegression", "PrivateHuberSVM",
     "RandomFourierFeatures",
-    "PrivateMatrix", "frobenius_sensitivity", "private_hessian", "private_gradient_covariance",
+    "PrivateMatrix", "frobenius_sensitivity", "vec_f_sensitivity", "private_hessian", "private_gradient_covariance",
     "PrivateConfidenceIntervals", "confidence_intervals", "private_confidence_intervals", "split_budget",
     "DEFAULT_SPLIT",
     "TuningResult", "private_tuning", "split_parts", "tuning_selection_distribution",

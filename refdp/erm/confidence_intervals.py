@@ -1,4 +1,4 @@
-"""Private confidence intervals for private ERM releases (Wang, Kifer and Lee; SPEC section 5).
+"""Private confidence intervals for private ERM releases (Wang, Kifer and Lee 2019).
 
 A private ERM release ``theta_priv`` (:class:`refdp.erm.PrivateERMResult`)
 differs from the population parameter for two reasons: sampling and privacy
@@ -31,9 +31,12 @@ its covariance is ``E[l'^2 x x^T] - mu^2 theta* theta*^T``, estimated by
 Per coordinate the interval is ``theta_priv_j +- q_j`` with ``q_j`` the
 ``level`` quantile of ``|T_j|``, ``T = N(0, V) + P``, ``V = H_hat^{-1} C_hat
 H_hat^{-1} / n`` and ``P`` the privacy term (``b`` or ``-H_hat^{-1} b / n``,
-``b`` drawn from the release's public noise law), by Monte Carlo; when
+``b`` drawn from the release's public noise law -- for a float-safe output
+perturbation the grid law it actually used, ``step`` times i.i.d. discrete
+Laplace or discrete Gaussian integers), by Monte Carlo; when
 ``b`` is Gaussian ``T_j`` is Gaussian and the closed form ``q_j = z sqrt(V_jj
-+ sigma^2)`` (output) or ``z sqrt(V_jj + sigma^2 [H_hat^{-2}]_jj / n^2)``
++ sigma^2)`` (output; ``sigma`` the grid's ``step sigma_Z`` for a float-safe
+release, an upper bound on its standard deviation) or ``z sqrt(V_jj + sigma^2 [H_hat^{-2}]_jj / n^2)``
 (objective) is used, ``z`` the ``(1 + level)/2`` normal quantile.
 
 This is an asymptotic construction, derived for refdp (the source text stops
@@ -61,6 +64,7 @@ from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from .._rounding import floor_fraction
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
+from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
 from ._data import PM1, prepare, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
@@ -285,8 +289,11 @@ def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     V = (V + V.T) / 2.0
     gaussian = getattr(release, "noise", "spherical_laplace") == "gaussian"
     objective = release.method == "objective"
+    grid = getattr(release, "grid_noise", None)     # float-safe output perturbation: the law actually used
     if gaussian:
-        s2 = release.noise_scale ** 2
+        # the discrete Gaussian's variance is at most (step sigma_Z)**2 (Canonne, Kamath and Steinke
+        # 2020, Corollary 9): the normal approximation uses that upper bound
+        s2 = release.noise_scale ** 2 if grid is None else grid.noise_scale ** 2
         pvar = s2 * np.einsum("ij,ij->i", Hinv, Hinv) / n ** 2 if objective else np.full(d, s2)
     else:
         pvar = None
@@ -297,7 +304,10 @@ def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     w, U = np.linalg.eigh(V)
     root = U * np.sqrt(np.maximum(w, 0.0))
     T = rng.standard_normal((n_samples, d)) @ root.T
-    if gaussian:
+    if grid is not None:
+        draw = discrete_gaussian if grid.law == "gaussian" else discrete_laplace
+        b = grid.step * np.asarray(draw(grid.parameter, size=(n_samples, d), rng=rng), dtype=np.float64)
+    elif gaussian:
         b = rng.normal(0.0, release.noise_scale, size=(n_samples, d))
     else:
         b = spherical_laplace(d, release.noise_rate, size=n_samples, rng=rng)
@@ -306,13 +316,14 @@ def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     return q, V, pvar
 
 
-def _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng):
+def _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure=True):
     privacy = getattr(release, "privacy", "pure")
     spent, a_h, a_g = parts
     mu = release.regularization + (release.extra_regularization if release.method == "objective" else 0.0)
-    H = release_private_hessian(Z, ys, release.loss, release.theta, mu, privacy, a_h, rng=rng, owner=owner)
+    H = release_private_hessian(Z, ys, release.loss, release.theta, mu, privacy, a_h, rng=rng, owner=owner,
+                                secure=secure)
     G = release_private_gradient_covariance(Z, ys, release.loss, release.theta, privacy, a_g, rng=rng,
-                                            owner=owner)
+                                            owner=owner, secure=secure)
     q, V, pvar = _intervals(release, H, G, level, monte_carlo, n_samples, rng)
     if privacy == "pure":
         total = basic_composition([spent, a_h, a_g]).epsilon
@@ -339,8 +350,8 @@ def _common(owner, level, delta, monte_carlo, n_samples):
 
 
 def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=None, monte_carlo=False,
-                         n_samples=10000, rng=None):
-    """Private per-coordinate confidence intervals for a private ERM release ([WKL19]_; SPEC section 5).
+                         n_samples=10000, rng=None, secure=True):
+    """Private per-coordinate confidence intervals for a private ERM release ([WKL19]_).
 
     Spends a further privacy budget on private estimates of the Hessian and
     of the gradient covariance at the released ``theta`` (public), then
@@ -384,6 +395,11 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
         Noise of the two matrix releases, then the Monte Carlo draws;
         normalised with :func:`numpy.random.default_rng`. Deterministic for
         a seed.
+    secure : bool, default True
+        True: the two matrices are released with the float-safe grid
+        construction (:func:`refdp.erm.private_hessian`), private for the
+        doubles returned. False: continuous noise in floating point, **not
+        private as implemented**; kept for comparison only.
 
     Returns
     -------
@@ -437,18 +453,21 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
         raise parameter_error("X", owner, f"an array of shape ({release.n}, {release.d}), the data the "
                               "model was fitted on", Z)
     ys = signed_labels(y, classes, Z.shape[0], owner)
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
-    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng)
+    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure)
 
 
-def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, tol, norm_bound, clip, rng):
+def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, tol, norm_bound, clip, rng,
+         secure=True):
     objective_module = importlib.import_module(".objective_perturbation", __package__)
     output_module = importlib.import_module(".output_perturbation", __package__)
 
     if privacy == "pure":
         if method == "output":
             return output_module.release_output_perturbation(Z, ys, loss, value, regularization, tol=tol,
-                                                             rng=rng, norm_bound=norm_bound, clip=clip)
+                                                             rng=rng, norm_bound=norm_bound, clip=clip,
+                                                             secure=secure)
         kwargs = {"improved": True} if improved else {}
         budget = objective_module.objective_perturbation_budget(value, loss.curvature, Z.shape[0],
                                                                 regularization, **kwargs)
@@ -456,7 +475,8 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
                                                                rng=rng, norm_bound=norm_bound, clip=clip)
     if method == "output":
         return output_module.release_output_perturbation_zcdp(Z, ys, loss, value, regularization, tol=tol,
-                                                              rng=rng, norm_bound=norm_bound, clip=clip)
+                                                              rng=rng, norm_bound=norm_bound, clip=clip,
+                                                              secure=secure)
     try:
         zcdp_module = importlib.import_module(".objective_perturbation_zcdp", __package__)
     except ImportError:
@@ -472,8 +492,9 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
 
 def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rho=None, method="objective",
                                  improved=True, split=DEFAULT_SPLIT, level=0.95, delta=None, tol=DEFAULT_TOL,
-                                 norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None):
-    """Fit privately and release confidence intervals, within one total budget ([WKL19]_; SPEC section 5).
+                                 norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None,
+                                 secure=True):
+    """Fit privately and release confidence intervals, within one total budget ([WKL19]_).
 
     Parameters
     ----------
@@ -514,6 +535,13 @@ def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rh
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         One stream: the model's noise, the two matrix releases, then the
         Monte Carlo draws.
+    secure : bool, default True
+        True: the matrices, and an output-perturbation ``theta``, are released
+        with the float-safe grid construction, private for the doubles
+        returned. False: continuous noise in floating point, **not private as
+        implemented**; kept for comparison only. (Objective perturbation has
+        no float-safe form: ``docs/theory/secure_noise.rst``, "What is not
+        covered".)
 
     Returns
     -------
@@ -560,7 +588,8 @@ def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rh
     parts = split_budget(value, split, owner, "split")
     Z, ys, loss, _, regularization, tol = prepare(
         owner, X, y, loss, parts[0], regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
     release = _fit(owner, Z, ys, loss, regularization, privacy, parts[0], method, improved, tol, norm_bound,
-                   clip, rng)
-    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng)
+                   clip, rng, secure)
+    return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure)

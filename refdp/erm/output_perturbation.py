@@ -43,6 +43,7 @@ from .._validation import Interval, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import gaussian_mechanism, spherical_laplace
 from ..mechanisms._args import check_flag
+from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid
 from ._data import prepare
 from ._solver import minimise
 from .result import PrivateERMResult
@@ -217,13 +218,15 @@ def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rn
         s_float = output_perturbation_sensitivity(n, regularization, tol)
         rate = floor_fraction(Fraction(epsilon) / Fraction(s_float))
         theta = spherical_laplace(d, rate, value=sol.theta, sensitivity=s_float, rng=rng)
+        grid = l2_laplace_grid(Fraction(rate) * Fraction(s_float), s_float, d)   # the recipe it used
     else:
         theta = sol.theta + spherical_laplace(d, beta, rng=rng)
+        grid = None
     return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=epsilon,
                             regularization=regularization, n=n, d=d, noise_rate=beta,
                             sensitivity=output_perturbation_sensitivity(n, regularization, tol),
                             epsilon_prime=None, extra_regularization=0.0, tol=tol,
-                            norm_bound=float(norm_bound), clip=bool(clip))
+                            norm_bound=float(norm_bound), clip=bool(clip), grid_noise=grid)
 
 
 def output_perturbation_sigma(rho, n, regularization, tol=0.0):
@@ -354,11 +357,13 @@ def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, r
     if secure:
         s_float = output_perturbation_sensitivity(n, regularization, tol)
         theta = np.atleast_1d(gaussian_mechanism(sol.theta, rho, sensitivity=s_float, rng=rng))
+        grid = gaussian_grid(rho, s_float, d)                                    # the recipe it used
     else:
         theta = sol.theta + rng.normal(0.0, sigma, size=d)
+        grid = None
     return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=None,
                             regularization=regularization, n=n, d=d, noise_rate=None,
                             sensitivity=output_perturbation_sensitivity(n, regularization, tol),
                             epsilon_prime=None, extra_regularization=0.0, tol=tol,
                             norm_bound=float(norm_bound), clip=bool(clip), privacy="zcdp", rho=rho,
-                            noise="gaussian", noise_scale=sigma)
+                            noise="gaussian", noise_scale=sigma, grid_noise=grid)

@@ -27,6 +27,15 @@ with the Frobenius norm to ``R^{d(d+1)/2}`` with the Euclidean norm:
   per coordinate of ``vec_F`` (:func:`refdp.mechanisms.gaussian_sigma_zcdp`),
   i.e. ``N(0, sigma^2)`` on the diagonal and ``N(0, sigma^2 / 2)`` off it.
 
+By default (``secure=True``) the noise is the float-safe grid construction
+of ``docs/theory/secure_noise.rst`` applied to the computed ``vec_F`` of the
+data part (``docs/theory/erm_inference.rst``, "Float-safe release"): i.i.d.
+discrete Laplace per coordinate (epsilon-DP, Theorem 3 there) or discrete
+Gaussian per coordinate (rho-zCDP, Theorem 2), so the guarantee holds for the
+doubles released; ``mu I`` is added afterwards. ``secure=False`` keeps the
+continuous noise drawn and added in floating point, which is **not private
+as implemented** (Mironov 2012).
+
 The noisy symmetric matrix is then projected onto ``{M : M >= floor I}`` by
 flooring its eigenvalues (``mu`` for the Hessian, since the true Hessian is at
 least ``mu I``; 0 for ``G``). The projection is post-processing.
@@ -37,8 +46,9 @@ at most ``gamma_{n+2}`` of ``(1/n) sum_i s_i |x_ij x_ik|`` (any summation
 order), whose Frobenius norm is at most ``c``, so the computed matrices of
 two neighbours differ by at most ``sqrt(2) c / n + 2 gamma_{n+2} c``. ``S`` is
 that value rounded up, ``beta`` is rounded down and ``sigma`` up. The weights
-``s_i`` are clipped to ``[0, c]`` after evaluation. Sampling continuous noise
-in floating point carries the caveat of :func:`refdp.mechanisms.spherical_laplace`.
+``s_i`` are clipped to ``[0, c]`` after evaluation. The secure release adds
+``2 (2u + u**2)(1 + gamma_{n+2}) c`` for the rounding of ``sqrt(2) M_jk``
+(:func:`vec_f_sensitivity`).
 
 References
 ----------
@@ -46,7 +56,7 @@ References
    Intervals for Empirical Risk Minimization", Journal of Privacy and
    Confidentiality 9(1), 2019, Sections 4 and 5 (private estimates of the
    Hessian and of the gradient covariance). The construction here is the
-   project's derived version (SPEC section 5), proved in
+   project's derived version, proved in
    ``docs/theory/erm_inference.rst``.
 """
 from __future__ import annotations
@@ -60,11 +70,13 @@ import numpy as np
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
+from ..mechanisms._args import check_flag
+from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid, release
 from ._data import PM1, check_classes, signed_labels, unit_ball_rows
 from .losses import check_loss
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
-           "symmetric_noise", "floor_eigenvalues", "private_hessian", "private_gradient_covariance",
+           "vec_f_sensitivity", "symmetric_noise", "secure_symmetric_release", "floor_eigenvalues", "private_hessian", "private_gradient_covariance",
            "release_private_hessian", "release_private_gradient_covariance", "check_privacy"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
@@ -99,6 +111,11 @@ class PrivateMatrix:
         ``sigma`` of the Gaussian noise on ``vec_F`` (zCDP).
     n : int
         Number of records.
+    secure : bool
+        True: float-safe grid release (the noise of ``vec_F`` is discrete
+        Laplace / discrete Gaussian per coordinate on a grid,
+        ``noise_rate`` / ``noise_scale`` its nominal parameters); False: the
+        continuous noise in floating point, not private as implemented.
     """
 
     matrix: np.ndarray
@@ -111,6 +128,7 @@ class PrivateMatrix:
     noise_rate: float | None
     noise_scale: float | None
     n: int
+    secure: bool = False
 
     @property
     def budget(self) -> float:
@@ -221,6 +239,64 @@ def frobenius_sensitivity(n, bound=1.0):
         return ceil_interval(value)
 
 
+def vec_f_sensitivity(n, bound=1.0):
+    """L2 sensitivity of the *computed* ``vec_F`` of ``(1/n) sum_i s_i x_i x_i^T``, ``0 <= s_i <= bound``.
+
+    :func:`frobenius_sensitivity` ``(n, bound)`` plus ``2 (2u + u**2)(1 +
+    gamma_{n+2}) bound`` (``u = 2**-53``): each off-diagonal coordinate
+    ``fl(fl(sqrt 2) M_jk)`` is within ``sqrt(2) |M_jk| (2u + u**2)`` of
+    ``sqrt(2) M_jk``, and the computed matrix has Frobenius norm at most
+    ``(1 + gamma_{n+2}) bound`` (proof: ``docs/theory/erm_inference.rst``,
+    "Float-safe release"). Rounded up.
+    """
+    owner = "vec_f_sensitivity"
+    n = check_scalar(n, "n", owner, COUNT)
+    b = Fraction(check_scalar(bound, "bound", owner, POSITIVE))
+    k = n + 2
+    gamma = k * _U / (1 - k * _U)
+    extra = 2 * (2 * _U + _U * _U) * (1 + gamma) * b
+    return ceil_fraction(Fraction(frobenius_sensitivity(n, bound)) + extra)
+
+
+def _vec_f(M):
+    """Computed ``vec_F(M) = (M_jj; fl(sqrt 2) M_jk, j < k)`` in ``triu_indices`` order."""
+    iu = _upper_index(M.shape[0])
+    v = M[iu]
+    return np.where(iu[0] != iu[1], v * math.sqrt(2.0), v)
+
+
+def _unvec_f(v, d):
+    """The symmetric matrix with ``vec_F`` equal to ``v`` (off-diagonal entries ``v / sqrt 2``)."""
+    iu = _upper_index(d)
+    vals = np.where(iu[0] != iu[1], v / math.sqrt(2.0), v)
+    E = np.zeros((d, d))
+    E[iu] = vals
+    E[(iu[1], iu[0])] = vals
+    return E
+
+
+def secure_symmetric_release(M, sensitivity, privacy, value, rng, owner="secure_symmetric_release"):
+    """Float-safe release of a symmetric matrix whose computed ``vec_F`` has L2 sensitivity ``sensitivity``.
+
+    ``vec_F(M)`` as computed is released with the grid construction
+    (``docs/theory/secure_noise.rst``): discrete Laplace per coordinate,
+    epsilon-DP for ``privacy == "pure"`` (Theorem 3, ``epsilon = value``), or
+    discrete Gaussian per coordinate, rho-zCDP for ``"zcdp"`` (Theorem 2,
+    ``rho = value``); the matrix is rebuilt from the noisy vector
+    (post-processing).
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        Exactly symmetric.
+    """
+    d = M.shape[0]
+    k = d * (d + 1) // 2
+    noise = (l2_laplace_grid(Fraction(value), sensitivity, k) if privacy == "pure"
+             else gaussian_grid(value, sensitivity, k))
+    return _unvec_f(release(_vec_f(M), noise, rng, owner, "the matrix"), d)
+
+
 def _upper_index(d):
     return np.triu_indices(d)
 
@@ -301,32 +377,44 @@ def _calibrate(privacy, value, sensitivity, owner):
     return None, sigma
 
 
-def _release(M, n, bound, floor, privacy, value, rng, owner):
-    sens = frobenius_sensitivity(n, bound)
-    rate, sigma = _calibrate(privacy, value, sens, owner)
-    noisy = M + symmetric_noise(M.shape[0], noise_rate=rate, noise_scale=sigma, rng=rng)
+def _release(M, n, bound, floor, privacy, value, rng, owner, secure=True, shift=0.0):
+    """Noisy ``M + shift I`` and its projection; ``M`` is the data part, ``shift`` public."""
+    d = M.shape[0]
+    if secure:
+        sens = vec_f_sensitivity(n, bound)
+        rate, sigma = _calibrate(privacy, value, sens, owner)
+        noisy = secure_symmetric_release(M, sens, privacy, value, rng, owner) + shift * np.eye(d)
+    else:
+        sens = frobenius_sensitivity(n, bound)
+        rate, sigma = _calibrate(privacy, value, sens, owner)
+        noisy = (M + shift * np.eye(d)) + symmetric_noise(d, noise_rate=rate, noise_scale=sigma, rng=rng)
     return PrivateMatrix(matrix=floor_eigenvalues(noisy, floor), noisy=noisy, floor=float(floor),
                          sensitivity=sens, privacy=privacy,
                          epsilon=value if privacy == "pure" else None,
                          rho=value if privacy == "zcdp" else None,
-                         noise_rate=rate, noise_scale=sigma, n=n)
+                         noise_rate=rate, noise_scale=sigma, n=n, secure=bool(secure))
 
 
 def release_private_hessian(Z, ys, loss, theta, regularization, privacy, value, *, rng,
-                            owner="private_hessian"):
-    """:func:`private_hessian` on validated inputs (``privacy`` is ``"pure"`` or ``"zcdp"``)."""
+                            owner="private_hessian", secure=True):
+    """:func:`private_hessian` on validated inputs (``privacy`` is ``"pure"`` or ``"zcdp"``).
+
+    ``secure=True`` releases the data part on the grid and adds ``mu I``
+    afterwards; ``secure=False`` adds continuous noise to ``H_0 + mu I`` in
+    floating point (**not private as implemented**).
+    """
     rng = check_rng(rng)
     mu = float(regularization)
-    M = hessian_matrix(Z, ys, loss, theta) + mu * np.eye(Z.shape[1])
-    return _release(M, Z.shape[0], loss.curvature, mu, privacy, value, rng, owner)
+    M = hessian_matrix(Z, ys, loss, theta)
+    return _release(M, Z.shape[0], loss.curvature, mu, privacy, value, rng, owner, secure, shift=mu)
 
 
 def release_private_gradient_covariance(Z, ys, loss, theta, privacy, value, *, rng,
-                                        owner="private_gradient_covariance"):
-    """:func:`private_gradient_covariance` on validated inputs."""
+                                        owner="private_gradient_covariance", secure=True):
+    """:func:`private_gradient_covariance` on validated inputs (``secure`` as for the Hessian)."""
     rng = check_rng(rng)
     M = gradient_covariance_matrix(Z, ys, loss, theta)
-    return _release(M, Z.shape[0], _gradient_bound(loss), 0.0, privacy, value, rng, owner)
+    return _release(M, Z.shape[0], _gradient_bound(loss), 0.0, privacy, value, rng, owner, secure)
 
 
 def _validate(owner, X, y, loss, theta, norm_bound, clip, classes):
@@ -339,8 +427,8 @@ def _validate(owner, X, y, loss, theta, norm_bound, clip, classes):
 
 
 def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None, norm_bound=1.0,
-                    clip=False, classes=(-1, 1), rng=None):
-    """Private ``H = (1/n) sum_i l''(m_i) x_i x_i^T + mu I`` at a public ``theta`` ([WKL19]_; SPEC section 5).
+                    clip=False, classes=(-1, 1), rng=None, secure=True):
+    """Private ``H = (1/n) sum_i l''(m_i) x_i x_i^T + mu I`` at a public ``theta`` ([WKL19]_).
 
     Parameters
     ----------
@@ -369,6 +457,11 @@ def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None
     classes : pair of labels, default (-1, 1)
         ``classes[0]`` is mapped to -1, ``classes[1]`` to +1.
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
+    secure : bool, default True
+        True: the float-safe grid release, private for the doubles returned
+        (``docs/theory/erm_inference.rst``, "Float-safe release"). False:
+        continuous noise drawn and added in floating point, **not private as
+        implemented** (Mironov 2012); kept for comparison and teaching only.
 
     Returns
     -------
@@ -402,18 +495,20 @@ def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None
     owner = "private_hessian"
     privacy, value = check_privacy(epsilon, rho, owner)
     mu = check_scalar(regularization, "regularization", owner, NONNEGATIVE)
+    secure = check_flag(secure, "secure", owner)
     Z, ys, loss, theta = _validate(owner, X, y, loss, theta, norm_bound, clip, classes)
-    return release_private_hessian(Z, ys, loss, theta, mu, privacy, value, rng=rng, owner=owner)
+    return release_private_hessian(Z, ys, loss, theta, mu, privacy, value, rng=rng, owner=owner, secure=secure)
 
 
 def private_gradient_covariance(X, y, loss, theta, *, epsilon=None, rho=None, norm_bound=1.0, clip=False,
-                                classes=(-1, 1), rng=None):
-    """Private ``G = (1/n) sum_i l'(m_i)^2 x_i x_i^T`` at a public ``theta`` ([WKL19]_; SPEC section 5).
+                                classes=(-1, 1), rng=None, secure=True):
+    """Private ``G = (1/n) sum_i l'(m_i)^2 x_i x_i^T`` at a public ``theta`` ([WKL19]_).
 
     Parameters
     ----------
-    X, y, loss, theta, epsilon, rho, norm_bound, clip, classes, rng
+    X, y, loss, theta, epsilon, rho, norm_bound, clip, classes, rng, secure
         As in :func:`private_hessian`; ``|l'| <= loss.lipschitz <= 1``.
+        ``secure=False`` is **not private as implemented**.
 
     Returns
     -------
@@ -444,5 +539,7 @@ def private_gradient_covariance(X, y, loss, theta, *, epsilon=None, rho=None, no
     """
     owner = "private_gradient_covariance"
     privacy, value = check_privacy(epsilon, rho, owner)
+    secure = check_flag(secure, "secure", owner)
     Z, ys, loss, theta = _validate(owner, X, y, loss, theta, norm_bound, clip, classes)
-    return release_private_gradient_covariance(Z, ys, loss, theta, privacy, value, rng=rng, owner=owner)
+    return release_private_gradient_covariance(Z, ys, loss, theta, privacy, value, rng=rng, owner=owner,
+                                               secure=secure)

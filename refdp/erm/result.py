@@ -85,6 +85,14 @@ class PrivateERMResult:
         Objective perturbation calibrated with the single-factor Jacobian
         bound ``1 + c/(n (Lambda + Delta))`` (Wang, Kifer and Lee) instead of
         its square.
+    grid_noise : GridNoise or None, default None
+        Set by the float-safe output-perturbation releases
+        (``docs/theory/secure_noise.rst``): the noise actually added was
+        ``step * Z`` with ``Z`` i.i.d. discrete Laplace (pure DP, Theorem 3)
+        or discrete Gaussian (zCDP, Theorem 2) of this recipe, after rounding
+        the minimiser to the grid; ``noise``, ``noise_rate`` and
+        ``noise_scale`` then describe the real-valued mechanism it stands
+        for. None for the textbook path and for objective perturbation.
     """
 
     theta: np.ndarray
@@ -106,6 +114,7 @@ class PrivateERMResult:
     noise: str = "spherical_laplace"
     noise_scale: float | None = None
     improved: bool = False
+    grid_noise: object | None = None
 
     @property
     def noise_mean_norm(self) -> float:

@@ -153,14 +153,14 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     **Sampling.** The probabilities are those of
     ``exponential_mechanism_learner_distribution(risks, n_samples, epsilon)``
     (doubles, normalised by one pass of :func:`refdp.core.logsumexp`), used as
-    computed: the output is the smallest ``k`` with ``U T < S_k``, where
-    ``S_k`` and ``T`` are the *exact* running sums of those doubles and
-    ``U = rng.random()``, exactly as in
-    :func:`refdp.mechanisms.exponential_mechanism`. The comparison is
-    certified from one floating-point running sum with an a-priori error
-    bound and falls back to exact integer sums in the rare undecided case
-    (docs/theory/learning.rst); the index is the same either way, but the
-    running time is not constant.
+    computed: the output is ``k`` with probability exactly ``p_k / T``,
+    ``T`` the *exact* sum of those doubles, as in
+    :func:`refdp.mechanisms.exponential_mechanism`. The draw is certified
+    from one floating-point running sum and ``rng.random()`` with an
+    a-priori error bound; in the rare undecided case exact integer sums are
+    formed and further bits are read from ``rng`` (docs/theory/learning.rst,
+    Propositions 6 and 7). The law is exact either way, but the running time
+    is not constant.
 
     Examples
     --------
@@ -171,7 +171,7 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     owner = "exponential_mechanism_learner"
     risks, n_samples, epsilon = _check_common(risks, n_samples, epsilon, owner)
     rng = check_rng(rng)
-    return certified_inverse_cdf_index(_float_law(risks, n_samples, epsilon), rng.random())
+    return certified_inverse_cdf_index(_float_law(risks, n_samples, epsilon), rng.random(), rng)
 
 
 def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exact=False, dps=50, ctx=None):

@@ -222,8 +222,9 @@ def one_posterior_sample(losses, loss_bound, *, log_prior=None, epsilon=None, te
 
     Notes
     -----
-    Sampling uses each computed probability as it is (exact inversion with
-    one uniform, certified from one floating-point running sum; see
+    Sampling returns index ``k`` with probability exactly ``p_k / T`` for the
+    computed probabilities ``p`` and their exact sum ``T`` (exact inversion,
+    certified from one floating-point running sum; see
     :func:`refdp.learning.exponential_mechanism_learner`).
 
     Examples
@@ -243,7 +244,7 @@ def one_posterior_sample(losses, loss_bound, *, log_prior=None, epsilon=None, te
     if p is None:
         raise parameter_error("temperature", owner, "small enough for finite log-weights",
                               Described(f"{t!r} (log-weights overflow)"))
-    return certified_inverse_cdf_index(p, rng.random())
+    return certified_inverse_cdf_index(p, rng.random(), rng)
 
 
 def _fraction_matrix(values, loss_bound, owner):

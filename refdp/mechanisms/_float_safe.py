@@ -141,17 +141,34 @@ def l2_laplace_grid(epsilon: float, sensitivity: float, dim: int) -> GridNoise:
     return GridNoise(g, dz, "laplace", t, dim)
 
 
+def _l2_index_sensitivity(r: Fraction, dim: int) -> int:
+    """An integer bound on ``||k - k'||_2`` for grid indices of values ``r`` steps apart in L2.
+
+    ``floor(r) + 1`` for ``dim = 1`` (the Lemma: the distance is an integer);
+    otherwise the smallest integer at least ``r + sqrt(dim)`` (the triangle
+    inequality; ``||k - k'||_2`` need not be an integer, so ``floor(r)`` cannot
+    be used), decided exactly.
+    """
+    if dim == 1:
+        return math.floor(r) + 1
+    m = math.floor(r) + math.isqrt(dim)
+    while m < r or (m - r) ** 2 < dim:
+        m += 1
+    return m
+
+
 def gaussian_grid(rho: float, sensitivity: float, dim: int) -> GridNoise:
     """Discrete Gaussian per coordinate for L2 sensitivity ``sensitivity`` over ``dim`` coordinates.
 
-    ``integer_sensitivity = floor(sensitivity / g) + ceil(sqrt(dim))`` and
-    ``sigma**2 >= integer_sensitivity**2 / (2 rho)``; rho-zCDP
-    (``docs/theory/secure_noise.rst``, Theorem 2).
+    ``integer_sensitivity = ceil(sensitivity / g + sqrt(dim))`` (``floor(sensitivity
+    / g) + 1`` for ``dim = 1``) and ``sigma**2 >= integer_sensitivity**2 / (2
+    rho)``; rho-zCDP (``docs/theory/secure_noise.rst``, Theorem 2).
+    ``rho`` is a Fraction or a float, taken exactly.
     """
     dim = max(1, int(dim))
     spread = math.isqrt(dim - 1) + 1          # ceil(sqrt(dim))
     g = grid_step(sensitivity, spread)
-    dz = math.floor(Fraction(sensitivity) / Fraction(g)) + spread
+    dz = _l2_index_sensitivity(Fraction(sensitivity) / Fraction(g), dim)
     sigma = _up_dyadic_sqrt(Fraction(dz * dz) / (2 * Fraction(rho)))
     return GridNoise(g, dz, "gaussian", sigma, dim)
 

@@ -70,18 +70,18 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     **Sampling.** The probabilities ``p`` are those returned by
     ``exponential_mechanism_distribution(..., exact=False)``, used as
     computed. Let ``S_k = p[0] + ... + p[k]`` and ``T = S_{n-1}`` be their
-    *exact* running sums (doubles are dyadic rationals). One uniform ``U =
-    rng.random()``, a multiple of ``2**-53`` in ``[0, 1)``, is drawn and the
-    output is the smallest ``k`` with ``U * T < S_k``, compared exactly: the
-    floating-point running sums pick a candidate ``k`` that is certified by
-    an a-priori summation error bound, and when the certificate cannot
-    decide (probability about ``4 n 2**-53`` per draw) the sums are formed
-    in integer arithmetic (``docs/theory/learning.rst``, "Sampling"; the
-    check ``refdp.certified_inversion_equals_exact_inversion``).
-    Candidate ``k`` is then returned with probability within ``2**-53`` of
-    ``p[k] / T``, and never if ``p[k] == 0``; the released law is within
-    ``n_candidates * 2**-54`` of ``p / T`` in total variation. The doubles
-    ``p`` themselves carry the rounding stated in
+    *exact* running sums (doubles are dyadic rationals). The output is the
+    ``k`` whose interval ``[S_{k-1}/T, S_k/T)`` holds an ideal uniform ``U``,
+    so candidate ``k`` is returned with probability exactly ``p[k] / T``
+    (never if ``p[k] == 0``). ``U`` is revealed lazily: its first 53 bits are
+    ``rng.random()``; the floating-point running sums pick a candidate that
+    an a-priori summation error bound certifies, and when the 53 bits cannot
+    decide (probability about ``4 n 2**-53`` per draw) the sums are formed in
+    integer arithmetic and further 64-bit words of ``rng``'s bit generator
+    refine ``U`` until its interval lies inside one candidate's
+    (``docs/theory/learning.rst``, "Sampling", Propositions 6 and 7; the
+    check ``learning.certified_inversion_equals_exact``). The doubles ``p``
+    themselves carry the rounding stated in
     :func:`exponential_mechanism_distribution`. A total-variation gap ``eta``
     from an epsilon-DP law gives ``(epsilon, (1 + e**epsilon) eta)``-DP.
 
@@ -105,7 +105,8 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
     monotone = check_flag(monotone, "monotone", owner)
     rng = check_rng(rng)
-    return certified_inverse_cdf_index(_float_probabilities(scores, epsilon, sensitivity, monotone), rng.random())
+    p = _float_probabilities(scores, epsilon, sensitivity, monotone)
+    return certified_inverse_cdf_index(p, rng.random(), rng)
 
 
 def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,

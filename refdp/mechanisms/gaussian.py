@@ -104,15 +104,15 @@ def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None, secure=True):
     **The secure construction** (``docs/theory/secure_noise.rst``, Theorem 2).
     With ``d`` entries and ``s = ceil(sqrt(d))``, ``g`` is the largest power
     of two at most ``sensitivity / (2**10 2**ceil(log2 s))``; ``k =
-    round(value / g)`` has L2 sensitivity at most ``Delta_Z = floor(sensitivity
-    / g) + s``; each entry gets independent discrete Gaussian noise with
+    round(value / g)`` has L2 sensitivity at most ``Delta_Z = ceil(sensitivity
+    / g + sqrt(d))`` (``floor(sensitivity / g) + 1`` for ``d = 1``); each entry gets independent discrete Gaussian noise with
     ``sigma_Z**2 >= Delta_Z**2 / (2 rho)`` drawn exactly ([CKS20]_ Algorithm
     3), and ``g (k + Z)`` is returned. By [CKS20]_ Theorem 14 the release is
     rho-zCDP, hence ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP for every
     ``delta > 0`` ([BS16]_ Proposition 1.3), for the returned doubles.
 
     **Cost.** The noise standard deviation per entry is at most ``g sigma_Z
-    <= sigma (1 + s g / sensitivity) <= sigma (1 + 2**-10)`` (and at most
+    <= sigma (1 + (s + 1) g / sensitivity) <= sigma (1 + 2**-9)`` (and at most
     ``g sigma_Z``: the discrete Gaussian's variance is below ``sigma_Z**2``,
     [CKS20]_ Corollary 9); the grid moves the value by at most ``g / 2`` per
     entry. Entries beyond ``(2**53 - 1) g`` in magnitude raise
