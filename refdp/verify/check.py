@@ -87,6 +87,7 @@ from .._precision import (
     iv_context,
     mp_context,
     mpf_exact,
+    raw_to_fraction,
 )
 from .._validation import Described, Interval, check_scalar, parameter_error
 from .divergences import SUM_TOLERANCE
@@ -580,7 +581,6 @@ def _exact_ratio(r):
 
 
 def _raw_fraction(raw):
-    from .._precision import raw_to_fraction
     return raw_to_fraction(raw)
 
 
@@ -748,8 +748,6 @@ def _decide_pair(law, d, e, lv, delta_q, owner):
                       "positive on the other")
         else:
             reason = f"the enclosures still overlap at {higher_precision(lv.level)} digits"
-        if len(rd.exact) == len(rd.enc) and len(re_.exact) == len(re_.enc) and bound is None:
-            pass
     return {"verdict": verdict, "enc": enc, "pair": oriented, "output": out, "event": ev,
             "estimated": estimated, "retry": retry, "records": (rd, re_), "reason": reason}
 
