@@ -90,7 +90,7 @@ from .._precision import (
     raw_to_fraction,
 )
 from .._validation import Described, Interval, check_scalar, parameter_error
-from .divergences import SUM_TOLERANCE
+from .divergences import SUM_TOLERANCE, _check_probability
 from .neighbours import neighbouring_pairs
 from .registry import CheckResult
 from .verdict import Verdict, _raw_bounds, decide_enclosures, takes_context, worst_verdict
@@ -331,37 +331,9 @@ def _items(raw, owner, d):
 
 
 def _check_value(v, o, where):
-    name = "distribution_fn"
-    if is_interval(v):
-        lo, hi = v._mpi_
-        if not (libmp.mpf_ge(lo, libmp.fninf) and lo not in (libmp.fninf, libmp.fnan)
-                and hi not in (libmp.finf, libmp.fnan)):
-            raise parameter_error(name, where, "a distribution of finite probabilities",
-                                  Described(f"{v!r} for output {o!r}"))
-        if libmp.mpf_lt(hi, _ZERO):
-            raise parameter_error(name, where, "a distribution of non-negative probabilities",
-                                  Described(f"{v!r} for output {o!r}"))
-        return v
-    if is_mpf(v):
-        if v._mpf_ in (libmp.finf, libmp.fninf, libmp.fnan):
-            raise parameter_error(name, where, "a distribution of finite probabilities",
-                                  Described(f"{v!r} for output {o!r}"))
-        if v._mpf_[0] and v._mpf_[1]:   # negative and non-zero
-            raise parameter_error(name, where, "a distribution of non-negative probabilities",
-                                  Described(f"{v!r} for output {o!r}"))
-        return v
-    q = exact_rational(v)
-    if q is None:
-        if isinstance(v, (float, np.floating)):
-            raise parameter_error(name, where, "a distribution of finite probabilities",
-                                  Described(f"{v!r} for output {o!r}"))
-        raise parameter_error(name, where,
-                              "a distribution of real probabilities (int, Fraction, float, NumPy real, "
-                              "mpmath number or interval)", Described(f"{v!r} for output {o!r}"))
-    if q < 0:
-        raise parameter_error(name, where, "a distribution of non-negative probabilities",
-                              Described(f"{v!r} for output {o!r}"))
-    return q
+    """A validated probability: an interval or mpf as given, anything exact as a Fraction."""
+    v = _check_probability(v, o, "distribution_fn", where)
+    return v if is_interval(v) or is_mpf(v) else exact_rational(v)
 
 
 class _Law:
@@ -564,7 +536,7 @@ def _mass_problem(rec, delta_zero: bool) -> str:
 def _check_sum(rec, owner, d):
     lo, hi = rec.sum
     tol = SUM_TOLERANCE
-    lo_q, hi_q = _raw_fraction(lo), _raw_fraction(hi)
+    lo_q, hi_q = raw_to_fraction(lo), raw_to_fraction(hi)
     if hi_q < 1 - tol or lo_q > 1 + tol:
         shown = mpmath.nstr(mpf_exact(lo), 17)
         raise parameter_error("distribution_fn", f"{owner} (dataset {d!r})",
@@ -576,12 +548,8 @@ def _exact_ratio(r):
     """``divergence / bound`` for values without an exact rational form, in a private context."""
     c = mp_context(60)
     if r.bound > 0:
-        return _raw_fraction((c.mpf(r.divergence) / c.mpf(r.bound))._mpf_)
+        return raw_to_fraction((c.mpf(r.divergence) / c.mpf(r.bound))._mpf_)
     return math.inf if r.divergence > 0 else Fraction(0)
-
-
-def _raw_fraction(raw):
-    return raw_to_fraction(raw)
 
 
 # ---------------------------------------------------------------------------
@@ -874,7 +842,7 @@ def summarise(results, labels=None) -> CheckResult:
         if is_mpf(div):
             if div._mpf_ in (libmp.finf, libmp.fnan):
                 return math.inf
-            d = _raw_fraction(div._mpf_)
+            d = raw_to_fraction(div._mpf_)
         else:
             d = exact_rational(div)
         b = exact_rational(r.bound)
