@@ -270,3 +270,17 @@ def test_sign_on_t_above_one_matches_the_factorisation(roots, sign):
 
     grid = [1 + F(i, 7) for i in range(1, 60)]
     assert nonnegative_above_one(p) == all(value(t) >= 0 for t in grid)
+
+
+def test_bad_input_names_the_parameter():
+    law = lambda d: {d[0]: F(3, 4), 1 - d[0]: F(1, 4)}
+    with pytest.raises(ValueError, match="'max_dps' parameter of check_mechanism"):
+        check_mechanism(law, PAIR, 1.0, dps=30, max_dps=20)
+    with pytest.raises(ValueError, match="'distribution_fn' parameter .*real probabilities"):
+        check_mechanism(lambda d: {0: 1j, 1: 0}, PAIR, 1.0)
+    with pytest.raises(ValueError, match="'distribution_fn' parameter .*finite probabilities"):
+        check_mechanism(lambda d: {0: np.longdouble("nan"), 1: 0}, PAIR, 1.0)
+    with pytest.raises(ValueError, match="'distribution_fn' parameter .*sum to 1"):
+        check_mechanism(lambda d: {0: F(1, 2)}, PAIR, 1.0)      # half the mass: a forgotten normalisation
+    with pytest.raises(ValueError, match="verdicts"):
+        worst_verdict([None])
