@@ -105,20 +105,42 @@ class _Piece:
                 df = df + self.power / y
         return f, df
 
+    def _value_on(self, terms, box, mid):
+        """Enclosure of a sum of terms on ``box``: the naive one meet the mean-value form."""
+        naive, der = self._eval(terms, box, deriv=True)
+        at_mid, _ = self._eval(terms, mid)
+        mv = at_mid + der * (box - mid)
+        lo = max(naive.a, mv.a)
+        hi = min(naive.b, mv.b)
+        return self.ctx.mpf([lo, hi])
+
     def box_upper(self, lo: Fraction, hi: Fraction):
         ctx = self.ctx
         box = ctx.mpf([_rat(ctx, lo).a, _rat(ctx, hi).b])
-        naive, _ = self.log_ratio(box)
-        if naive is None:
-            return math.inf
-        best = _end(naive, True)
-        if not (self.power and lo <= 0):
-            mid = (lo + hi) / 2
-            fm, _ = self.log_ratio(_rat(ctx, mid))
+        mid = _rat(ctx, (lo + hi) / 2)
+        n = self._value_on(self.num, box, mid)
+        d = self._value_on(self.den, box, mid)
+        if not d.a > 0:
+            return math.inf          # the denominator may vanish on the box: no bound yet
+        if not n.b > 0:
+            return -math.inf         # the numerator density is 0 on the box
+        # densities are >= 0, so ln(num / den) <= ln(num_hi / den_lo) on the box
+        best = _end(ctx.ln(ctx.mpf(n.b)) - ctx.ln(ctx.mpf(d.a)), True)
+        if self.power:
+            if lo <= 0:
+                if self.power < 0:
+                    return math.inf
+                return best + _end(self.power * ctx.ln(ctx.mpf(_rat(ctx, hi).b)), True) if hi > 0 else -math.inf
+            best = best + _end(self.power * ctx.ln(box), True)
+        if n.a > 0 and not (self.power and lo <= 0):
+            # mean-value forms anchored at the midpoint and at both ends: the end forms
+            # are exact at an end where the log-ratio is monotone (a supremum at a limit)
             _, dfx = self.log_ratio(box, deriv=True)
-            if fm is not None and dfx is not None:
-                centred = fm + dfx * (box - _rat(ctx, mid))
-                best = min(best, _end(centred, True))
+            if dfx is not None:
+                for anchor in ((lo + hi) / 2, lo, hi):
+                    fa, _ = self.log_ratio(_rat(ctx, anchor))
+                    if fa is not None:
+                        best = min(best, _end(fa + dfx * (box - _rat(ctx, anchor)), True))
         return best
 
     def point_lower(self, y: Fraction):
@@ -165,16 +187,16 @@ def _tail_piece(ctx, pn, pd, edge, side):
     return _Piece(ctx, num, den, Fraction(0), _end(t0, True), "t", sn, sd, y_max_point=_end(t0, False))
 
 
-def sup_log_ratio(num: PiecewiseExp, den: PiecewiseExp, *, tol=1e-12, max_boxes=20000) -> SupEnclosure:
+def sup_log_ratio(num: PiecewiseExp, den: PiecewiseExp, *, tol=1e-9, max_boxes=2000) -> SupEnclosure:
     """Enclose ``sup_v ln(num(v) / den(v))`` over the outputs where ``num > 0``.
 
     Parameters
     ----------
     num, den : PiecewiseExp
         Densities (non-negative functions) of one interval context.
-    tol : float, default 1e-12
+    tol : float, default 1e-9
         Stop when the enclosure is narrower than this.
-    max_boxes : int, default 20000
+    max_boxes : int, default 2000
         Most boxes examined; the enclosure returned is valid whatever its width.
 
     Returns
