@@ -81,8 +81,8 @@ def rappor_epsilon(ctx, value, other, *, n_hashes=4, filter_size=20, f=Fraction(
     """Exact ``sup_o ln P[o | value] / P[o | other]`` (an interval of ``ctx``) and the number of differing bits."""
     a, b = bloom_bits(value, n_hashes, filter_size), bloom_bits(other, n_hashes, filter_size)
     p1, p0 = bit_probabilities(f, p, q)
-    one = max(p1 / p0, (1 - p0) / (1 - p1))        # a bit set for ``value`` only
-    zero = max(p0 / p1, (1 - p1) / (1 - p0))       # a bit set for ``other`` only
+    one = max(p1 / p0, (1 - p1) / (1 - p0))        # a bit set for ``value`` only: P[s | 1] / P[s | 0]
+    zero = max(p0 / p1, (1 - p0) / (1 - p1))       # a bit set for ``other`` only: P[s | 0] / P[s | 1]
     total = ctx.mpf(0)
     for ratio, count in ((one, len(a - b)), (zero, len(b - a))):
         if count:
