@@ -56,7 +56,9 @@ def main(argv=None):
             bound, pair = item
             key = tuple(tuple(float(v) for v in x) if m.as_float else tuple(x) for x in pair)
             # a published pair is unordered: the exact value is the larger of the two directions
-            both = [values.get(k) or exact_epsilon(m.name, *k) for k in (key, key[::-1])]
+            # (a cached pattern pair only when the types agree: RAPPOR hashes 1 and 1.0 differently)
+            typed = all(type(v) is type(w) for v, w in zip(key[0] + key[1], worst[0] + worst[1]))
+            both = [(values.get(k) if typed else None) or exact_epsilon(m.name, *k) for k in (key, key[::-1])]
             exact = combine_max(both)
             flag = exact.upper != math.inf and bound > exact.upper
             pub.append((tool, bound, exact, flag))

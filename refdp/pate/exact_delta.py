@@ -135,7 +135,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
 
     >>> r = exact_delta([[3, 0]], 1.0, 1.0)
     >>> round(r.lower, 4), round(r.upper, 4)
-    (0.1067, 0.1068)
+    (0.1067, 0.1069)
     """
     counts = check_counts(counts, _OWNER)
     if counts.ndim == 1:

@@ -180,6 +180,25 @@ def _numerical_svt(threshold, rho_scale, nu_scale, value_scale, cutoff):
     return epsilon
 
 
+def _svt34_lower(threshold, eps, cutoff):
+    """SVT3 and SVT4 run side by side on the same answers (independent noise).
+
+    The exact epsilon of a pair is the sum of the two parts' suprema in the
+    same direction. SVT4's part is exact (pattern integrals); for SVT3's part
+    only the law of its answer pattern (which queries were above), a
+    post-processing of its output, is used, so the value is a certified
+    *lower bound* of the exact epsilon (the upper end is reported as
+    infinite: not certified).
+    """
+    def epsilon(ctx, d, e):
+        svt4 = _svt(threshold, 4 / eps, 1 / (eps * 3 / 4), cutoff)(ctx, d, e)
+        svt3 = _svt(threshold, 2 / eps, cutoff / (eps / 2), cutoff)(ctx, d, e)
+        return PairEpsilon(svt4.lower + svt3.lower, math.inf,
+                           f"SVT3 pattern {svt3.witness} with SVT4 pattern {svt4.witness} "
+                           f"(lower bound: SVT3's released values not used)")
+    return epsilon
+
+
 def _build():
     e = EPS
     lyu = "Lyu, Su and Li, PVLDB 2017, Figure 1, Algorithm %d"
@@ -216,14 +235,19 @@ def _build():
         True, "pattern integrals (half-line indicators)", _svt(1, 2 / e, None, None))
     add("SparseVectorTechnique6", lyu % 6 + " (T = 1): no cutoff", e, 10, True, (-10, 10), True,
         "pattern integrals", _svt(1, 2 / e, 2 / e, None))
+    # claims: RAPPOR's epsilon_1 = h ln(q*(1 - p*) / (p*(1 - q*))) for one report, and
+    # epsilon_inf = 2 h ln((1 - f/2) / (f/2)) for the permanent response (their Sec. 4)
     add("Rappor", "Erlingsson, Pihur and Korolova, CCS 2014 (h = 4, k = 20, f = 0.75, p = 0.45, q = 0.55)",
-        Fraction(0), 1, False, (-10, 10), False, "closed form over the Bloom filter bits",
+        Fraction(8 * math.log(Fraction(41, 39))), 1, False, (-10, 10), False, "closed form over the Bloom filter bits",
         _rappor(f=Fraction(3, 4), p=Fraction(9, 20), q=Fraction(11, 20)))
     add("OneTimeRappor", "Erlingsson, Pihur and Korolova, CCS 2014, permanent response only (f = 0.95)",
-        Fraction(0), 1, False, (-10, 10), False, "closed form over the Bloom filter bits",
+        Fraction(8 * math.log(Fraction(21, 19))), 1, False, (-10, 10), False, "closed form over the Bloom filter bits",
         _rappor(f=Fraction(19, 20), p=None, q=None))
     add("LaplaceParallel", "20 Laplace mechanisms of eps = 0.005 on one value", e, 1, False, (-10, 10), True,
         "closed form: 20 |a - a'| / b", _laplace_vector(200, copies=20))
+    add("SVT34Parallel", lyu % 3 + " and " + (lyu % 4).split(", ")[-1] + " side by side (c = 2, T = 1)",
+        2 * e, 10, True, (-10, 10), True, "SVT4 exact + SVT3's pattern law: a lower bound",
+        _svt34_lower(1, e, 2))
     add("PrefixSum", "Wang, Ding, Wang, Kifer and Zhang, PLDI 2019; prefix sums of a + Laplace(1/eps)", e, 10,
         True, (-10, 10), True, "closed form (a unit-Jacobian bijection of NoisyHist)", _laplace_vector(1 / e))
     add("NumericalSVT", "Wang, Ding, Wang, Kifer and Zhang, PLDI 2019 (c = 2, T = 1)", e, 10, True, (-10, 10),
