@@ -10,7 +10,7 @@ Claim
     and SVT5 is not private; the released noisy maximum of five Laplace(20)
     answers on 0 vs 1 has density ratio sup ``e^(5/20)``; Laplace vectors have
     sup ``sum |a_i - a'_i| / b``.
-Method
+Precision
     :func:`refdp.audit.truth.exact_epsilon` in a 30-digit interval context;
     each property is decided from the enclosure (HOLDS only if the whole
     enclosure satisfies it; an equality holds if the enclosure contains the
