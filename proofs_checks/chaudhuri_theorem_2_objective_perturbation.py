@@ -62,6 +62,8 @@ import mpmath
 import numpy as np
 
 from proofs_checks._chaudhuri_erm import gradient_norm_upper
+from refdp._precision import iv_context
+from refdp.audit.erm_whitebox import objective_log_density
 from refdp.erm import (HuberHingeLoss, LogisticLoss, ObjectivePerturbationBudget,
                        objective_perturbation_budget, release_objective_perturbation)
 from refdp.erm._solver import minimise
@@ -158,24 +160,16 @@ def _float_terms(loss, U, grid):
 
 
 def exact_log_density(loss, records, f, n, mu, beta):
-    """Enclosure of -beta ||b_D(f)|| + ln det(-J_D(f)) (common constants dropped), mpmath.iv."""
-    iv = mpmath.iv
-    d = len(f)
-    b = [enclose(-n * mu * fj) for fj in f]
-    H = [[enclose(n * mu if i == j else F(0)) for j in range(d)] for i in range(d)]
-    for u in records:
-        m = sum(uj * fj for uj, fj in zip(u, f))
-        d1 = loss.derivative_exact(m, iv)
-        d2 = loss.second_derivative_exact(m, iv)
-        for i in range(d):
-            if u[i]:
-                b[i] -= d1 * enclose(u[i])
-                for j in range(d):
-                    if u[j]:
-                        H[i][j] += d2 * enclose(u[i] * u[j])
-    norm = iv.sqrt(sum(bi ** 2 for bi in b))
-    det = H[0][0] if d == 1 else H[0][0] * H[1][1] - H[0][1] ** 2
-    return -enclose(beta) * norm + iv.log(det)
+    """Enclosure of -beta ||b_D(f)|| + ln det(-J_D(f)) (common constants dropped).
+
+    The library's white-box ERM audit computes it
+    (:func:`refdp.audit.erm_whitebox.objective_log_density`, records with
+    ``||u|| <= 1`` here, no intercept), in an interval context of DPS digits.
+    """
+    out = objective_log_density(iv_context(DPS), loss, records, f, n, F(mu), F(beta))
+    if out is None:
+        raise ValueError("the Jacobian determinant could not be certified positive")
+    return out
 
 
 class SweepResult(NamedTuple):

@@ -7,6 +7,12 @@
 * :func:`audit_exact` -- the exact divergences of a mechanism whose output
   distribution is known, with the worst pair and output
   (:mod:`refdp.audit.exact`, a front-end to :mod:`refdp.verify`);
+* :func:`erm_whitebox` -- decide whether another library's private-ERM rule
+  (objective or output perturbation, any data norm, optional unpenalised
+  intercept) gives an epsilon-DP release, from exact output densities
+  (:mod:`refdp.audit.erm_whitebox`);
+* :mod:`refdp.audit.truth` -- the exact epsilon of the DP-Sniper, StatDP and
+  DP-Auditorium benchmark mechanisms on their input pairs;
 * :func:`query_answer_pairs` -- StatDP-style candidate pairs of query answers
   (:mod:`refdp.audit.pairs`);
 * :func:`clopper_pearson_lower`, :func:`clopper_pearson_upper` -- exact
@@ -16,12 +22,14 @@
 from ._sampling import vectorise
 from .blackbox import BlackBoxAudit, PairReport, audit_black_box
 from .clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
+from .erm_whitebox import WhiteBoxERMAudit, erm_whitebox
 from .exact import ExactAudit, audit_exact
 from .pairs import query_answer_pairs
 
 __all__ = [
     "audit_black_box", "BlackBoxAudit", "PairReport", "vectorise",
     "audit_exact", "ExactAudit",
+    "erm_whitebox", "WhiteBoxERMAudit",
     "query_answer_pairs",
     "clopper_pearson_lower", "clopper_pearson_upper",
 ]

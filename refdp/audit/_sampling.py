@@ -3,7 +3,9 @@
 A batch of outputs becomes a :class:`Sample`: a float matrix ``real`` (one row
 per output; integers and booleans converted exactly, ``None`` for outputs that
 are not numbers) and a 64-bit ``key`` per row that identifies the output
-exactly (equal outputs, equal keys). Keys are a hash; two different outputs
+exactly (equal outputs, equal keys; outputs that are equal values, such as
+``-0.0`` and ``0.0`` or ``numpy.int64(3)`` and ``3``, share a key:
+:mod:`refdp.audit.canonical`). Keys are a hash; two different outputs
 may in principle share one, which only merges them into one outcome: every
 event the audit builds is defined through these keys, so it remains an event
 and the bounds stay valid.
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import Described, parameter_error
+from .canonical import canonical_output
 
 __all__ = ["Sample", "vectorise", "draw", "same_dataset", "describe_dataset", "hash_rows"]
 
@@ -220,10 +223,10 @@ def draw(mechanism, dataset, n, rng, owner, layout=None):
     def key_of(o):
         try:
             k = memo.get(o)
-        except TypeError:  # unhashable output: keyed by its text
-            return _stable_key(o)
+        except TypeError:  # unhashable output: keyed by the text of its value
+            return _stable_key(canonical_output(o))
         if k is None:
-            k = memo[o] = _stable_key(o)
+            k = memo[o] = _stable_key(canonical_output(o))  # equal values, one key
         return k
     key = np.fromiter((key_of(o) for o in raw), dtype=np.uint64, count=n)
     return Sample(None, key, raw), this

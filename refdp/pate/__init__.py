@@ -7,6 +7,7 @@ One concept per module:
 ``aggregation``             LNMax labels for a batch of queries, (2 gamma, 0)-DP each
 ``lnmax_law``               exact LNMax output law (compiled float kernel; mpmath twin)
 ``exact``                   exact q and exact worst-case log-moments over neighbours
+``exact_delta``             exact data-dependent privacy profile delta(eps) of T LNMax answers
 ``accountant``              moments accountant (Theorems 1-3, Lemma 4), one-call analysis
 ``smooth_sensitivity``      differentially private release of the data-dependent epsilon
 ``student``                 budgeted labelling of public points, student training
@@ -19,6 +20,7 @@ docs/theory/pate.rst; the user guide in docs/pate.rst.
 from .accountant import ANALYSES, PATEAccountant, PATEAnalysis, pate_analysis
 from .aggregation import lnmax_labels
 from .exact import ExactAnalysis, exact_analysis
+from .exact_delta import ExactDelta, exact_delta
 from .lnmax_law import lnmax_distribution
 from .smooth_sensitivity import (EpsilonRelease, SmoothSensitivity, release_epsilon,
                                  smooth_laplace_parameters, smooth_sensitivity)
@@ -28,7 +30,7 @@ from .teachers import PATETeachers, partition_by_group, partition_by_record
 __all__ = [
     "PATETeachers", "partition_by_record", "partition_by_group",
     "lnmax_labels", "lnmax_distribution",
-    "ExactAnalysis", "exact_analysis",
+    "ExactAnalysis", "exact_analysis", "ExactDelta", "exact_delta",
     "ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis",
     "SmoothSensitivity", "EpsilonRelease", "smooth_sensitivity", "smooth_laplace_parameters",
     "release_epsilon",

@@ -3,7 +3,7 @@
 Usage::
 
     refdp pate --votes FILE.npy --gamma 0.05 --delta 1e-5 --classes 10 [--orders ...]
-               [--exact] [--one-sided] [--teachers T] [--json]
+               [--exact] [--one-sided] [--teachers T] [--exact-delta EPS] [--json]
     refdp pate --votes FILE.npy --counts --gamma 0.05 --delta 1e-5 [...]
 
 The file (NumPy ``.npy``) holds either
@@ -62,6 +62,9 @@ def add_arguments(parser):
                         help="epsilon of the smooth-sensitivity release (default 1)")
     parser.add_argument("--ss-delta", type=float, default=1e-6,
                         help="delta of the smooth-sensitivity release (default 1e-6)")
+    parser.add_argument("--exact-delta", type=float, metavar="EPS",
+                        help="also print the exact data-dependent delta(EPS) of the LNMax answers "
+                             "(refdp.pate.exact_delta; small numbers of queries and classes)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -102,6 +105,10 @@ def run(args) -> int:
                                two_sided=not args.one_sided, n_teachers=args.teachers)
         a, beta = smooth_laplace_parameters(args.ss_epsilon, args.ss_delta)
         ss = smooth_sensitivity(counts, args.gamma, args.ss_order, beta, two_sided=not args.one_sided)
+        exact = None
+        if getattr(args, "exact_delta", None) is not None:
+            from .exact_delta import exact_delta
+            exact = exact_delta(counts, args.gamma, args.exact_delta)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -116,6 +123,10 @@ def run(args) -> int:
         out = result.as_dict()
         out["n_classes"] = int(counts.shape[1])
         out["smooth_sensitivity_release"] = release
+        if exact is not None:
+            out["exact_delta"] = {"epsilon": exact.epsilon, "lower": exact.lower, "upper": exact.upper,
+                                  "worst_moves": [list(m) for m in exact.worst_moves],
+                                  "direction": exact.worst_direction}
         json.dump(out, sys.stdout, indent=2)
         print()
         return 0
@@ -128,4 +139,6 @@ def run(args) -> int:
           f"(cost epsilon = {args.ss_epsilon:g}, delta = {args.ss_delta:g}; beta = {beta:.6g}):")
     print(f"  smooth sensitivity {ss.value:.6g} (local bound {ss.local:.6g}); Laplace noise scale "
           f"{scale:.6g} on the log-moment, {scale / ss.order:.6g} on epsilon")
+    if exact is not None:
+        print(f"Exact data-dependent {exact}")
     return 0

@@ -1,0 +1,440 @@
+"""White-box audit of another library's private ERM rule, by exact output-density ratios.
+
+A private empirical-risk-minimisation release is specified by a *rule*: the
+formula a library uses to turn ``(epsilon, n, lambda, c, q)`` into its noise
+scale (and, for objective perturbation, its extra regularisation). Given the
+rule as a callable, :func:`erm_whitebox` decides in dimension ``d <= 2``
+whether the release it produces is epsilon-DP, from the exact density of the
+released vector:
+
+* **objective perturbation** (Chaudhuri, Monteleoni and Sarwate 2011,
+  Algorithm 2): the release minimises
+  ``J(f) = (1/n) sum_i l(f^T u_i) + (1/2) f^T M f + b^T f / n`` with
+  ``u_i = y_i x_i``, ``M = mu I`` (or ``diag(mu, 0)`` when the last coordinate
+  is an unpenalised intercept) and noise density ``nu(b) ~ exp(-beta ||b||)``.
+  The first-order condition gives the noise that produces ``f``,
+  ``b_D(f) = -(sum_i l'(f^T u_i) u_i + n M f)``, a bijection with Jacobian
+  ``H_D(f) = sum_i l''(f^T u_i) u_i u_i^T + n M``, so
+  ``p_D(f) = nu(b_D(f)) |det H_D(f)|`` (their proof of Theorem 2) and
+  ``ln p_D(f) / p_D'(f) = -beta (||b_D(f)|| - ||b_D'(f)||) + ln det H_D(f) - ln det H_D'(f)``;
+* **output perturbation** (their Algorithm 1): ``f = f_D + b`` with the same
+  noise law, so the exact epsilon of a pair is ``beta ||f_D - f_D'||``
+  (attained along the ray from ``f_D`` away from ``f_D'``); the minimisers are
+  enclosed by strong convexity, ``||f - f_D|| <= ||grad J(f)|| / mu``, with the
+  gradient computed in interval arithmetic.
+
+Records are ``u = y x`` with ``||x|| <= q`` from an alphabet closed under
+negation (with an intercept, ``u = y (x, 1)``); every replace-one pair of
+datasets of ``n`` records is examined. Objective perturbation is screened on
+a grid of outputs plus every dataset's minimiser in double precision, and the
+largest ratios are re-evaluated in interval arithmetic from exact rational
+inputs: a ratio above epsilon is a *certified* violation (the witness pair,
+output and enclosure are returned); "holds" means that no output of the grid
+exceeds epsilon (a search, not a proof, hence ``method="estimated"``).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .._precision import ctx_rational, iv_context, raw_to_fraction
+from .._validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..erm.losses import HuberHingeLoss, LogisticLoss, MarginLoss
+from ..erm._solver import minimise
+from ..verify.verdict import Verdict
+
+__all__ = ["ERMRelease", "WhiteBoxERMAudit", "erm_whitebox", "record_alphabet", "objective_log_density"]
+
+_OWNER = "erm_whitebox"
+_POS = Interval(float, 0, None, closed="neither")
+_KINK = 1e-9
+_SCREEN = 1e-6
+_TOP = 5
+
+
+@dataclass(frozen=True)
+class ERMRelease:
+    """What a rule returns, normalised: the noise rate ``beta`` and the total regularisation ``mu``."""
+
+    noise_rate: float
+    total_regularization: float
+
+
+@dataclass
+class WhiteBoxERMAudit:
+    """Result of :func:`erm_whitebox`.
+
+    Attributes
+    ----------
+    verdict : Verdict
+        FAILS: a certified violation (``ratio`` lies above ``epsilon``);
+        HOLDS: no examined output exceeds ``epsilon`` (``method`` says how).
+    epsilon : float
+    ratio : tuple of Fraction
+        Enclosure ``[lo, hi]`` of ``ln p_D(f) / p_D'(f)`` at the worst pair and output.
+    worst_pair : tuple
+        ``(D, D')``, each a tuple of records ``u`` (tuples of Fractions).
+    worst_output : tuple of Fraction
+    release : ERMRelease
+        The rule's values at the audited setting.
+    method : str
+        ``"certified"`` for a FAILS verdict or an output-perturbation audit
+        (exact over the pairs), ``"estimated"`` for an objective-perturbation
+        HOLDS (a grid search).
+    examined : int
+        ``(pair, output)`` combinations evaluated in interval arithmetic.
+    """
+
+    verdict: Verdict
+    epsilon: float
+    ratio: tuple
+    worst_pair: tuple
+    worst_output: tuple
+    release: ERMRelease
+    method: str
+    examined: int = 0
+    detail: str = ""
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def violation(self) -> bool:
+        return self.verdict is not Verdict.HOLDS
+
+    def __str__(self):
+        lo, hi = (float(v) for v in self.ratio)
+        return (f"{self.verdict.value.upper()} ({self.method}): ln p_D/p_D' in [{lo:.9g}, {hi:.9g}] vs "
+                f"epsilon {self.epsilon:g} at f = {[float(v) for v in self.worst_output]} on "
+                f"D = {_show(self.worst_pair[0])}, D' = {_show(self.worst_pair[1])}")
+
+
+def _show(records):
+    return "[" + ", ".join("(" + ", ".join(str(c) for c in u) + ")" for u in records) + "]"
+
+
+def record_alphabet(dimension: int, data_norm, intercept: bool = False):
+    """Records ``u = y x`` (``||x|| <= data_norm``) closed under negation, as tuples of Fractions.
+
+    1-D features: ``x in {0, +-q/2, +-q}``; 2-D: 13 points on and inside the
+    circle of radius ``q`` (``(+-3/5, +-4/5) q`` and the axes). With an
+    intercept the records are ``y (x, 1)`` for 1-D features ``x``.
+    """
+    q = Fraction(data_norm)
+    if intercept:
+        if dimension != 2:
+            raise ValueError("an intercept needs dimension 2 (one feature and the intercept)")
+        return tuple((s * c * q, Fraction(s)) for s in (1, -1)
+                     for c in (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(-1, 2), Fraction(-1)))
+    if dimension == 1:
+        return tuple((c * q,) for c in (Fraction(-1), Fraction(-1, 2), Fraction(0), Fraction(1, 2), Fraction(1)))
+    pts = [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), ("3/5", "4/5"), ("-3/5", "-4/5"), ("4/5", "-3/5"),
+           ("-4/5", "3/5"), ("1/2", 0), ("-1/2", 0), (0, "1/2"), (0, "-1/2")]
+    return tuple((Fraction(a) * q, Fraction(b) * q) for a, b in pts)
+
+
+def _call_rule(rule, mechanism, epsilon, n, lam, curvature, q):
+    try:
+        out = rule(epsilon=epsilon, n=n, regularization=lam, curvature=curvature, data_norm=q)
+    except Exception as exc:
+        raise parameter_error("rule", _OWNER, "a callable rule(epsilon=, n=, regularization=, curvature=, "
+                                               "data_norm=)", Described(f"a rule that raised {exc!r}")) from exc
+
+    def get(name):
+        if isinstance(out, Mapping):
+            return out.get(name)
+        return getattr(out, name, None)
+    beta = get("noise_rate") if not isinstance(out, numbers.Real) else out
+    mu = get("total_regularization") if not isinstance(out, numbers.Real) else None
+    if mu is None and mechanism == "objective":
+        extra = get("extra_regularization")
+        mu = lam + (extra if extra is not None else 0.0)
+    if mu is None:
+        mu = lam
+    for name, v in (("noise_rate", beta), ("total_regularization", mu)):
+        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(float(v)) or v <= 0:
+            raise parameter_error("rule", _OWNER, f"a callable returning a finite {name} > 0",
+                                  Described(f"a rule returning {name} = {v!r}"))
+    return ERMRelease(float(beta), float(mu))
+
+
+def _reg_matrix(d, mu, intercept):
+    m = np.eye(d) * mu
+    if intercept:
+        m[-1, -1] = 0.0
+    return m
+
+
+def _minimiser(loss, U, M, n):
+    """Newton's method on (1/n) sum l(f.u) + f.M f / 2 (small d); None if it does not settle."""
+    d = U.shape[1]
+    f = np.zeros(d)
+    for _ in range(200):
+        m = U @ f
+        g = (loss.derivative(m)[:, None] * U).sum(0) / n + M @ f
+        H = (loss.second_derivative(m)[:, None, None] * U[:, :, None] * U[:, None, :]).sum(0) / n + M
+        try:
+            step = np.linalg.solve(H + 1e-12 * np.eye(d), g)
+        except np.linalg.LinAlgError:
+            return None
+        f = f - step
+        if np.linalg.norm(step) < 1e-13:
+            return f
+    return f if np.all(np.isfinite(f)) else None
+
+
+def _float_log_density(loss, U_data, grid, M, n, beta, kink_side):
+    M_ = grid @ U_data.T
+    d1 = loss.derivative(M_)
+    d2 = loss.second_derivative(M_)
+    if isinstance(loss, HuberHingeLoss):
+        dist = np.abs(np.abs(1.0 - M_) - loss.h)
+        d2 = np.where(dist <= _KINK, loss.curvature if kink_side > 0 else 0.0, d2)
+    b = -((d1[..., None] * U_data[None]).sum(1) + n * grid @ M.T)
+    H = (d2[..., None, None] * (U_data[:, :, None] * U_data[:, None, :])[None]).sum(1) + n * M
+    det = H[..., 0, 0] if grid.shape[1] == 1 else H[..., 0, 0] * H[..., 1, 1] - H[..., 0, 1] * H[..., 1, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -beta * np.linalg.norm(b, axis=-1) + np.log(det)
+
+
+def objective_log_density(ctx, loss, records, f, n, mu, beta, intercept=False):
+    """Enclosure of ``ln p_D(f)`` of objective perturbation, up to a constant common to all datasets.
+
+    ``-beta ||b_D(f)|| + ln det H_D(f)`` with ``b_D(f) = -(sum_i l'(f.u_i) u_i
+    + n M f)`` and ``H_D(f) = sum_i l''(f.u_i) u_i u_i^T + n M``, ``M = mu I``
+    (``diag(mu, 0)`` with an unpenalised intercept), evaluated in the
+    interval context ``ctx`` from the exact rationals ``records``, ``f``,
+    ``mu`` and ``beta`` (Chaudhuri, Monteleoni and Sarwate 2011, proof of
+    Theorem 2). ``None`` when ``det H_D(f) > 0`` cannot be certified.
+    """
+    d = len(f)
+    fq = [ctx_rational(ctx, v) for v in f]
+    mus = [mu] * d
+    if intercept:
+        mus[-1] = Fraction(0)
+    b = [-n * ctx_rational(ctx, m) * fj for m, fj in zip(mus, fq)]
+    H = [[ctx_rational(ctx, n * mus[i]) if i == j else ctx.mpf(0) for j in range(d)] for i in range(d)]
+    for u in records:
+        m = sum(Fraction(uj) * Fraction(fj) for uj, fj in zip(u, f))
+        d1 = loss.derivative_exact(m, ctx)
+        d2 = loss.second_derivative_exact(m, ctx)
+        for i in range(d):
+            if u[i]:
+                b[i] -= d1 * ctx_rational(ctx, u[i])
+                for j in range(d):
+                    if u[j]:
+                        H[i][j] += d2 * ctx_rational(ctx, u[i] * u[j])
+    norm = ctx.sqrt(sum((bi ** 2 for bi in b), ctx.mpf(0)))
+    det = H[0][0] if d == 1 else H[0][0] * H[1][1] - H[0][1] * H[1][0]
+    if not det.a > 0:
+        return None
+    return -ctx_rational(ctx, beta) * norm + ctx.ln(det)
+
+
+def _ends(x):
+    return raw_to_fraction(x._mpi_[0]), raw_to_fraction(x._mpi_[1])
+
+
+def _pairs(alphabet, n):
+    K = len(alphabet)
+    for rest in itertools.combinations_with_replacement(range(K), n - 1):
+        for a in range(K):
+            for b in range(K):
+                if a != b:
+                    yield rest, a, b
+
+
+def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
+    d = len(alphabet[0])
+    U = np.array([[float(c) for c in u] for u in alphabet])
+    mu, beta = rel.total_regularization, rel.noise_rate
+    M = _reg_matrix(d, mu, intercept)
+    q = float(max(math.sqrt(sum(float(c) ** 2 for c in u)) for u in alphabet))
+    R = q / mu + 1
+    axis = np.linspace(-R, R, points)
+    grid = [list(p) for p in itertools.product(axis, repeat=d)]
+    for ds in itertools.combinations_with_replacement(range(len(alphabet)), n):
+        m = _minimiser(loss, U[list(ds)], M, n)
+        if m is not None and np.all(np.abs(m) < 1e6):
+            grid.append(list(m))
+    grid = np.array(grid)
+    # phi[k] for one record k, summed with the common records below
+    cand = []
+    for rest in itertools.combinations_with_replacement(range(len(alphabet)), n - 1):
+        phis = {}
+        for side in (+1, -1):
+            phis[side] = np.stack([_float_log_density(loss, U[list(rest) + [k]], grid, M, n, beta, side)
+                                   for k in range(len(alphabet))], axis=1)       # (G, K)
+        hi, lo = phis[+1], phis[-1]
+        for a in range(len(alphabet)):
+            diff = hi[:, [a]] - lo
+            diff[:, a] = -np.inf
+            diff = np.where(np.isnan(diff), np.inf, diff)
+            b = np.argmax(diff, axis=1)
+            val = diff[np.arange(len(grid)), b]
+            top = np.argsort(-val)[:_TOP]
+            keep = np.flatnonzero(val > epsilon - _SCREEN)
+            for gi in set(top.tolist()) | set(keep[:50].tolist()):
+                cand.append((float(val[gi]), rest, a, int(b[gi]), int(gi)))
+    cand.sort(key=lambda t: -t[0])
+    best, examined = None, 0
+    seen = set()
+    for val, rest, a, b, gi in cand[: 4 * _TOP]:
+        key = (rest, a, b, gi)
+        if key in seen:
+            continue
+        seen.add(key)
+        f = tuple(Fraction(float(v)) for v in grid[gi])
+        base = [alphabet[i] for i in rest]
+        pa = objective_log_density(ctx, loss, base + [alphabet[a]], f, n, Fraction(mu), Fraction(beta), intercept)
+        pb = objective_log_density(ctx, loss, base + [alphabet[b]], f, n, Fraction(mu), Fraction(beta), intercept)
+        examined += 1
+        if pa is None:
+            continue
+        if pb is None:       # det H_D'(f) = 0 while det H_D(f) > 0: certified infinite ratio
+            enc = (Fraction(10) ** 30, Fraction(10) ** 30)
+        else:
+            enc = _ends(pa - pb)
+        if best is None or enc[0] > best[0][0]:
+            best = (enc, (tuple(base + [alphabet[a]]), tuple(base + [alphabet[b]])), f)
+    return best, examined
+
+
+def _gradient_radius(ctx, loss, records, f, n, mu):
+    """Exact upper bound of ||grad J(f)|| / mu (distance from f to the exact minimiser)."""
+    d = len(f)
+    g = [ctx_rational(ctx, mu * Fraction(fj)) for fj in f]
+    for u in records:
+        m = sum(Fraction(uj) * Fraction(fj) for uj, fj in zip(u, f))
+        dl = loss.derivative_exact(m, ctx)
+        for j in range(d):
+            if u[j]:
+                g[j] += dl * ctx_rational(ctx, Fraction(u[j]) / n)
+    sq = sum((gj ** 2 for gj in g), ctx.mpf(0))
+    return _ends(ctx.sqrt(sq) / ctx_rational(ctx, mu))[1]
+
+
+def _output(loss, alphabet, n, rel, ctx):
+    U = np.array([[float(c) for c in u] for u in alphabet])
+    mu, beta = rel.total_regularization, rel.noise_rate
+    sols = {}
+    scale = float(max(math.sqrt(sum(float(c) ** 2 for c in u)) for u in alphabet)) or 1.0
+    for ds in itertools.combinations_with_replacement(range(len(alphabet)), n):
+        # refdp's certified solver works on ||x|| <= 1: with g = q f the objective is
+        # (1/n) sum l(g.(u/q)) + (mu / q^2) ||g||^2 / 2
+        g = minimise(loss, U[list(ds)] / scale, np.ones(n), mu / scale ** 2, tol=1e-13).theta
+        f = tuple(Fraction(float(v)) for v in g / scale)
+        r = _gradient_radius(ctx, loss, [alphabet[i] for i in ds], f, n, Fraction(mu))
+        sols[ds] = (f, r)
+    best, examined = None, 0
+    for rest, a, b in _pairs(alphabet, n):
+        da, db = tuple(sorted(rest + (a,))), tuple(sorted(rest + (b,)))
+        (fa, ra), (fb, rb) = sols[da], sols[db]
+        dist = ctx.sqrt(sum((ctx_rational(ctx, x - y) ** 2 for x, y in zip(fa, fb)), ctx.mpf(0)))
+        lo, hi = _ends(dist)
+        bq = Fraction(beta)
+        enc = (max(Fraction(0), bq * (lo - ra - rb)), bq * (hi + ra + rb))
+        examined += 1
+        if best is None or enc[0] > best[0][0]:
+            direction = [x - y for x, y in zip(fa, fb)]
+            best = (enc, (tuple(alphabet[i] for i in da), tuple(alphabet[i] for i in db)),
+                    tuple(x + 10 * dx for x, dx in zip(fa, direction)))
+    return best, examined
+
+
+def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logistic", huber_h=0.5,
+                 mechanism="objective", dimension=1, intercept=False, grid_points=None, dps=40):
+    """Decide whether another library's private-ERM rule gives an epsilon-DP release (exact densities, d <= 2).
+
+    Parameters
+    ----------
+    rule : callable
+        ``rule(epsilon=, n=, regularization=, curvature=, data_norm=)``
+        returns the release's noise rate ``beta`` (the noise density is
+        ``~ exp(-beta ||b||)``) and, for objective perturbation, its total
+        regularisation ``mu = lambda + Delta``: an object or mapping with
+        ``noise_rate`` and ``total_regularization`` (or
+        ``extra_regularization``), or a number (``beta``, ``mu = lambda``).
+    epsilon : float > 0
+        The claimed epsilon.
+    n : int in [1, 4]
+        Records per dataset.
+    regularization : float > 0
+        ``lambda``.
+    data_norm : float > 0, default 1
+        ``q``: every feature vector has ``||x|| <= q``.
+    loss : {"logistic", "huber"} or MarginLoss, default "logistic"
+    huber_h : float in (0, 1), default 0.5
+        Width of the Huber hinge loss.
+    mechanism : {"objective", "output"}, default "objective"
+    dimension : {1, 2}, default 1
+        Dimension of the released vector (with an intercept: 2 = one feature
+        and the intercept).
+    intercept : {False, True, "penalised"}, default False
+        ``True``: the last coordinate is an unpenalised intercept (records
+        ``y (x, 1)``, ``M = diag(mu, 0)``); ``"penalised"``: the same records
+        with ``M = mu I`` and the rule called with ``data_norm = sqrt(q^2 + 1)``,
+        the norm of ``(x, 1)`` (objective perturbation in dimension 2 only).
+    grid_points : int >= 3, optional
+        Grid points per axis (default 801 in 1-D, 41 in 2-D).
+    dps : int >= 15, default 40
+        Digits of the interval evaluation.
+
+    Returns
+    -------
+    WhiteBoxERMAudit
+
+    Raises
+    ------
+    ValueError
+        Bad parameters, or a rule that raises or returns a non-finite or
+        non-positive noise rate or regularisation.
+    """
+    if not callable(rule):
+        raise parameter_error("rule", _OWNER, "a callable", rule)
+    epsilon = check_scalar(epsilon, "epsilon", _OWNER, _POS)
+    n = check_scalar(n, "n", _OWNER, Interval(int, 1, 4))
+    lam = check_scalar(regularization, "regularization", _OWNER, _POS)
+    q = check_scalar(data_norm, "data_norm", _OWNER, _POS)
+    mechanism = check_option(mechanism, "mechanism", _OWNER, Options(("objective", "output")))
+    dimension = check_scalar(dimension, "dimension", _OWNER, Interval(int, 1, 2))
+    dps = check_scalar(dps, "dps", _OWNER, Interval(int, 15, None))
+    if intercept not in (False, True, "penalised") or isinstance(intercept, np.bool_):
+        raise parameter_error("intercept", _OWNER, "False, True (unpenalised) or 'penalised'", intercept)
+    if intercept is not False and (mechanism != "objective" or dimension != 2):
+        raise parameter_error("intercept", _OWNER, "False unless mechanism='objective' and dimension=2",
+                              intercept)
+    if isinstance(loss, MarginLoss):
+        loss_obj = loss
+    else:
+        check_option(loss, "loss", _OWNER, Options(("logistic", "huber")))
+        loss_obj = LogisticLoss() if loss == "logistic" else HuberHingeLoss(
+            check_scalar(huber_h, "huber_h", _OWNER, Interval(float, 0, 1, closed="neither")))
+    points = grid_points if grid_points is not None else (801 if dimension == 1 else 41)
+    points = check_scalar(points, "grid_points", _OWNER, Interval(int, 3, None))
+    # a penalised intercept is one more feature, constant 1: the rule sees the norm of (x, 1)
+    rule_norm = math.sqrt(q * q + 1) if intercept == "penalised" else q
+    rel = _call_rule(rule, mechanism, epsilon, n, lam, loss_obj.curvature, rule_norm)
+    alphabet = record_alphabet(dimension, Fraction(q), intercept is not False)
+    ctx = iv_context(dps)
+    if mechanism == "objective":
+        best, examined = _objective(loss_obj, alphabet, n, rel, intercept is True, points, ctx, epsilon)
+    else:
+        best, examined = _output(loss_obj, alphabet, n, rel, ctx)
+    enc, pair, f = best
+    eps_q = Fraction(epsilon)
+    if enc[0] > eps_q:
+        verdict, method = Verdict.FAILS, "certified"
+    elif mechanism == "output" and enc[1] <= eps_q:
+        verdict, method = Verdict.HOLDS, "certified"
+    elif mechanism == "output":
+        verdict, method = Verdict.UNDECIDED, "certified"
+    else:
+        verdict, method = (Verdict.HOLDS if enc[1] <= eps_q else Verdict.UNDECIDED), "estimated"
+    return WhiteBoxERMAudit(verdict, epsilon, enc, pair, f, rel, method, examined,
+                            settings=dict(n=n, regularization=lam, data_norm=q, loss=type(loss_obj).__name__,
+                                          mechanism=mechanism, dimension=dimension, intercept=intercept))

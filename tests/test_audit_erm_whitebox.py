@@ -1,0 +1,84 @@
+"""White-box audits of private-ERM rules: flawed rules are flagged with certified witnesses, correct ones hold."""
+import math
+from fractions import Fraction
+
+import pytest
+
+from refdp.audit.erm_whitebox import erm_whitebox, record_alphabet
+from refdp.verify.verdict import Verdict
+
+
+def objective_rule(norm_power):
+    """Chaudhuri et al. (2011) Algorithm 2 for ||x|| <= q; ``norm_power=1`` is the flawed c q slack."""
+    def rule(epsilon, n, regularization, curvature, data_norm):
+        cq = curvature * data_norm ** norm_power
+        eps_p = epsilon - 2 * math.log1p(cq / (n * regularization))
+        extra = 0.0
+        if eps_p <= 0:
+            extra = max(0.0, cq / (n * math.expm1(epsilon / 4)) - regularization)
+            eps_p = epsilon / 2
+        return {"noise_rate": eps_p / (2 * data_norm), "total_regularization": regularization + extra}
+    return rule
+
+
+def output_rule(epsilon, n, regularization, curvature, data_norm):
+    """Chaudhuri et al. (2011) Algorithm 1 for ||x|| <= q: sensitivity 2 q / (n lambda)."""
+    return n * regularization * epsilon / (2 * data_norm)
+
+
+@pytest.mark.parametrize("eps, lam", [(2.0, 2.0), (1.0, 4.0)])
+def test_slack_ignoring_the_data_norm_is_flagged_at_q_4(eps, lam):
+    r = erm_whitebox(objective_rule(1), epsilon=eps, n=2, regularization=lam, data_norm=4.0, loss="huber")
+    assert r.verdict is Verdict.FAILS and r.method == "certified"
+    assert r.ratio[0] > eps                      # the certified enclosure lies above epsilon
+    d, e = r.worst_pair
+    assert len(d) == len(e) == 2 and sum(a != b for a, b in zip(sorted(d), sorted(e))) >= 1
+    correct = erm_whitebox(objective_rule(2), epsilon=eps, n=2, regularization=lam, data_norm=4.0, loss="huber")
+    assert correct.verdict is Verdict.HOLDS and correct.ratio[1] <= eps
+
+
+def test_unpenalised_intercept_is_flagged_and_a_penalised_one_holds():
+    r = erm_whitebox(objective_rule(2), epsilon=1.0, n=2, regularization=0.5, dimension=2, intercept=True)
+    assert r.verdict is Verdict.FAILS and r.ratio[0] > 1 and len(r.worst_output) == 2
+    ok = erm_whitebox(objective_rule(2), epsilon=1.0, n=2, regularization=0.5, dimension=2,
+                      intercept="penalised")
+    assert ok.verdict is Verdict.HOLDS
+
+
+def test_correct_logistic_rule_holds_in_two_dimensions():
+    r = erm_whitebox(objective_rule(2), epsilon=1.0, n=2, regularization=0.5, data_norm=2.0, dimension=2,
+                     grid_points=15)
+    assert r.verdict is Verdict.HOLDS and r.method == "estimated"
+
+
+def test_output_perturbation_is_exact_over_the_pairs():
+    r = erm_whitebox(output_rule, epsilon=1.0, n=2, regularization=0.5, data_norm=4.0, loss="huber",
+                     mechanism="output")
+    assert r.verdict is Verdict.HOLDS and r.method == "certified"
+    assert r.ratio[1] - r.ratio[0] < Fraction(1, 10 ** 6)
+
+
+def test_record_alphabet_respects_the_norm_bound():
+    for u in record_alphabet(2, Fraction(4)):
+        assert u[0] ** 2 + u[1] ** 2 <= 16
+    assert set(record_alphabet(1, 3)) == {(-3,), (Fraction(-3, 2),), (0,), (Fraction(3, 2),), (3,)}
+
+
+@pytest.mark.parametrize("bad", [math.inf, -1.0, 0.0, math.nan, "x"])
+def test_rule_returning_a_bad_scale_is_rejected(bad):
+    with pytest.raises(ValueError, match="The 'rule' parameter of erm_whitebox must be a callable returning "
+                                         "a finite noise_rate > 0"):
+        erm_whitebox(lambda **kw: {"noise_rate": bad, "total_regularization": 1.0}, epsilon=1.0, n=2,
+                     regularization=1.0)
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(data_norm=0.0), "data_norm"), (dict(data_norm=-2.0), "data_norm"),
+    (dict(epsilon=0.0), "epsilon"), (dict(n=0), "n"), (dict(regularization=-1.0), "regularization"),
+    (dict(mechanism="input"), "mechanism"), (dict(intercept=True), "intercept"), (dict(dimension=3), "dimension"),
+])
+def test_bad_parameters(kw, name):
+    args = dict(epsilon=1.0, n=2, regularization=1.0)
+    args.update(kw)
+    with pytest.raises(ValueError, match=f"The '{name}' parameter of erm_whitebox must be"):
+        erm_whitebox(objective_rule(2), **args)
