@@ -74,7 +74,7 @@ def failure_probability(errors, n, epsilon, failing, ctx=None):
     Default: a real context at 50 digits.
     """
     ctx = mp_context(50) if ctx is None else ctx
-    probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, epsilon, ctx=ctx)
+    probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], epsilon, n_samples=n, ctx=ctx)
     return ctx.fsum(probs[h] for h in failing) if failing else ctx.mpf(0)
 
 

@@ -96,15 +96,15 @@ def utility_plot():
     errors = grid_threshold_errors(x, y, grid)
     simulated, adversarial = [], []
     with mpmath.workdps(30):
-        law = exponential_mechanism_learner_distribution([Fraction(int(e), n) for e in errors], n, eps,
+        law = exponential_mechanism_learner_distribution([Fraction(int(e), n) for e in errors], eps, n_samples=n,
                                                          exact=True)
         for beta in betas:
-            b = exponential_mechanism_learner_utility_bound(n, grid + 1, eps, float(beta))
+            b = exponential_mechanism_learner_utility_bound(eps, float(beta), n_samples=n, n_hypotheses=grid + 1)
             excess = (errors - errors.min()) / n
             simulated.append(float(mpmath.fsum(p for p, e in zip(law, excess) if e > b)))
             k = int(np.floor(b * n)) + 1
             adv = [0] + [k] * grid
-            adv_law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in adv], n, eps,
+            adv_law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in adv], eps, n_samples=n,
                                                                  exact=True)
             adversarial.append(float(mpmath.fsum(adv_law[1:])) if k <= n else 0.0)
     fig, ax = plt.subplots(figsize=(7, 3.2))
