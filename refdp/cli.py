@@ -196,10 +196,36 @@ SUBCOMMANDS = {
 }
 
 
+#: Exit status after the reader of standard output went away (as a process
+#: killed by SIGPIPE reports it in a shell: 128 + 13).
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv=None) -> int:
+    """Run the ``refdp`` command line; return the exit status.
+
+    Output piped into a reader that stops early (``refdp verify | head``)
+    ends the command quietly with status 141 instead of a traceback.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Point stdout at devnull so that the interpreter's final flush does
+        # not raise a second time (Python documentation, "Note on SIGPIPE").
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv=None) -> int:
     import importlib
 
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="refdp", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"refdp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="run the verification report (exact privacy checks, theorem checks)")
     v.add_argument("--quick", action="store_true", help="run the quick subset")

@@ -75,3 +75,23 @@ def test_verify_rows_do_not_depend_on_jobs(capsys):
 def test_verify_rejects_jobs_below_one(capsys):
     assert cli.main(["verify", "--only", "core.", "--jobs", "0"]) == 2
     assert "--jobs must be an integer >= 1; got 0" in capsys.readouterr().err
+
+
+def test_version_and_module_entry_point():
+    for cmd in ([sys.executable, "-m", "refdp", "--version"],):
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().startswith("refdp ") and out.stdout.strip() != "refdp "
+
+
+def test_reader_that_stops_early_gives_no_traceback():
+    # `refdp verify --list | head -1`: the reader closes the pipe before the
+    # command has written its output. Closing our end before the child writes
+    # makes every write fail with EPIPE, the case `head` produces.
+    proc = subprocess.Popen([sys.executable, "-m", "refdp", "verify", "--list"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=300)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert proc.returncode == cli.EXIT_BROKEN_PIPE
