@@ -43,6 +43,7 @@ import numpy as np
 
 from .._validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
+from ..accounting.budget import check_budget
 from ..prediction._partition import check_features, learner_factory, spawn_streams, train_teacher
 from ._args import POSITIVE, check_delta, check_gamma, check_orders
 from .accountant import PATEAccountant
@@ -142,6 +143,11 @@ class PATEStudent:
         Moment orders (default :data:`refdp.accounting.DEFAULT_ORDERS`).
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Draws the random selection, the LNMax noise and the student's stream.
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, :meth:`fit` first charges ``(target_epsilon, delta)`` to it
+        (the most the labels can cost) and asks the teachers nothing when the
+        filter refuses (:class:`refdp.accounting.BudgetExhausted`). Not to be
+        confused with the fitted ``budget_``, the number of labels allowed.
 
     Attributes
     ----------
@@ -161,7 +167,7 @@ class PATEStudent:
     """
 
     def __init__(self, learner, *, gamma, delta, target_epsilon, max_queries=None,
-                 selection="random", batch_size=None, orders=None, rng=None):
+                 selection="random", batch_size=None, orders=None, rng=None, budget=None):
         owner = "PATEStudent"
         self.learner = learner
         self._make = learner_factory(learner, owner)
@@ -175,6 +181,7 @@ class PATEStudent:
                                                                        owner, _BATCH)
         self.orders = check_orders(orders, owner)
         self._rng = check_rng(rng)
+        self.budget = check_budget(budget, owner)
 
     def fit(self, teachers, X_public):
         """Label public points with the teachers' LNMax within the budget, then train the student.
@@ -205,7 +212,12 @@ class PATEStudent:
         total = min(self.budget_, n)
         if self.max_queries is not None:
             total = min(total, self.max_queries)
-        batch = self.batch_size or max(1, total // 10)
+        # Random selection fixes the points in advance: ask for them in one
+        # batch (one pass over the teachers); least-confident selection
+        # retrains between batches, a tenth of the labels each.
+        batch = self.batch_size or (max(1, total) if self.selection == "random" else max(1, total // 10))
+        if self.budget is not None:
+            self.budget.charge(self.target_epsilon, self.delta, owner="PATEStudent.fit")
         classes = teachers.classes_
         self.accountant_ = PATEAccountant(self.gamma, orders=self.orders, n_classes=len(classes))
         stream = spawn_streams(self._rng, 1)[0]
@@ -257,3 +269,15 @@ class PATEStudent:
         if not hasattr(self, "student_"):
             raise ValueError("This PATEStudent instance is not fitted yet; call fit(teachers, X_public) first.")
         return self.student_.predict(X)
+
+    def score(self, X, y):
+        """Accuracy of :meth:`predict` on ``(X, y)`` (scikit-learn's ``score``).
+
+        The student is public, so this costs no privacy; ``y`` are the
+        evaluator's labels.
+        """
+        pred = np.asarray(self.predict(X))
+        y = np.asarray(y)
+        if y.shape != pred.shape:
+            raise parameter_error("y", "PATEStudent.score", f"an array of shape {pred.shape}", y)
+        return float(np.mean(pred == y))

@@ -50,6 +50,7 @@ import numpy as np
 from .. import core
 from .._validation import (Described, Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
+from ..accounting.budget import check_budget
 
 __all__ = [
     "ConstantPredictor",
@@ -367,7 +368,7 @@ class TeacherEnsemble:
 
     _binary = False
 
-    def __init__(self, epsilon, k, learner, classes=None, neighbours="replace", rng=None):
+    def __init__(self, epsilon, k, learner, classes=None, neighbours="replace", rng=None, budget=None):
         owner = type(self).__name__
         self.epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
         self.k = check_scalar(k, "k", owner, _K)
@@ -377,6 +378,12 @@ class TeacherEnsemble:
         self.learner = learner
         self._make = learner_factory(learner, owner)
         self._rng = check_rng(rng)
+        self.budget = check_budget(budget, owner)
+
+    def _charge(self, n_queries, owner):
+        """Charge ``n_queries`` answers of ``epsilon`` to :attr:`budget` (if any) before releasing them."""
+        if self.budget is not None and n_queries:
+            self.budget.charge(self.epsilon, count=n_queries, owner=owner)
 
     def fit(self, X, y):
         """Split the training set at random into ``k`` parts and train one teacher per part.

@@ -190,6 +190,10 @@ class AveragedPrediction(TeacherEnsemble):
     neighbours : {"replace", "add_remove"}, default "replace"
         As for :class:`refdp.prediction.SoftMajority`.
     rng : None, int, SeedSequence, BitGenerator or Generator
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, every call of :meth:`predict` on ``q`` queries first charges
+        ``q`` releases of the per-query guarantee to it, and releases nothing
+        when the filter refuses (:class:`refdp.accounting.BudgetExhausted`).
 
     Examples
     --------
@@ -256,6 +260,7 @@ class AveragedPrediction(TeacherEnsemble):
         """
         rng = self._rng if rng is None else check_rng(rng)
         v = self.average_vote(Xq)
+        self._charge(v.shape[0], "AveragedPrediction.predict")
         u = rng.random(v.shape[0])
         low = v <= 0.5
         small = np.where(low, _g_float(np.where(low, v, 0.0), self.scale),

@@ -28,6 +28,7 @@ from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_
                           raw_to_fraction)
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error, Described)
+from ..accounting.budget import check_budget
 
 __all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
 
@@ -214,6 +215,10 @@ class ProjectedWalk:
     neighbours : {"replace", "add_remove"}, default "replace"
         Neighbour relation the guarantee refers to; sets the step
         (:func:`walk_step`).
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, every call of :meth:`predict` on ``q`` points first charges
+        ``q`` releases of ``epsilon`` to it, and releases nothing when the
+        filter refuses (:class:`refdp.accounting.BudgetExhausted`).
 
     Attributes
     ----------
@@ -237,10 +242,11 @@ class ProjectedWalk:
     True
     """
 
-    def __init__(self, epsilon, alpha, neighbours="replace"):
+    def __init__(self, epsilon, alpha, neighbours="replace", budget=None):
         self.epsilon = epsilon
         self.alpha = alpha
         self.neighbours = neighbours
+        self.budget = check_budget(budget, type(self).__name__)
 
     # -- parameters ---------------------------------------------------------
     def _validated(self):
@@ -251,13 +257,14 @@ class ProjectedWalk:
         return eps, alpha, nb
 
     def get_params(self, deep=True):
-        return {"epsilon": self.epsilon, "alpha": self.alpha, "neighbours": self.neighbours}
+        return {"epsilon": self.epsilon, "alpha": self.alpha, "neighbours": self.neighbours,
+                "budget": self.budget}
 
     def set_params(self, **params):
         for k, v in params.items():
             if k not in self.get_params():
-                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours", k)
-            setattr(self, k, v)
+                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours, budget", k)
+            setattr(self, k, v if k != "budget" else check_budget(v, type(self).__name__))
         return self
 
     # -- fitting ------------------------------------------------------------
@@ -341,6 +348,8 @@ class ProjectedWalk:
         ndarray of int8, shape (q,)
         """
         p = expit(self.log_odds(x_query))
+        if self.budget is not None and p.shape[0]:
+            self.budget.charge(self._validated()[0], count=p.shape[0], owner="ProjectedWalk.predict")
         u = check_rng(rng).random(p.shape[0])
         return (u < p).astype(np.int8)
 
