@@ -25,8 +25,27 @@ def test_verify_table_has_every_column(capsys):
     rc = cli.main(["verify", "--only", "core.count_votes"])
     text = capsys.readouterr().out
     assert rc == 0
-    for col in ("check", "measured", "bound", "verdict", "digits", "time", "claim:"):
+    for col in ("check", "verdict", "method", "time", "measured <= bound"):
         assert col in text
+    assert "claim:" not in text            # details on demand
+    rc = cli.main(["verify", "--only", "core.count_votes", "--detail"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "claim:" in text and "worst:" in text and "how:" in text
+
+
+def test_verify_table_fits_the_terminal(capsys, monkeypatch):
+    # Rows fit the terminal (claims wrapped; a long name moves the margin to
+    # its own line); checks without a numeric margin say n/a instead of 0 <= 0.
+    monkeypatch.setenv("COLUMNS", "80")
+    rc = cli.main(["verify", "--only", "all_epsilon", "--detail", "--jobs", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert rc == 0
+    rows = [l for l in lines[2:] if l and not l.startswith(" ") and not l.startswith("-")]
+    name_w = max(len(l.split()[0]) for l in rows if l.split()[0].endswith("all_epsilon"))
+    for line in lines[1:]:
+        assert len(line) <= max(80, name_w + 40), line
+    assert any(l.strip() == "n/a" or l.endswith("  n/a") for l in lines)
+    assert not any(l.endswith(" 0 <= 0") for l in lines)
 
 
 def _temporary_check(name, verdict):
