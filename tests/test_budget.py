@@ -208,3 +208,41 @@ def test_pate_student_charges_its_target_before_asking_the_teachers():
         again.fit(ens, X[:50])
     assert not hasattr(again, "labels_")
     assert st.score(X[50:], y[50:]) == np.mean(st.predict(X[50:]) == y[50:])
+
+
+def test_estimators_and_analyses_have_readable_reprs():
+    from refdp.pate import PATEAccountant, pate_analysis
+
+    b = PrivacyFilter(2.0, 1e-5)
+    shown = [
+        repr(ProjectedWalk(0.5, 0.1, budget=b)),
+        repr(SoftMajority(1.0, 3, Majority)),
+        repr(AveragedPrediction(1.0, 3, Majority)),
+        repr(StablePredictor(lambda X, y: None, 0.1, rho=0.5, noise="gaussian")),
+        repr(PATETeachers(5, Majority)),
+        repr(PATEStudent(Majority, gamma=0.1, delta=1e-5, target_epsilon=1.0, budget=b)),
+        repr(PATEAccountant(0.1)),
+        repr(pate_analysis([[5, 0], [3, 2]], 0.1, 1e-5)),
+    ]
+    assert shown[0] == ("ProjectedWalk(epsilon=0.5, alpha=0.1, neighbours='replace', "
+                        "budget=PrivacyFilter(epsilon=2, delta=1e-05, composition='basic'))")
+    assert shown[1] == "SoftMajority(epsilon=1, k=3, learner=Majority, classes=[0, 1], neighbours='replace', budget=None)"
+    assert "rho=0.5" in shown[3] and "noise='gaussian'" in shown[3]
+    assert shown[4] == "PATETeachers(n_teachers=5, learner=Majority, classes=[0, 1], fitted=False)"
+    assert shown[6].startswith("PATEAccountant(gamma=0.1,") and "n_queries=0" in shown[6]
+    assert shown[7].startswith("PATEAnalysis(gamma=0.1, delta=1e-05, n_queries=2") and "data_independent=" in shown[7]
+    for text in shown:
+        assert " object at 0x" not in text
+
+
+@pytest.mark.parametrize("cls", [SoftMajority, AveragedPrediction])
+def test_subsample_and_aggregate_score_is_the_expected_accuracy(cls):
+    X = np.zeros((40, 1))
+    y = (np.arange(40) % 4 != 0).astype(int)
+    model = cls(epsilon=1.0, k=8, learner=Majority, rng=0).fit(X, y)
+    proba = model.predict_proba(X[:5])
+    assert proba.shape == (5, 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-14)
+    assert model.score(X[:4], [1, 1, 0, 1]) == pytest.approx((3 * proba[0, 1] + proba[0, 0]) / 4, rel=1e-14)
+    with pytest.raises(ValueError, match=f"'y' parameter of {cls.__name__}.score must be an array of labels"):
+        model.score(X[:2], [1, 7])

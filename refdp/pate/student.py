@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
 from ..accounting.budget import check_budget
 from ..prediction._partition import check_features, learner_factory, spawn_streams, train_teacher
@@ -182,6 +183,10 @@ class PATEStudent:
         self.orders = check_orders(orders, owner)
         self._rng = check_rng(rng)
         self.budget = check_budget(budget, owner)
+
+    def __repr__(self):
+        return params_repr(self, ("learner", "gamma", "delta", "target_epsilon", "max_queries", "selection",
+                                  "batch_size", "budget"))
 
     def fit(self, teachers, X_public):
         """Label public points with the teachers' LNMax within the budget, then train the student.

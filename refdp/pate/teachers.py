@@ -42,6 +42,7 @@ import numpy as np
 
 from .. import core
 from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
+from .._repr import params_repr
 from ..prediction._partition import (check_classes, check_features, fit_teachers, labels_to_indices,
                                      learner_factory, spawn_streams, teacher_votes)
 from .aggregation import lnmax_labels
@@ -154,6 +155,10 @@ class PATETeachers:
         self.learner = learner
         self._make = learner_factory(learner, owner)
         self._rng = check_rng(rng)
+
+    def __repr__(self):
+        fitted = {"fitted": hasattr(self, "teachers_")}
+        return params_repr(self, ("n_teachers", "learner"), dict(classes=self.classes_, **fitted))
 
     def fit(self, X, y, groups=None):
         """Partition the sensitive data and train one teacher per part.

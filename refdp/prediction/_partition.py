@@ -48,6 +48,7 @@ import inspect
 import numpy as np
 
 from .. import core
+from .._repr import params_repr
 from .._validation import (Described, Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from ..accounting.budget import check_budget
@@ -379,6 +380,25 @@ class TeacherEnsemble:
         self._make = learner_factory(learner, owner)
         self._rng = check_rng(rng)
         self.budget = check_budget(budget, owner)
+
+    def __repr__(self):
+        return params_repr(self, ("epsilon", "k", "learner"),
+                           {"classes": self.classes_, "neighbours": self.neighbours, "budget": self.budget})
+
+    def score(self, X, y):
+        """Expected accuracy of :meth:`predict` on ``(X, y)``: the mean of ``P[output = y_i]``.
+
+        Computed from the exact output probabilities (:meth:`predict_proba`)
+        without drawing: deterministic and not private (it reads ``y`` and the
+        probabilities), for analysis, in the role of scikit-learn's ``score``.
+        """
+        owner = f"{type(self).__name__}.score"
+        proba = self.predict_proba(X)
+        y = np.asarray(y)
+        if y.shape != (proba.shape[0],):
+            raise parameter_error("y", owner, f"an array of shape ({proba.shape[0]},)", y)
+        idx = labels_to_indices(y, self.classes_, "y", owner)
+        return float(np.mean(proba[np.arange(y.size), idx]))
 
     def _charge(self, n_queries, owner):
         """Charge ``n_queries`` answers of ``epsilon`` to :attr:`budget` (if any) before releasing them."""

@@ -228,6 +228,20 @@ class AveragedPrediction(TeacherEnsemble):
         """Exact ``P[output = classes_[1]]`` per query, ``g(v(x))``, in doubles (not private)."""
         return clipped_laplace_mean(self.average_vote(Xq), self.scale)
 
+    def predict_proba(self, Xq):
+        """Exact output probabilities per query, columns in the order of ``classes_`` (not private).
+
+        ``P[classes_[1]] = g(v)`` and ``P[classes_[0]] = g(1 - v)`` (= ``1 - g(v)``),
+        each from :func:`clipped_laplace_mean`, so neither loses accuracy to
+        a subtraction.
+
+        Returns
+        -------
+        ndarray of float, shape (q, 2)
+        """
+        v = self.average_vote(Xq)
+        return np.column_stack([clipped_laplace_mean(1.0 - v, self.scale), clipped_laplace_mean(v, self.scale)])
+
     def exact_prob_one(self, Xq, dps=50):
         """As :meth:`prob_one`, in mpmath at ``dps`` digits from the exact ``v = n_1/k`` and ``b``."""
         counts = self.vote_counts(Xq)[:, 1]

@@ -45,6 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._repr import params_repr
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from .._rounding import ceil_fraction, ceil_interval, floor_interval, interval_context
@@ -576,6 +577,13 @@ class StablePredictor:
         self.budget = check_budget(budget, owner)
         self._models = None
         self._n_features = None
+
+    def __repr__(self):
+        g = self.guarantee
+        privacy = {n: getattr(g, n) for n in ("epsilon", "delta", "rho") if getattr(g, n) is not None}
+        return params_repr(self, ("learner", "beta"),
+                           {**privacy, "noise": self.noise, "output_range": self.output_range, "k": self.k,
+                            "secure": self.secure, "budget": self.budget})
 
     # -- training -----------------------------------------------------------
     def fit(self, X, y):

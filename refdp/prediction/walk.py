@@ -24,6 +24,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import core
+from .._repr import params_repr
 from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
                           raw_to_fraction)
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
@@ -247,6 +248,9 @@ class ProjectedWalk:
         self.alpha = alpha
         self.neighbours = neighbours
         self.budget = check_budget(budget, type(self).__name__)
+
+    def __repr__(self):
+        return params_repr(self, ("epsilon", "alpha", "neighbours", "budget"))
 
     # -- parameters ---------------------------------------------------------
     def _validated(self):
