@@ -246,3 +246,26 @@ def test_subsample_and_aggregate_score_is_the_expected_accuracy(cls):
     assert model.score(X[:4], [1, 1, 0, 1]) == pytest.approx((3 * proba[0, 1] + proba[0, 0]) / 4, rel=1e-14)
     with pytest.raises(ValueError, match=f"'y' parameter of {cls.__name__}.score must be an array of labels"):
         model.score(X[:2], [1, 7])
+
+
+def test_student_keeps_its_counts_runs_the_exact_analysis_and_reports_progress(capsys):
+    from refdp.pate import pate_analysis
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    ens = PATETeachers(10, Majority, rng=1).fit(X, y)
+    class Soft(Majority):
+        def predict_proba(self, X):
+            return np.tile([1.0 - self.label, self.label], (len(X), 1))
+
+    st = PATEStudent(Soft, gamma=0.2, delta=1e-5, target_epsilon=20.0, max_queries=12,
+                     selection="least_confident", batch_size=4, exact=True, verbose=True, rng=2).fit(ens, X[:50])
+    err = capsys.readouterr().err
+    assert err.count("PATEStudent.fit:") == 3 and "12/12 labels" in err
+    assert st.vote_counts_.shape == (12, 2) and (st.vote_counts_.sum(axis=1) == 10).all()
+    mine = st.accountant_.report(1e-5)
+    again = pate_analysis(st.vote_counts_, 0.2, 1e-5, exact=True)
+    assert "exact" in mine.results
+    for name in mine.results:
+        assert mine.results[name].epsilon == pytest.approx(again.results[name].epsilon, rel=1e-12)
