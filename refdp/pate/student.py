@@ -176,7 +176,7 @@ class PATEStudent:
         Data-independent epsilon of the answers given (public, <= target).
     accountant_ : PATEAccountant
         The answers' vote counts; its data-dependent analyses are private.
-    vote_counts_ : ndarray of int, shape (n_queries_, n_classes)
+    vote_counts_ : ndarray of int, shape (``n_queries_``, ``n_classes``)
         The vote counts of the answers, in the order asked (sensitive: for
         analyses such as :func:`refdp.pate.pate_analysis`).
     """
