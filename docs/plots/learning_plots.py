@@ -33,7 +33,7 @@ OUT = Path(__file__).resolve().parent.parent / "_static"
 
 def thresholds_success_plot():
     ks = np.arange(2, 81)
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(7, 4.4), layout="constrained")
     for n, colour in ((20, "C0"), (40, "C1")):
         em = [float(threshold_learner_success(2**int(k), n, 1.0)) for k in ks]
         pack = [packing_success_bound(2**int(k), n, 1.0) for k in ks]
@@ -42,8 +42,7 @@ def thresholds_success_plot():
     ax.set_xlabel("grid size m (log2)")
     ax.set_ylabel("P[α-good output] on D_1")
     ax.set_title("Thresholds on a grid of m points, ε = 1: success on the hardest dataset")
-    ax.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
+    fig.legend(fontsize=7, loc="outside lower center", ncol=2)   # off the data
     fig.savefig(OUT / "learning_thresholds_success.png", dpi=110)
 
 
