@@ -1,7 +1,7 @@
 """The exponential-mechanism learner over a finite class is epsilon-DP, checked exactly.
 
 Claim
-    Lecture notes (Y.-X. Wang, "DPML I", Sec. 9.1.2; SPEC section 3; proof in
+    Lecture notes (Y.-X. Wang, "DPML I", Sec. 9.1.2; proof in
     docs/theory/learning.rst): for a loss with values in [0, 1], sampling h
     with probability proportional to exp(-eps n R(h) / 2), R the empirical
     risk on n records, is eps-DP for replace-one neighbours.

@@ -1,8 +1,8 @@
 """The learner's excess empirical risk exceeds (2/(n eps))(ln|H| + ln(1/beta)) w.p. <= beta: exact.
 
 Claim
-    Lecture notes (Y.-X. Wang, "DPML I", Eq. (9.6), with the sensitivity 1/n
-    of SPEC section 3; proof in docs/theory/learning.rst): for every dataset,
+    Lecture notes (Y.-X. Wang, "DPML I", Eq. (9.6), with the sensitivity 1/n;
+    proof in docs/theory/learning.rst): for every dataset,
     the exponential-mechanism learner's output h satisfies
     P[R(h) - min R > (2/(n eps))(ln|H| + ln(1/beta))] <= beta.
 Setting

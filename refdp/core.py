@@ -36,7 +36,7 @@ _REAL = Interval(float, None, None)
 def projected_walk_log_odds(x, steps, queries, *, lower, upper, start=0.0):
     """Final log-odds of the exponential projected walk for many queries in one sweep.
 
-    Implements the sweep of [DF18]_ Sec. 5 (SPEC section 2): for each query v,
+    Implements the sweep of [DF18]_ Sec. 5: for each query v,
     start at ``start`` and, for each training record i with ``x[i] <= v`` in the
     given order, set ``l = clip(l + steps[i], lower, upper)``. The queries are
     sorted once, so the cost is O(n + q log q) rather than O(n q).

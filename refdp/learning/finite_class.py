@@ -1,6 +1,6 @@
 r"""Learning over a finite hypothesis class with the exponential mechanism.
 
-Lecture notes [W19]_ Sec. 9.1.2 (SPEC section 3). For a finite class
+Lecture notes [W19]_ Sec. 9.1.2. For a finite class
 :math:`\mathcal{H}` and a loss with values in :math:`[0, 1]`, the empirical
 risk :math:`\hat R(h) = \frac1n \sum_i \ell(h, z_i)` changes by at most
 :math:`1/n` when one record is replaced. The learner outputs :math:`h` with

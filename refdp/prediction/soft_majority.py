@@ -48,7 +48,7 @@ def soft_majority_k(epsilon, alpha, n_classes=2):
 
     Returns ``k = ceil(4 ln(2 (C - 1) / alpha) / epsilon)`` with ``C =
     n_classes``. For binary labels (``C = 2``) this is ``ceil(4 ln(2 / alpha)
-    / epsilon)`` (SPEC section 2, derived). With this ``k``, at every point
+    / epsilon)`` (derived in docs/theory/soft_majority.rst). With this ``k``, at every point
     where at most ``k / 4`` of the ``k`` votes are wrong, the soft majority
     errs with probability at most ``alpha / 2`` (proof in
     docs/theory/soft_majority.rst: the error is at most

@@ -1,7 +1,7 @@
 """The exponential projected walk for thresholds and unions of intervals.
 
-Dwork & Feldman, "Privacy-preserving Prediction" (COLT 2018), Section 5, in the
-log-odds form of SPEC section 2: with ``B = ln((1 - alpha) / alpha)`` and step
+Dwork & Feldman, "Privacy-preserving Prediction" (COLT 2018), Section 5, in its
+log-odds form: with ``B = ln((1 - alpha) / alpha)`` and step
 ``s``, the prediction at ``x`` is 1 with probability ``sigmoid(l(x))`` where
 ``l`` starts at 0 and, for every training record ``(x_i, y_i)`` with
 ``x_i <= x`` taken in the order of the tie rule below, becomes
@@ -71,8 +71,8 @@ def walk_empirical_error_bound(n, epsilon, alpha, *, n_boundaries=1, opt=0.0, ne
     ``err_S <= alpha + opt + (n_boundaries * B + ln 2) / (s * n)``
 
     where ``err_S = (1/n) sum_i P[walk(x_i) != y_i]``, ``B = ln((1 - alpha)/alpha)``
-    and ``s`` is the step (:func:`walk_step`). SPEC's ``alpha + (B/s + 1)/n`` for
-    realizable thresholds is too small when ``s < ln 2``: the first run of
+    and ``s`` is the step (:func:`walk_step`). The simpler ``alpha + (B/s + 1)/n``
+    sometimes quoted for realizable thresholds is too small when ``s < ln 2``: the first run of
     labels also costs up to ``ln(2)/s`` (see the theory page, which gives a
     counterexample).
 
@@ -201,7 +201,7 @@ def _points(x, name, owner, min_size=0):
 class ProjectedWalk:
     """Exponential projected walk: private prediction for thresholds and unions of intervals.
 
-    Dwork & Feldman (COLT 2018), Section 5 (log-odds form of SPEC section 2).
+    Dwork & Feldman (COLT 2018), Section 5 (in its log-odds form).
     Each call to :meth:`predict` on one query point is ``epsilon``-DP with
     respect to the training set, for the declared neighbour relation; answering
     ``q`` queries is ``q * epsilon``-DP by basic composition.
