@@ -149,6 +149,26 @@ def _default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _rows_on_cluster(checks, client, certificate_dir=None):
+    """Report rows in the order of ``checks``, each check of ``proofs_checks`` one task on a Dask cluster."""
+    from .distributed import map_ordered
+
+    pooled = [c.name for c in checks if c.module.split(".")[0] == "proofs_checks"]
+    done = dict(zip(pooled, map_ordered(client, _RowTask(certificate_dir), pooled, label="refdp verify: checks")))
+    for c in checks:
+        yield done[c.name] if c.name in done else _row(c, certificate_dir)
+
+
+class _RowTask:
+    """Run one registered check by name on a worker (picklable)."""
+
+    def __init__(self, certificate_dir):
+        self.certificate_dir = certificate_dir
+
+    def __call__(self, name):
+        return _row_by_name(name, self.certificate_dir)
+
+
 def _rows(checks, jobs, certificate_dir=None):
     """Report rows in the order of ``checks``, the checks of ``proofs_checks`` run in ``jobs`` processes.
 
@@ -193,6 +213,27 @@ def _verify(args) -> int:
     jobs = _default_jobs() if args.jobs is None else args.jobs
     if args.certificate:
         os.makedirs(args.certificate, exist_ok=True)
+    client = None
+    if args.scheduler:
+        from .distributed import connect
+
+        try:
+            client = connect(args.scheduler, owner="refdp verify")
+        except (ValueError, ImportError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        jobs = len(client.scheduler_info().get("workers", {}))
+    try:
+        return _report(args, checks, jobs, client)
+    finally:
+        if client is not None:
+            from .distributed import close
+
+            close(client)
+
+
+def _report(args, checks, jobs, client) -> int:
+    """Run ``checks`` (locally in ``jobs`` processes, or on ``client``) and print the report."""
     rows = []
     t0 = time.perf_counter()
     name_w = max(len(c.name) for c in checks)
@@ -201,7 +242,9 @@ def _verify(args) -> int:
         head = f"{'check':<{name_w}}  {'verdict':<9}  {'method':<11}  {'time':>7}  measured <= bound"
         print(head[:width] if len(head) <= width else head)
         print("-" * min(len(head), width))
-    for row in _rows(checks, jobs, os.path.abspath(args.certificate) if args.certificate else None):
+    cert_dir = os.path.abspath(args.certificate) if args.certificate else None
+    produced = _rows(checks, jobs, cert_dir) if client is None else _rows_on_cluster(checks, client, cert_dir)
+    for row in produced:
         shown = (row.pop("_measured"), row.pop("_bound"))
         rows.append(row)
         if not args.json:
@@ -286,6 +329,10 @@ def _main(argv=None) -> int:
     v.add_argument("--certificate", metavar="DIR", default=None,
                    help="write one JSON certificate per check into DIR (re-check with "
                         "`refdp check-certificate`)")
+    v.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the checks on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                        "local:N for N worker processes here; needs refdp[distributed]. The table is "
+                        "identical to the local run's")
     v.add_argument("--jobs", type=int, metavar="N", default=None,
                    help="worker processes (default: the CPUs this process may use); "
                         "the results do not depend on it")

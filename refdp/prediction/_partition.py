@@ -246,16 +246,33 @@ def train_teacher(make, X, y, stream, classes):
     return est
 
 
-def fit_teachers(make, X, y, assignment, k, streams, classes):
+def fit_teachers(make, X, y, assignment, k, streams, classes, client=None, owner="fit_teachers"):
     """Train ``k`` teachers, teacher ``j`` on the records with ``assignment == j``.
 
-    Records keep their original relative order inside each part.
+    Records keep their original relative order inside each part. With a Dask
+    ``client`` each teacher is one task on the cluster, trained from the same
+    part and the same spawned stream as locally, so the fitted teachers (and
+    their votes) are identical to the local run.
     """
-    teachers = []
-    for j in range(k):
-        idx = np.flatnonzero(assignment == j)
-        teachers.append(train_teacher(make, X[idx], y[idx], streams[j], classes))
-    return teachers
+    parts = [(X[idx], y[idx], streams[j]) for j, idx in
+             ((j, np.flatnonzero(assignment == j)) for j in range(k))]
+    if client is None:
+        return [train_teacher(make, Xj, yj, stream, classes) for Xj, yj, stream in parts]
+    from ..distributed import check_picklable, map_ordered
+
+    check_picklable(make, "learner", owner)
+    return map_ordered(client, _TrainTask(make, classes), parts, label=f"{owner}: teachers")
+
+
+class _TrainTask:
+    """Train one teacher on a worker (picklable: the learner factory and the classes)."""
+
+    def __init__(self, make, classes):
+        self.make, self.classes = make, classes
+
+    def __call__(self, part):
+        Xj, yj, stream = part
+        return train_teacher(self.make, Xj, yj, stream, self.classes)
 
 
 def check_classes(classes, owner: str, *, binary: bool = False):
