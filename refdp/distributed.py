@@ -85,7 +85,7 @@ def connect(scheduler, *, timeout=10.0, owner="connect"):
             raise parameter_error("scheduler", owner, "'local:N' with N an int >= 1 (worker processes)",
                                   scheduler)
         cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=40)
+                                           dashboard_address=":0", silence_logs=40)
         client = distributed.Client(cluster)
         client.refdp_cluster = cluster
         return client

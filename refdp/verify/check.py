@@ -696,15 +696,29 @@ def _summarise_rows(rows, top, estimated) -> dict:
             "reasons": sorted({r["reason"] for r in rows if r["verdict"] is Verdict.UNDECIDED and r["reason"]})}
 
 
+#: Laws evaluated on this worker process, by sweep token: the shards of one
+#: sweep that land on the same worker share one cache of evaluated datasets
+#: (a dataset is a neighbour in several shards). Only the latest sweeps are kept.
+_WORKER_LAWS: dict = {}
+_WORKER_LAWS_KEPT = 2
+
+
 class _ShardTask:
     """Decide one shard of pairs on a worker (a picklable callable: the law and the claim)."""
 
     def __init__(self, distribution_fn, eps_q, delta_q, dps, max_dps, owner):
+        import uuid
+
         self.args = (distribution_fn, eps_q, delta_q, dps, max_dps, owner)
+        self.token = uuid.uuid4().hex
 
     def __call__(self, shard):
         distribution_fn, eps_q, delta_q, dps, max_dps, owner = self.args
-        law = _Law(distribution_fn, owner)
+        law = _WORKER_LAWS.get(self.token)
+        if law is None:
+            while len(_WORKER_LAWS) >= _WORKER_LAWS_KEPT:
+                _WORKER_LAWS.pop(next(iter(_WORKER_LAWS)))
+            law = _WORKER_LAWS[self.token] = _Law(distribution_fn, owner)
         return _summarise_rows(*_decide_all(law, shard, eps_q, delta_q, dps, max_dps, owner))
 
 
