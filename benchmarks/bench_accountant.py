@@ -1,6 +1,6 @@
 """PATE moments accountant: refdp's compiled Lemma 4 + Theorems 1-3 against NumPy and Python.
 
-Pipeline timed (SPEC section 6): for Q vote histograms, Lemma 4's log q per
+Pipeline timed (PATE, Papernot et al. 2017, Sec. 3): for Q vote histograms, Lemma 4's log q per
 query (rounded upward), then for each order lambda the sum over queries of
 min(2 gamma^2 lambda (lambda + 1), 2 gamma lambda, Theorem 3) (rounded
 upward). refdp runs

@@ -77,7 +77,7 @@ def main():
         u = g.random()
         bc.assert_equal_int(certified_inverse_cdf_index(p, u, g), inverse_cdf_index(p, u),
                             f"certified vs exact-integer inversion, seed {seed}")
-    bc.assert_equal_int(exponential_mechanism_learner(risks, RECORDS, EPSILON, rng=11),
+    bc.assert_equal_int(exponential_mechanism_learner(risks, EPSILON, n_samples=RECORDS, rng=11),
                         exponential_mechanism(scores, EPSILON, sensitivity=1.0, rng=11),
                         "learner vs refdp.mechanisms.exponential_mechanism, seed 11")
 
@@ -87,7 +87,7 @@ def main():
         "logsumexp": lambda: logsumexp(w),
         "law": lambda: _float_law(risks, RECORDS, EPSILON),
         "draw": lambda: certified_inverse_cdf_index(p, u, g1),
-        "learner": lambda: exponential_mechanism_learner(risks, RECORDS, EPSILON, rng=3),
+        "learner": lambda: exponential_mechanism_learner(risks, EPSILON, n_samples=RECORDS, rng=3),
         "posterior": lambda: one_posterior_sample(losses, 1.0, epsilon=EPSILON, rng=3),
         "scipy+choice": lambda: baseline(w, np.random.default_rng(3)),
         "mechanism": lambda: exponential_mechanism(scores, EPSILON, sensitivity=1.0, rng=3),

@@ -24,7 +24,7 @@ EPSILON, ALPHA = 1.0, 0.05
 
 
 def refdp_end_to_end(x, y, queries):
-    return ProjectedWalk(EPSILON, ALPHA).fit(x, y).predict_proba(queries)
+    return ProjectedWalk(EPSILON, ALPHA).fit(x, y).predict_proba(queries)[:, 1]
 
 
 def naive(x, y, queries):

@@ -1,7 +1,7 @@
 """Vote counting: refdp.core.count_votes against NumPy idioms.
 
 PATE's aggregation starts from counts[q, c] = #{t : votes[t, q] == c}
-(SPEC section 6) for T teachers, Q queries and C classes. This script times
+(PATE, Papernot et al. 2017, Sec. 2) for T teachers, Q queries and C classes. This script times
 refdp.core.count_votes (validation included) and several NumPy ways of
 computing the same array, asserts that every one returns exactly the same
 integers, and compares refdp with the fastest of them.

@@ -2,7 +2,7 @@
 
 For each query v the walk starts at log-odds 0 and, for every training record
 (x_i, y_i) with x_i <= v in (x, y) order, sets
-l = clip(l + s (2 y_i - 1), -B, B) (Dwork & Feldman, Sec. 5; SPEC section 2).
+l = clip(l + s (2 y_i - 1), -B, B) (Dwork & Feldman, Sec. 5).
 refdp.core.projected_walk_log_odds sorts the queries and sweeps the sorted
 training set once: O(n + q log q). The baselines answer each query on its own:
 

@@ -4,8 +4,8 @@ Claim
     (1) Clopper & Pearson 1934: the one-sided bounds of
     refdp.audit.clopper_pearson_lower / _upper at error beta cover the true
     proportion with probability at least 1 - beta for every p, as the floats
-    refdp returns (after rounding), not only as real numbers. (2) SPEC
-    section 8: refdp.audit.audit_black_box reports an epsilon lower bound
+    refdp returns (after rounding), not only as real numbers. (2) docs/theory/audit.rst:
+    refdp.audit.audit_black_box reports an epsilon lower bound
     above the true epsilon of the pair with probability at most
     1 - confidence (sample splitting plus Bonferroni).
 Setting

@@ -1,7 +1,7 @@
 """Closed form of the averaged prediction's law and its extra error, checked exactly.
 
 Claim
-    (SPEC section 2 and docs/theory/soft_majority.rst, derived.) For
+    (Derived in docs/theory/soft_majority.rst.) For
     Z ~ Laplace(0, b) and v in [0, 1],
     g(v) = E[clip(v + Z, 0, 1)] = v + (b/2)(e^{-v/b} - e^{-(1-v)/b}), and the
     extra expected error of the private bit over the averaged vote,

@@ -1,7 +1,7 @@
 """The averaged prediction with Laplace noise is epsilon-DP, checked exactly.
 
 Claim
-    Dwork & Feldman 2018, Corollary 4.7 with Lemmas 4.5-4.6 (SPEC section 2):
+    Dwork & Feldman 2018, Corollary 4.7 with Lemmas 4.5-4.6:
     with v(x) the fraction of the k teachers (trained on the parts of a random
     partition) that predict 1, the bit that is 1 with probability
     p = clip(v(x) + Lap(1/(eps k)), 0, 1) is eps-DP, for replace-one and

@@ -39,7 +39,7 @@ def labels(x, kind):
 
 
 def empirical_error(walk, x, y):
-    p = walk.predict_proba(x)
+    p = walk.predict_proba(x)[:, 1]
     return float(np.mean(np.where(y == 1, 1 - p, p)))
 
 

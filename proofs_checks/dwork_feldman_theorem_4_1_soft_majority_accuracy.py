@@ -1,11 +1,11 @@
 """The soft majority with k = soft_majority_k(eps, alpha, C) errs w.p. <= alpha/2 at good points.
 
 Claim
-    (SPEC section 2, derived; proof in docs/theory/soft_majority.rst.) With
+    (Derived; proof in docs/theory/soft_majority.rst.) With
     k = ceil(4 ln(2 (C - 1) / alpha) / eps) teachers, at every point where at
     most k/4 of the votes are wrong, the soft majority of Dwork & Feldman 2018,
     Theorem 4.1 outputs a wrong label with probability at most alpha/2. For
-    C = 2 this is SPEC's k = ceil(4 ln(2/alpha)/eps); for C > 2 the factor
+    C = 2 this is k = ceil(4 ln(2/alpha)/eps); for C > 2 the factor
     C - 1 is needed (the test suite shows the binary k failing for C = 10).
 Setting
     Constructed vote patterns: for every (eps, alpha, C) of a grid (quick:

@@ -1,7 +1,7 @@
 """The soft majority of teachers on a random partition is epsilon-DP, checked exactly.
 
 Claim
-    Dwork & Feldman 2018, Theorem 4.1 (SPEC section 2): answering a query with
+    Dwork & Feldman 2018, Theorem 4.1: answering a query with
     label y with probability proportional to exp(eps n_y / 2), where n_y counts
     the teachers trained on the k parts of a random partition that predict y,
     is eps-DP, for replace-one and for add/remove neighbours, with refdp's

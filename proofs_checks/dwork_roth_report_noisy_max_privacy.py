@@ -5,8 +5,8 @@ Claim
     i.i.d. Lap(1/eps) noise is eps-DP when every neighbour moves all counts in
     the same direction by at most 1 (counting queries under add/remove); with
     Lap(2/eps) it is eps-DP when each count may move by 1 in either direction
-    (replace-one). PATE's LNMax is this mechanism on vote counts (SPEC
-    sections 1 and 6).
+    (replace-one). PATE's LNMax is this mechanism on vote counts
+    (Papernot et al. 2017, Sec. 2.1).
 Setting
     Datasets are multisets over a domain of m records, m = 1..4; the scores
     are the histogram counts. Replace-one (one count down, one up) is checked

@@ -70,7 +70,7 @@ def learner_law(m, n, epsilon):
 
     def dist(i, ctx):
         risks = [Fraction(e, n) for e in hard_errors(m, n, i)]
-        return exponential_mechanism_learner_distribution(risks, n, epsilon, ctx=ctx)
+        return exponential_mechanism_learner_distribution(risks, epsilon, n_samples=n, ctx=ctx)
 
     return dist
 

@@ -1,7 +1,7 @@
 """The exponential-mechanism learner over a finite class is epsilon-DP, checked exactly.
 
 Claim
-    Lecture notes (Y.-X. Wang, "DPML I", Sec. 9.1.2; SPEC section 3; proof in
+    Lecture notes (Y.-X. Wang, "DPML I", Sec. 9.1.2; proof in
     docs/theory/learning.rst): for a loss with values in [0, 1], sampling h
     with probability proportional to exp(-eps n R(h) / 2), R the empirical
     risk on n records, is eps-DP for replace-one neighbours.
@@ -72,9 +72,9 @@ def learner_law(hypotheses, epsilon, *, exact=True, scale=1):
         n = len(dataset)
         if exact:
             risks = [t / n for t in total_losses(hypotheses, dataset)]
-            return exponential_mechanism_learner_distribution(risks, n, scale * epsilon, ctx=ctx)
+            return exponential_mechanism_learner_distribution(risks, scale * epsilon, n_samples=n, ctx=ctx)
         risks = np.array([float(t) for t in total_losses(hypotheses, dataset)]) / n
-        return inversion_law(exponential_mechanism_learner_distribution(risks, n, scale * epsilon))
+        return inversion_law(exponential_mechanism_learner_distribution(risks, scale * epsilon, n_samples=n))
 
     return dist
 
@@ -116,6 +116,6 @@ def privacy_full():
 def sampler():
     risks, n, eps, draws_n = [0.5, 0.25, 0.75, 0.25, 0.0, 1.0], 8, 1.0, 10000
     rng = np.random.default_rng(SEED)
-    draws = [exponential_mechanism_learner(risks, n, eps, rng=rng) for _ in range(draws_n)]
-    probs = exponential_mechanism_learner_distribution(risks, n, eps, exact=True, dps=30)
+    draws = [exponential_mechanism_learner(risks, eps, n_samples=n, rng=rng) for _ in range(draws_n)]
+    probs = exponential_mechanism_learner_distribution(risks, eps, n_samples=n, exact=True, dps=30)
     return sampler_check(draws, probs, ALPHA, SEED, f"risks {risks}, n {n}, eps {eps}")

@@ -1,7 +1,7 @@
 """One (tempered) posterior sample with a loss in [0, B] is 2tB-DP (replace-one), tB-DP (add/remove).
 
 Claim
-    Lecture notes (Y.-X. Wang, "DPML I", Sec. 9.2; SPEC section 3; proof in
+    Lecture notes (Y.-X. Wang, "DPML I", Sec. 9.2; proof in
     docs/theory/learning.rst): sampling theta with probability proportional
     to exp(-t sum_i loss(z_i, theta) + r(theta)), 0 <= loss <= B, r fixed, is
     2tB-DP for replace-one and tB-DP for add/remove neighbours; t = 1 is the

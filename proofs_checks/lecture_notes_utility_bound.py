@@ -1,8 +1,8 @@
 """The learner's excess empirical risk exceeds (2/(n eps))(ln|H| + ln(1/beta)) w.p. <= beta: exact.
 
 Claim
-    Lecture notes (Y.-X. Wang, "DPML I", Eq. (9.6), with the sensitivity 1/n
-    of SPEC section 3; proof in docs/theory/learning.rst): for every dataset,
+    Lecture notes (Y.-X. Wang, "DPML I", Eq. (9.6), with the sensitivity 1/n;
+    proof in docs/theory/learning.rst): for every dataset,
     the exponential-mechanism learner's output h satisfies
     P[R(h) - min R > (2/(n eps))(ln|H| + ln(1/beta))] <= beta.
 Setting
@@ -74,7 +74,7 @@ def failure_probability(errors, n, epsilon, failing, ctx=None):
     Default: a real context at 50 digits.
     """
     ctx = mp_context(50) if ctx is None else ctx
-    probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, epsilon, ctx=ctx)
+    probs = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], epsilon, n_samples=n, ctx=ctx)
     return ctx.fsum(probs[h] for h in failing) if failing else ctx.mpf(0)
 
 

@@ -4,7 +4,7 @@ Claim
     McSherry & Talwar 2007, Theorem 6 (Dwork & Roth 2014, Theorem 3.10): for a
     utility of sensitivity Delta, P[h] prop. to exp(eps u(D, h) / (2 Delta)) is
     eps-DP; when every neighbour moves all utilities in the same direction,
-    exp(eps u / Delta) suffices (SPEC section 1).
+    exp(eps u / Delta) suffices (McSherry and Talwar 2007, Thm. 6).
 Setting
     Datasets are multisets over a domain of m records, m = 1..4; the
     candidates are the domain elements and the utility is the histogram count

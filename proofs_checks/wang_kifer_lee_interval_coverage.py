@@ -1,4 +1,4 @@
-"""Private confidence intervals: measured coverage at one comfortable setting (SPEC section 5).
+"""Private confidence intervals: measured coverage at one comfortable setting (Wang, Kifer and Lee 2019).
 
 Claim
     (derived, asymptotic; docs/theory/erm_inference.rst) The 95% intervals of

@@ -3,7 +3,7 @@
 ``refdp pate ...`` and ``refdp audit ...`` are described by ``refdp pate -h``
 and ``refdp audit -h``.
 
-``refdp verify [--quick] [--json] [--only TEXT] [--list] [--jobs N] [--certificate DIR]``
+``refdp verify [--quick] [--detail] [--json] [--only TEXT] [--list] [--jobs N] [--certificate DIR]``
 runs every check registered in ``proofs_checks/`` (privacy claims decided
 exactly, theorem bounds on data, kernels against their twins), prints one row
 per check -- with the method that reached the verdict: certified, algebraic,
@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 
 __all__ = ["main"]
@@ -92,6 +93,48 @@ def _row(check, certificate_dir=None) -> dict:
     }
 
 
+def _width() -> int:
+    """Columns of the terminal (100 when not a terminal), at most 120."""
+    import shutil
+
+    return max(60, min(120, shutil.get_terminal_size((100, 24)).columns))
+
+
+def _margin(row, shown) -> str:
+    """``measured <= bound`` as printed, or ``n/a`` for a check without a numeric margin."""
+    if row["measured"] in (None, 0) and row["bound"] in (None, 0) and isinstance(row["bound"], (int, type(None))):
+        return "n/a"
+    return f"{shown[0]} <= {shown[1]}"
+
+
+def _table_line(row, shown, name_w, width) -> str:
+    """One row of the ``refdp verify`` table; the margin moves to a second line if the row is too wide."""
+    method = row["method"] or "-"
+    head = f"{row['check']:<{name_w}}  {row['verdict']:<9}  {method:<11}  {row['seconds']:>6.2f}s"
+    line = f"{head}  {_margin(row, shown)}"
+    if len(line) <= width:
+        return line
+    return f"{head.rstrip()}\n    {_margin(row, shown)}"
+
+
+def _detail_lines(row, width):
+    """The claim, the worst case found and the precision of one check, wrapped to ``width``."""
+    digits = row["digits"]
+    if row["method"] == "algebraic":
+        precision = "decided in exact polynomial arithmetic"
+    elif row["method"] == "statistical":
+        precision = "decided by a statistical test (false-failure rate in the claim)"
+    elif digits:
+        precision = f"compared at {digits} decimal digits"
+    else:
+        precision = "compared in exact or floating-point arithmetic (no working precision)"
+    label = "worst" if row["verdict"] != "error" else "error"
+    parts = [("claim", row["claim"]), (label, row["detail"] or "-"), ("how", precision)]
+    for name, text in parts:
+        yield from textwrap.wrap(f"{name}: {text}", width=width, initial_indent="    ",
+                                 subsequent_indent="      ")
+
+
 def _row_by_name(name: str, certificate_dir=None) -> dict:
     """Worker side: import the checks of ``proofs_checks`` and run the one called ``name``."""
     from .verify.registry import all_checks
@@ -104,6 +147,26 @@ def _default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _rows_on_cluster(checks, client, certificate_dir=None):
+    """Report rows in the order of ``checks``, each check of ``proofs_checks`` one task on a Dask cluster."""
+    from .distributed import map_ordered
+
+    pooled = [c.name for c in checks if c.module.split(".")[0] == "proofs_checks"]
+    done = dict(zip(pooled, map_ordered(client, _RowTask(certificate_dir), pooled, label="refdp verify: checks")))
+    for c in checks:
+        yield done[c.name] if c.name in done else _row(c, certificate_dir)
+
+
+class _RowTask:
+    """Run one registered check by name on a worker (picklable)."""
+
+    def __init__(self, certificate_dir):
+        self.certificate_dir = certificate_dir
+
+    def __call__(self, name):
+        return _row_by_name(name, self.certificate_dir)
 
 
 def _rows(checks, jobs, certificate_dir=None):
@@ -150,25 +213,45 @@ def _verify(args) -> int:
     jobs = _default_jobs() if args.jobs is None else args.jobs
     if args.certificate:
         os.makedirs(args.certificate, exist_ok=True)
+    client = None
+    if args.scheduler:
+        from .distributed import connect
+
+        try:
+            client = connect(args.scheduler, owner="refdp verify")
+        except (ValueError, ImportError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        jobs = len(client.scheduler_info().get("workers", {}))
+    try:
+        return _report(args, checks, jobs, client)
+    finally:
+        if client is not None:
+            from .distributed import close
+
+            close(client)
+
+
+def _report(args, checks, jobs, client) -> int:
+    """Run ``checks`` (locally in ``jobs`` processes, or on ``client``) and print the report."""
     rows = []
     t0 = time.perf_counter()
     name_w = max(len(c.name) for c in checks)
+    width = _width()
     if not args.json:
-        head = (f"{'check':<{name_w}}  {'measured':>14}  {'bound':>14}  {'verdict':<9}  {'method':<11}  "
-                f"{'digits':>6}  {'time':>7}")
-        print(head)
-        print("-" * len(head))
-    for row in _rows(checks, jobs, os.path.abspath(args.certificate) if args.certificate else None):
+        head = f"{'check':<{name_w}}  {'verdict':<9}  {'method':<11}  {'time':>7}  measured <= bound"
+        print(head[:width] if len(head) <= width else head)
+        print("-" * min(len(head), width))
+    cert_dir = os.path.abspath(args.certificate) if args.certificate else None
+    produced = _rows(checks, jobs, cert_dir) if client is None else _rows_on_cluster(checks, client, cert_dir)
+    for row in produced:
         shown = (row.pop("_measured"), row.pop("_bound"))
         rows.append(row)
         if not args.json:
-            print(f"{row['check']:<{name_w}}  {shown[0]:>14}  {shown[1]:>14}  {row['verdict']:<9}  "
-                  f"{row['method'] or '-':<11}  "
-                  f"{('-' if row['digits'] is None else row['digits'])!s:>6}  {row['seconds']:>6.2f}s",
-                  flush=True)
-            print(f"{'':<{name_w}}  claim: {row['claim']}")
-            if row["detail"]:
-                print(f"{'':<{name_w}}  {'worst: ' if row['verdict'] != 'error' else 'error: '}{row['detail']}")
+            print(_table_line(row, shown, name_w, width), flush=True)
+            if args.detail or row["verdict"] != "holds":
+                for line in _detail_lines(row, width):
+                    print(line)
     n_fail = sum(not r["passed"] for r in rows)
     total = time.perf_counter() - t0
     methods = {m: sum(r["method"] == m for r in rows) for m in ("certified", "algebraic", "estimated",
@@ -179,11 +262,19 @@ def _verify(args) -> int:
         print()
     else:
         print("-" * 40)
-        print(f"{len(rows) - n_fail} of {len(rows)} checks hold; {n_fail} fail or undecided "
-              f"(undecided counts as failure); {total:.1f}s wall, {jobs} worker process(es)")
-        print("methods: " + ", ".join(f"{n} {m}" for m, n in methods.items())
-              + " (certified and algebraic verdicts are proofs; estimated ones are not; statistical "
-                "ones have a stated false-failure rate)")
+        for line in textwrap.wrap(f"{len(rows) - n_fail} of {len(rows)} checks hold; {n_fail} fail or "
+                                  f"undecided (undecided counts as failure); {total:.1f}s wall, {jobs} "
+                                  "worker process(es)", width=width):
+            print(line)
+        for line in textwrap.wrap(
+                "methods: " + ", ".join(f"{n} {m}" for m, n in methods.items())
+                + " (certified and algebraic verdicts are proofs; estimated ones are not; statistical "
+                  "ones have a stated false-failure rate). Every check claims measured <= bound; "
+                  "'n/a' marks a check without a numeric margin (a proof for every epsilon, an "
+                  "exact equality, or a statistical test whose threshold is in its claim)."
+                + ("" if args.detail else " --detail prints each check's claim and worst case."),
+                width=width):
+            print(line)
     return 1 if n_fail else 0
 
 
@@ -196,19 +287,52 @@ SUBCOMMANDS = {
 }
 
 
+#: Exit status after the reader of standard output went away (as a process
+#: killed by SIGPIPE reports it in a shell: 128 + 13).
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv=None) -> int:
+    """Run the ``refdp`` command line; return the exit status.
+
+    Output piped into a reader that stops early (``refdp verify | head``)
+    ends the command quietly with status 141 instead of a traceback.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Point stdout at devnull so that the interpreter's final flush does
+        # not raise a second time (Python documentation, "Note on SIGPIPE").
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv=None) -> int:
     import importlib
 
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="refdp", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"refdp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="run the verification report (exact privacy checks, theorem checks)")
     v.add_argument("--quick", action="store_true", help="run the quick subset")
     v.add_argument("--json", action="store_true", help="machine-readable output")
     v.add_argument("--only", metavar="TEXT", help="run only checks whose name contains TEXT")
     v.add_argument("--list", action="store_true", help="list the selected checks and exit")
+    v.add_argument("--detail", action="store_true",
+                   help="print each check's claim, worst case and precision (always shown for a check "
+                        "that does not hold)")
     v.add_argument("--certificate", metavar="DIR", default=None,
                    help="write one JSON certificate per check into DIR (re-check with "
                         "`refdp check-certificate`)")
+    v.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the checks on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                        "local:N for N worker processes here; needs refdp[distributed]. The table is "
+                        "identical to the local run's")
     v.add_argument("--jobs", type=int, metavar="N", default=None,
                    help="worker processes (default: the CPUs this process may use); "
                         "the results do not depend on it")

@@ -36,7 +36,7 @@ _REAL = Interval(float, None, None)
 def projected_walk_log_odds(x, steps, queries, *, lower, upper, start=0.0):
     """Final log-odds of the exponential projected walk for many queries in one sweep.
 
-    Implements the sweep of [DF18]_ Sec. 5 (SPEC section 2): for each query v,
+    Implements the sweep of [DF18]_ Sec. 5: for each query v,
     start at ``start`` and, for each training record i with ``x[i] <= v`` in the
     given order, set ``l = clip(l + steps[i], lower, upper)``. The queries are
     sorted once, so the cost is O(n + q log q) rather than O(n q).
@@ -101,9 +101,13 @@ def count_votes(votes, n_classes):
         If a vote lies outside ``[0, n_classes)``; the message names the first
         such position in C order, ``(teacher, query)``.
     """
-    owner = "count_votes"
+    return _count_votes(votes, n_classes, "count_votes", "votes")
+
+
+def _count_votes(votes, n_classes, owner, name):
+    """:func:`count_votes` with errors naming the caller's ``owner`` and parameter ``name``."""
     n_classes = check_scalar(n_classes, "n_classes", owner, Interval(int, 1, None))
-    votes = check_array(votes, "votes", owner, ndim=2, dtype="integer")
+    votes = check_array(votes, name, owner, ndim=2, dtype="integer")
     votes = np.ascontiguousarray(votes)
     if votes.dtype.byteorder not in ("=", "|"):
         votes = votes.astype(votes.dtype.newbyteorder("="))
@@ -111,7 +115,7 @@ def count_votes(votes, n_classes):
     if bad >= 0:
         t, q = divmod(int(bad), votes.shape[1])
         raise parameter_error(
-            "votes", owner, f"an array of labels in [0, {n_classes})",
+            name, owner, f"an array of labels in [0, {n_classes})",
             Described(f"{votes[t, q].item()} at position (teacher={t}, query={q})"))
     return counts
 

@@ -25,8 +25,27 @@ def test_verify_table_has_every_column(capsys):
     rc = cli.main(["verify", "--only", "core.count_votes"])
     text = capsys.readouterr().out
     assert rc == 0
-    for col in ("check", "measured", "bound", "verdict", "digits", "time", "claim:"):
+    for col in ("check", "verdict", "method", "time", "measured <= bound"):
         assert col in text
+    assert "claim:" not in text            # details on demand
+    rc = cli.main(["verify", "--only", "core.count_votes", "--detail"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "claim:" in text and "worst:" in text and "how:" in text
+
+
+def test_verify_table_fits_the_terminal(capsys, monkeypatch):
+    # Rows fit the terminal (claims wrapped; a long name moves the margin to
+    # its own line); checks without a numeric margin say n/a instead of 0 <= 0.
+    monkeypatch.setenv("COLUMNS", "80")
+    rc = cli.main(["verify", "--only", "all_epsilon", "--detail", "--jobs", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert rc == 0
+    rows = [l for l in lines[2:] if l and not l.startswith(" ") and not l.startswith("-")]
+    name_w = max(len(l.split()[0]) for l in rows if l.split()[0].endswith("all_epsilon"))
+    for line in lines[1:]:
+        assert len(line) <= max(80, name_w + 40), line
+    assert any(l.strip() == "n/a" or l.endswith("  n/a") for l in lines)
+    assert not any(l.endswith(" 0 <= 0") for l in lines)
 
 
 def _temporary_check(name, verdict):
@@ -75,3 +94,23 @@ def test_verify_rows_do_not_depend_on_jobs(capsys):
 def test_verify_rejects_jobs_below_one(capsys):
     assert cli.main(["verify", "--only", "core.", "--jobs", "0"]) == 2
     assert "--jobs must be an integer >= 1; got 0" in capsys.readouterr().err
+
+
+def test_version_and_module_entry_point():
+    for cmd in ([sys.executable, "-m", "refdp", "--version"],):
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().startswith("refdp ") and out.stdout.strip() != "refdp "
+
+
+def test_reader_that_stops_early_gives_no_traceback():
+    # `refdp verify --list | head -1`: the reader closes the pipe before the
+    # command has written its output. Closing our end before the child writes
+    # makes every write fail with EPIPE, the case `head` produces.
+    proc = subprocess.Popen([sys.executable, "-m", "refdp", "verify", "--list"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=300)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert proc.returncode == cli.EXIT_BROKEN_PIPE

@@ -37,7 +37,7 @@ LOSSES = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.5, 0.5, 0.0], [0.0, 0.0,
 
 def test_message_shape():
     with pytest.raises(ValueError) as info:
-        exponential_mechanism_learner([0.1, 0.2], 10, -1.0)
+        exponential_mechanism_learner([0.1, 0.2], -1.0, n_samples=10)
     assert str(info.value) == ("The 'epsilon' parameter of exponential_mechanism_learner must be a float "
                                "in the range (0, inf). Got -1.0 instead.")
 
@@ -46,11 +46,11 @@ def test_message_shape():
 def test_learner_rejects_bad_epsilon(epsilon):
     for f in (exponential_mechanism_learner, exponential_mechanism_learner_distribution):
         with pytest.raises(ValueError, match=f"The 'epsilon' parameter of {f.__name__} must be a float"):
-            f([0.1, 0.2], 10, epsilon)
+            f([0.1, 0.2], epsilon, n_samples=10)
     with pytest.raises(ValueError, match="'epsilon' parameter of exponential_mechanism_learner_distribution"):
-        exponential_mechanism_learner_distribution([0.1, 0.2], 10, epsilon, exact=True)
+        exponential_mechanism_learner_distribution([0.1, 0.2], epsilon, n_samples=10, exact=True)
     with pytest.raises(ValueError, match="'epsilon' parameter of exponential_mechanism_learner_utility_bound"):
-        exponential_mechanism_learner_utility_bound(10, 2, epsilon, 0.1)
+        exponential_mechanism_learner_utility_bound(epsilon, 0.1, n_samples=10, n_hypotheses=2)
 
 
 @pytest.mark.parametrize("epsilon", BAD_EPSILONS)
@@ -67,9 +67,9 @@ def test_posterior_rejects_bad_epsilon(epsilon):
 def test_empty_hypothesis_class():
     with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner must be an array "
                                          "with at least 1 element"):
-        exponential_mechanism_learner([], 10, 1.0)
+        exponential_mechanism_learner([], 1.0, n_samples=10)
     with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner_distribution"):
-        exponential_mechanism_learner_distribution([], 10, 1.0, exact=True)
+        exponential_mechanism_learner_distribution([], 1.0, n_samples=10, exact=True)
     with pytest.raises(ValueError, match="at least one hypothesis"):
         empirical_risks(np.zeros((0, 3)))
     with pytest.raises(ValueError, match="one record"):
@@ -86,18 +86,18 @@ def test_losses_and_risks_outside_unit_interval(bad):
     with pytest.raises(ValueError, match="'losses' parameter of empirical_risks"):
         empirical_risks([[0.0, bad]])
     with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner"):
-        exponential_mechanism_learner([0.0, bad], 5, 1.0)
+        exponential_mechanism_learner([0.0, bad], 1.0, n_samples=5)
     with pytest.raises(ValueError, match="'risks' parameter of exponential_mechanism_learner_distribution"):
-        exponential_mechanism_learner_distribution([0.0, bad], 5, 1.0)
+        exponential_mechanism_learner_distribution([0.0, bad], 1.0, n_samples=5)
 
 
 def test_exact_risks_outside_unit_interval_and_not_numbers():
     with pytest.raises(ValueError, match=r"range \[0, 1\]. Got Fraction\(3, 2\) at position \(1,\)"):
-        exponential_mechanism_learner_distribution([Fraction(0), Fraction(3, 2)], 5, 1.0, exact=True)
+        exponential_mechanism_learner_distribution([Fraction(0), Fraction(3, 2)], 1.0, n_samples=5, exact=True)
     with pytest.raises(ValueError, match="'risks' parameter"):
-        exponential_mechanism_learner_distribution(["x"], 5, 1.0, exact=True)
+        exponential_mechanism_learner_distribution(["x"], 1.0, n_samples=5, exact=True)
     with pytest.raises(ValueError, match="'risks' parameter"):
-        exponential_mechanism_learner_distribution([math.nan], 5, 1.0, exact=True)
+        exponential_mechanism_learner_distribution([math.nan], 1.0, n_samples=5, exact=True)
 
 
 @pytest.mark.parametrize("bad", [-0.1, 2.5, math.nan])
@@ -144,14 +144,31 @@ def test_posterior_other_bad_inputs():
 def test_bad_sample_size(n):
     with pytest.raises(ValueError, match="'n_samples' parameter of exponential_mechanism_learner must be an int "
                                          r"in the range \[1, inf\)"):
-        exponential_mechanism_learner([0.5], n, 1.0)
+        exponential_mechanism_learner([0.5], 1.0, n_samples=n)
+
+
+def test_swapped_epsilon_and_count_are_refused():
+    # The old order (risks, n_samples, epsilon) with the two swapped released at
+    # epsilon = 2000; epsilon is now second and the count keyword-only, and a
+    # float count is refused even when it is integral.
+    with pytest.raises(TypeError):
+        exponential_mechanism_learner([0.5, 0.1], 1.0, 2000)
+    for f in (exponential_mechanism_learner, exponential_mechanism_learner_distribution):
+        with pytest.raises(ValueError, match=rf"'n_samples' parameter of {f.__name__} must be an int .* Got 1.0"):
+            f([0.5, 0.1], 2000.0, n_samples=1.0)
+    with pytest.raises(ValueError, match="'n_samples' parameter of exponential_mechanism_learner_utility_bound"):
+        exponential_mechanism_learner_utility_bound(1.0, 0.1, n_samples=10.0, n_hypotheses=2)
+    with pytest.raises(TypeError):
+        exponential_mechanism_learner_utility_bound(10, 2, 1.0, 0.1)
+    # numpy integer counts are counts
+    assert exponential_mechanism_learner([0.5, 0.1], 1.0, n_samples=np.int64(10), rng=0) in (0, 1)
 
 
 @pytest.mark.parametrize("beta", [0, -0.5, 1.5, math.nan])
 def test_bad_beta(beta):
     with pytest.raises(ValueError, match=r"'beta' parameter of exponential_mechanism_learner_utility_bound "
                                          r"must be a float in the range \(0, 1\]"):
-        exponential_mechanism_learner_utility_bound(10, 3, 1.0, beta)
+        exponential_mechanism_learner_utility_bound(1.0, beta, n_samples=10, n_hypotheses=3)
 
 
 # -- laws and sampling -----------------------------------------------------------
@@ -162,7 +179,7 @@ def test_empirical_risks():
 
 def test_learner_law_is_the_exponential_mechanism_on_minus_total_loss():
     risks = [Fraction(3, 8), Fraction(0), Fraction(1), Fraction(5, 8)]
-    got = exponential_mechanism_learner_distribution(risks, 8, 1.5, exact=True, dps=40)
+    got = exponential_mechanism_learner_distribution(risks, 1.5, n_samples=8, exact=True, dps=40)
     want = exponential_mechanism_distribution([-8 * r for r in risks], 1.5, sensitivity=1, exact=True, dps=40)
     assert got == want
     # by hand: P[h] = exp(-1.5 * 8 R(h) / 2) / Z
@@ -176,8 +193,8 @@ def test_learner_law_is_the_exponential_mechanism_on_minus_total_loss():
 def test_float_law_matches_exact_law():
     rng = np.random.default_rng(3)
     risks = rng.integers(0, 51, 200) / 50
-    floats = exponential_mechanism_learner_distribution(risks, 50, 0.7)
-    exact = exponential_mechanism_learner_distribution([Fraction(float(r)) for r in risks], 50, 0.7,
+    floats = exponential_mechanism_learner_distribution(risks, 0.7, n_samples=50)
+    exact = exponential_mechanism_learner_distribution([Fraction(float(r)) for r in risks], 0.7, n_samples=50,
                                                        exact=True, dps=30)
     rel = max(abs(float(e) - f) / float(e) for e, f in zip(exact, floats))
     assert rel < 1e-13
@@ -190,27 +207,27 @@ def test_learner_draw_equals_reference_exponential_mechanism(errors, epsilon, se
     # whose sampler is the exact-integer inversion
     n = 20
     risks = np.array(errors) / n
-    got = exponential_mechanism_learner(risks, n, epsilon, rng=seed)
+    got = exponential_mechanism_learner(risks, epsilon, n_samples=n, rng=seed)
     want = exponential_mechanism(-(n * risks), epsilon, sensitivity=1.0, rng=seed)
     assert got == want
 
 
 def test_learner_determinism_and_rng_forms():
     risks = np.linspace(0, 1, 50)
-    a = [exponential_mechanism_learner(risks, 10, 1.0, rng=s) for s in range(30)]
-    assert a == [exponential_mechanism_learner(risks, 10, 1.0, rng=s) for s in range(30)]
+    a = [exponential_mechanism_learner(risks, 1.0, n_samples=10, rng=s) for s in range(30)]
+    assert a == [exponential_mechanism_learner(risks, 1.0, n_samples=10, rng=s) for s in range(30)]
     assert len(set(a)) > 3
     g = np.random.default_rng(5)
-    seq = [exponential_mechanism_learner(risks, 10, 1.0, rng=g) for _ in range(5)]
-    assert seq == [exponential_mechanism_learner(risks, 10, 1.0, rng=np.random.default_rng(5)) for _ in
+    seq = [exponential_mechanism_learner(risks, 1.0, n_samples=10, rng=g) for _ in range(5)]
+    assert seq == [exponential_mechanism_learner(risks, 1.0, n_samples=10, rng=np.random.default_rng(5)) for _ in
                    range(1)] + seq[1:]
-    assert exponential_mechanism_learner(risks, 10, 1.0, rng=np.random.SeedSequence(1)) == \
-        exponential_mechanism_learner(risks, 10, 1.0, rng=np.random.PCG64(np.random.SeedSequence(1)))
+    assert exponential_mechanism_learner(risks, 1.0, n_samples=10, rng=np.random.SeedSequence(1)) == \
+        exponential_mechanism_learner(risks, 1.0, n_samples=10, rng=np.random.PCG64(np.random.SeedSequence(1)))
 
 
 def test_single_hypothesis():
-    assert exponential_mechanism_learner([0.3], 5, 1.0, rng=0) == 0
-    assert exponential_mechanism_learner_distribution([0.3], 5, 1.0).tolist() == [1.0]
+    assert exponential_mechanism_learner([0.3], 1.0, n_samples=5, rng=0) == 0
+    assert exponential_mechanism_learner_distribution([0.3], 1.0, n_samples=5).tolist() == [1.0]
 
 
 def test_posterior_law_by_hand():
@@ -258,7 +275,7 @@ def test_temperature_rounded_down_and_epsilon_rounded_up(epsilon, bound, relatio
 
 @given(st.integers(1, 10**6), st.integers(1, 10**9), st.floats(1e-3, 1e3), st.floats(1e-12, 1.0))
 def test_utility_bound_is_rounded_up(n, h, epsilon, beta):
-    got = exponential_mechanism_learner_utility_bound(n, h, epsilon, beta)
+    got = exponential_mechanism_learner_utility_bound(epsilon, beta, n_samples=n, n_hypotheses=h)
     with mpmath.workdps(60):
         exact = 2 / (n * mpmath.mpf(epsilon)) * (mpmath.log(h) - mpmath.log(mpmath.mpf(beta)))
         assert mpmath.mpf(got) >= exact
@@ -266,8 +283,8 @@ def test_utility_bound_is_rounded_up(n, h, epsilon, beta):
 
 
 def test_utility_bound_values():
-    assert exponential_mechanism_learner_utility_bound(5, 1, 1.0, 1.0) == 0.0
-    assert exponential_mechanism_learner_utility_bound(1000, 100, 1.0, 0.05) == pytest.approx(
+    assert exponential_mechanism_learner_utility_bound(1.0, 1.0, n_samples=5, n_hypotheses=1) == 0.0
+    assert exponential_mechanism_learner_utility_bound(1.0, 0.05, n_samples=1000, n_hypotheses=100) == pytest.approx(
         2 / 1000 * (math.log(100) + math.log(20)), rel=1e-15)
 
 
@@ -369,7 +386,7 @@ def test_sampled_failure_rate_at_most_beta():
     assert 0.75 * beta < p_fail <= beta
     rng = np.random.default_rng(2024)
     risks = np.array(errors) / n
-    count = sum(exponential_mechanism_learner(risks, n, eps, rng=rng) in failing for _ in range(draws))
+    count = sum(exponential_mechanism_learner(risks, eps, n_samples=n, rng=rng) in failing for _ in range(draws))
     c_hi = stats.binom.isf(1e-6, draws, beta)
     c_lo = stats.binom.ppf(1e-6, draws, p_fail)
     assert c_lo <= count <= c_hi
@@ -394,9 +411,9 @@ def test_halved_utility_bound_is_violated():
     # The profile "one risk 0, |H| - 1 risks at the smallest k/n above tau/2" fails the halved
     # bound tau/2 with probability far above beta: the constant 2 of Theorem 2 cannot be halved.
     n, eps, beta, size = 200, 1.0, 0.05, 17
-    half = exponential_mechanism_learner_utility_bound(n, size, eps, beta) / 2
+    half = exponential_mechanism_learner_utility_bound(eps, beta, n_samples=n, n_hypotheses=size) / 2
     k = math.floor(half * n) + 1
     errors = [0] + [k] * (size - 1)
-    law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], n, eps, exact=True, dps=30)
+    law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in errors], eps, n_samples=n, exact=True, dps=30)
     assert Fraction(k, n) > Fraction(half)
     assert mpmath.fsum(law[1:]) > 5 * beta

@@ -50,7 +50,7 @@ def test_hard_datasets(m, n):
 def test_success_equals_the_learners_law():
     for m, n, eps, i in [(5, 4, 1.0, 1), (5, 4, 1.0, 3), (7, 5, 0.5, 2), (3, 2, 2.0, 2)]:
         errors = grid_threshold_errors(*hard_threshold_dataset(m, n, i), m)
-        law = exponential_mechanism_learner_distribution([Fraction(int(e), n) for e in errors], n, eps,
+        law = exponential_mechanism_learner_distribution([Fraction(int(e), n) for e in errors], eps, n_samples=n,
                                                          exact=True, dps=40)
         assert abs(law[i] - threshold_learner_success(m, n, eps, i, dps=40)) < mpmath.mpf(10) ** -38
 
@@ -75,7 +75,7 @@ def test_sampled_success_on_the_hard_dataset():
     risks = grid_threshold_errors(x, y, m) / n
     p = float(threshold_learner_success(m, n, eps))
     rng = np.random.default_rng(9)
-    count = sum(exponential_mechanism_learner(risks, n, eps, rng=rng) == 1 for _ in range(draws))
+    count = sum(exponential_mechanism_learner(risks, eps, n_samples=n, rng=rng) == 1 for _ in range(draws))
     assert stats.binom.ppf(0.5e-6, draws, p) <= count <= stats.binom.isf(0.5e-6, draws, p)
 
 

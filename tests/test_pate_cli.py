@@ -47,16 +47,40 @@ def test_exact_table_and_orders(files, capsys):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--gamma", "0", "--delta", "1e-5", "--classes", "5"], "'gamma'"),
-    (["--gamma", "0.1", "--delta", "1", "--classes", "5"], "'delta'"),
-    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "5", "--orders", "1", "-2"], "'orders'"),
-    (["--gamma", "0.1", "--delta", "1e-5"], "'classes'"),
-    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "3"], "'votes'"),
-    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "5", "--teachers", "7"], "'votes'"),
+    (["--gamma", "0", "--delta", "1e-5", "--classes", "5"], "'--gamma'"),
+    (["--gamma", "0.1", "--delta", "1", "--classes", "5"], "'--delta'"),
+    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "5", "--orders", "1", "-2"], "'--orders'"),
+    (["--gamma", "0.1", "--delta", "1e-5"], "'--classes'"),
+    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "3"], "'--votes'"),
+    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "5", "--teachers", "7"], "'--votes'"),
+    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "5", "--ss-epsilon", "-1"], "'--ss-epsilon'"),
+    (["--gamma", "0.1", "--delta", "1e-5", "--classes", "0"], "'--classes'"),
 ])
 def test_bad_input_exits_with_status_2(files, capsys, extra, message):
+    # Errors name the option the user typed, never an internal function.
     rc, _, err = run(["--votes", str(files / "votes.npy")] + extra, capsys)
     assert rc == 2 and message in err and err.startswith("error: The ")
+    assert "of refdp pate" in err
+    for internal in ("count_votes", "pate_analysis", "lemma4", "smooth_"):
+        assert internal not in err
+
+
+def test_transposed_arrays_are_refused_and_teachers_printed(files, capsys):
+    votes = np.load(files / "votes.npy")
+    n_teachers = votes.shape[0]
+    rc, out, _ = run(["--votes", str(files / "votes.npy"), "--classes", "5", "--gamma", "0.1",
+                      "--delta", "1e-5"], capsys)
+    assert rc == 0 and out.startswith(f"PATE analysis: {n_teachers} teachers, {votes.shape[1]} queries")
+    np.save(files / "votes_t.npy", votes.T)
+    rc, _, err = run(["--votes", str(files / "votes_t.npy"), "--classes", "5", "--teachers", str(n_teachers),
+                      "--gamma", "0.1", "--delta", "1e-5"], capsys)
+    assert rc == 2 and "'--votes'" in err and "transposed" in err
+    counts = np.load(files / "counts.npy")
+    np.save(files / "counts_t.npy", counts.T)
+    assert len(set(counts.T.sum(axis=1))) > 1
+    rc, _, err = run(["--votes", str(files / "counts_t.npy"), "--counts", "--gamma", "0.1", "--delta", "1e-5"],
+                     capsys)
+    assert rc == 2 and "'--votes'" in err and "transposed" in err
 
 
 def test_count_totals_and_missing_file(files, capsys):
@@ -67,8 +91,8 @@ def test_count_totals_and_missing_file(files, capsys):
     assert rc == 2 and "each sum to n_teachers = 5" in err
     rc, _, err = run(["--votes", str(files / "nope.npy"), "--counts", "--gamma", "0.1", "--delta", "1e-5"],
                      capsys)
-    assert rc == 2 and "'votes'" in err
+    assert rc == 2 and "'--votes'" in err
     np.save(files / "empty.npy", np.zeros((0, 3), dtype=int))
     rc, _, err = run(["--votes", str(files / "empty.npy"), "--classes", "3", "--gamma", "0.1",
                       "--delta", "1e-5"], capsys)
-    assert rc == 2 and "'votes'" in err
+    assert rc == 2 and "'--votes'" in err

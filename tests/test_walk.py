@@ -28,7 +28,7 @@ def test_step_per_relation():
     (dict(epsilon=1.0, alpha=0.1), ([0.0, 1.0], [1, 2]), "'y' parameter .* \\{0, 1\\}. Got 2 at position \\(1,\\)"),
     (dict(epsilon=1.0, alpha=0.1), ([0.0, 1.0], [1]), "'y' parameter .* shape"),
     (dict(epsilon=1.0, alpha=0.1), ([], []), "'x' parameter .* at least 1"),
-    (dict(epsilon=1.0, alpha=0.1), ([[0.0]], [1]), "'x' parameter .* 1-dimensional"),
+    (dict(epsilon=1.0, alpha=0.1), ([[0.0, 1.0]], [1]), r"'x' parameter .* shape \(n,\) or \(n, 1\)"),
 ])
 def test_bad_input(kwargs, fit_args, match):
     with pytest.raises(ValueError, match=match):
@@ -40,8 +40,8 @@ def test_bad_queries_and_unfitted():
     with pytest.raises(ValueError, match="not fitted"):
         w.predict_proba([0.0])
     w.fit([0.0, 1.0], [0, 1])
-    with pytest.raises(ValueError, match="'x_query' parameter .* 1-dimensional"):
-        w.predict_proba([[0.0]])
+    with pytest.raises(ValueError, match=r"'x_query' parameter .* shape \(n,\) or \(n, 1\)"):
+        w.predict_proba([[0.0, 1.0]])
     with pytest.raises(ValueError, match="'x_query' parameter .* finite"):
         w.predict([np.nan])
     w.set_params(epsilon=2.0)
@@ -54,10 +54,10 @@ def test_tie_rule_makes_output_independent_of_input_order():
     x = rng.integers(0, 5, size=40).astype(float)
     y = rng.integers(0, 2, size=40)
     q = np.arange(-1, 6, 0.5)
-    p = ProjectedWalk(1.0, 0.05).fit(x, y).predict_proba(q)
+    p = ProjectedWalk(1.0, 0.05).fit(x, y).predict_proba(q)[:, 1]
     for _ in range(5):
         perm = rng.permutation(40)
-        np.testing.assert_array_equal(ProjectedWalk(1.0, 0.05).fit(x[perm], y[perm]).predict_proba(q), p)
+        np.testing.assert_array_equal(ProjectedWalk(1.0, 0.05).fit(x[perm], y[perm]).predict_proba(q)[:, 1], p)
 
 
 def test_sort_by_tie_rule_equals_lexsort():
@@ -87,7 +87,7 @@ def test_float_probabilities_match_exact():
     q = np.linspace(-0.1, 1.1, 61)
     w = ProjectedWalk(0.3, 0.02).fit(x, y)
     exact = w.exact_proba(q, dps=40)
-    np.testing.assert_allclose(w.predict_proba(q), [float(e) for e in exact], rtol=1e-12)
+    np.testing.assert_allclose(w.predict_proba(q)[:, 1], [float(e) for e in exact], rtol=1e-12)
 
 
 def test_integer_walk_equals_direct_mpmath_walk():
@@ -112,7 +112,7 @@ def test_predict_is_deterministic_and_matches_probabilities():
     q = np.full(20_000, 0.52)
     a, b = w.predict(q, rng=7), w.predict(q, rng=np.random.default_rng(7))
     np.testing.assert_array_equal(a, b)
-    p = w.predict_proba(q[:1])[0]
+    p = w.predict_proba(q[:1])[0, 1]
     # Two-sided binomial check with false-failure rate 1e-6: |mean - p| <= z sqrt(p(1-p)/N),
     # z = 4.892 (normal quantile 1 - 0.5e-6); N = 20000 makes the normal approximation accurate.
     assert abs(a.mean() - p) <= 4.892 * math.sqrt(p * (1 - p) / q.size)
@@ -146,3 +146,26 @@ def test_error_bound_validation():
         walk_empirical_error_bound(10, 1.0, 0.1, opt=1.5)
     with pytest.raises(ValueError, match="'n_boundaries' parameter"):
         walk_empirical_error_bound(10, 1.0, 0.1, n_boundaries=-1)
+
+
+def test_scikit_learn_conventions():
+    # One-column 2-D inputs are accepted; predict_proba has one column per class
+    # in the order of classes_; score is the expected accuracy of predict.
+    rng = np.random.default_rng(4)
+    x = rng.random(300)
+    y = (x > 0.4).astype(int)
+    a = ProjectedWalk(1.0, 0.05).fit(x, y)
+    b = ProjectedWalk(1.0, 0.05).fit(x[:, None], y)
+    q = np.linspace(0, 1, 11)
+    pa, pb = a.predict_proba(q), b.predict_proba(q[:, None])
+    np.testing.assert_array_equal(pa, pb)
+    assert pa.shape == (11, 2) and a.classes_.tolist() == [0, 1]
+    np.testing.assert_allclose(pa.sum(axis=1), 1.0, rtol=1e-15)
+    np.testing.assert_array_equal(pa[:, 1], 1 / (1 + np.exp(-a.log_odds(q))))
+    np.testing.assert_array_equal(a.predict(q, rng=3), b.predict(q[:, None], rng=3))
+    want = np.mean([pa[i, int(q[i] > 0.4)] for i in range(11)])
+    assert a.score(q, (q > 0.4).astype(int)) == pytest.approx(want, rel=1e-15)
+    with pytest.raises(ValueError, match=r"'x' parameter of ProjectedWalk must be an array of shape \(n,\) or"):
+        ProjectedWalk(1.0, 0.05).fit(np.zeros((3, 2)), [0, 1, 0])
+    with pytest.raises(ValueError, match="'y' parameter of ProjectedWalk"):
+        a.score(q, np.full(11, 2))

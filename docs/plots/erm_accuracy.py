@@ -156,10 +156,11 @@ def plot(results, fixed_lambda):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     panels = list(results.items())
     synthetic_title, synthetic_res = panels[-1]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), sharey=True, layout="constrained")
     for ax, (title, (errors, nonprivate, tuned)), fixed in zip(
             axes, panels + [(synthetic_title, synthetic_res)], (None, None, fixed_lambda)):
         for lname, style, marker in (("logistic", "-", "o"), ("huber", "--", "^")):
@@ -171,6 +172,8 @@ def plot(results, fixed_lambda):
                 ax.loglog(EPSILONS, ys, style, marker=marker, ms=4, color=colour, label=f"{method}, {lname}")
             np_err = min(np.mean(v) for (ln, _), v in nonprivate.items() if ln == lname)
             ax.axhline(np_err, color="k", ls=style, lw=0.8, label=f"non-private, {lname}")
+            ax.annotate(f"non-private, {lname}", (1.0, np_err), xycoords=("axes fraction", "data"),
+                        xytext=(-4, 2), textcoords="offset points", ha="right", va="bottom", fontsize=7)
         if fixed is None:
             ax.loglog(EPSILONS, [np.mean(tuned[e]) for e in EPSILONS], ":", marker="s", ms=4, color="C2",
                       label="objective, logistic, private tuning (Alg. 4)")
@@ -179,9 +182,11 @@ def plot(results, fixed_lambda):
             ax.set_title(f"{title}\nfixed Λ = {fixed:g}", fontsize=10)
         ax.set_xlabel("ε")
         ax.grid(alpha=0.3, which="both")
+        for axis in (ax.xaxis, ax.yaxis):      # plain numbers, not 10^-1 notation
+            axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     axes[0].set_ylabel("test error (mean over repetitions)")
-    axes[0].legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncol=4)   # off the data
     fig.savefig(OUT / "erm_accuracy.png", dpi=100)
 
 

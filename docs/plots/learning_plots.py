@@ -33,7 +33,7 @@ OUT = Path(__file__).resolve().parent.parent / "_static"
 
 def thresholds_success_plot():
     ks = np.arange(2, 81)
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(7, 4.4), layout="constrained")
     for n, colour in ((20, "C0"), (40, "C1")):
         em = [float(threshold_learner_success(2**int(k), n, 1.0)) for k in ks]
         pack = [packing_success_bound(2**int(k), n, 1.0) for k in ks]
@@ -42,8 +42,7 @@ def thresholds_success_plot():
     ax.set_xlabel("grid size m (log2)")
     ax.set_ylabel("P[α-good output] on D_1")
     ax.set_title("Thresholds on a grid of m points, ε = 1: success on the hardest dataset")
-    ax.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
+    fig.legend(fontsize=7, loc="outside lower center", ncol=2)   # off the data
     fig.savefig(OUT / "learning_thresholds_success.png", dpi=110)
 
 
@@ -96,15 +95,15 @@ def utility_plot():
     errors = grid_threshold_errors(x, y, grid)
     simulated, adversarial = [], []
     with mpmath.workdps(30):
-        law = exponential_mechanism_learner_distribution([Fraction(int(e), n) for e in errors], n, eps,
+        law = exponential_mechanism_learner_distribution([Fraction(int(e), n) for e in errors], eps, n_samples=n,
                                                          exact=True)
         for beta in betas:
-            b = exponential_mechanism_learner_utility_bound(n, grid + 1, eps, float(beta))
+            b = exponential_mechanism_learner_utility_bound(eps, float(beta), n_samples=n, n_hypotheses=grid + 1)
             excess = (errors - errors.min()) / n
             simulated.append(float(mpmath.fsum(p for p, e in zip(law, excess) if e > b)))
             k = int(np.floor(b * n)) + 1
             adv = [0] + [k] * grid
-            adv_law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in adv], n, eps,
+            adv_law = exponential_mechanism_learner_distribution([Fraction(e, n) for e in adv], eps, n_samples=n,
                                                                  exact=True)
             adversarial.append(float(mpmath.fsum(adv_law[1:])) if k <= n else 0.0)
     fig, ax = plt.subplots(figsize=(7, 3.2))

@@ -162,7 +162,9 @@ def main():
     syn, syn_info, confident = synthetic_run()
     show("synthetic", syn, syn_info)
     show("synthetic, least confident first", confident, {})
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=False)
+    import matplotlib.ticker
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), sharey=False, layout="constrained")
     for ax, rows, info, title in ((axes[0], dig, dig_info, "digits (30 teachers, gamma = 0.3)"),
                                   (axes[1], syn, syn_info, "Gaussian mixture, 150k records, 250 teachers")):
         acc = [r["accuracy"] for r in rows]
@@ -171,13 +173,16 @@ def main():
                                    ("exact", "exact, two-sided", "^")):
             ax.plot([r[key] for r in rows], acc, marker=marker, label=label)
         ax.axhline(info["baseline"], color="grey", linestyle=":", label="non-private student (true labels)")
+        ax.annotate("non-private student", (0.02, info["baseline"]), xycoords=("axes fraction", "data"),
+                    xytext=(0, 2), textcoords="offset points", va="bottom", fontsize=7, color="grey")
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel(r"$\varepsilon$ at $\delta = 10^{-5}$")
         ax.set_ylabel("student test accuracy")
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncol=4)   # off the data
     fig.savefig(OUT, dpi=110)
     print(f"wrote {os.path.normpath(OUT)} in {time.perf_counter() - t0:.1f} s")
 

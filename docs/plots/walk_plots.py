@@ -23,15 +23,14 @@ def proba_plot():
     y = ((x >= 0.2) & (x < 0.45) | (x >= 0.7)).astype(int)
     y = np.where(rng.random(400) < 0.05, 1 - y, y)
     q = np.linspace(0, 1, 2001)
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = plt.subplots(figsize=(8.2, 3.2), layout="constrained")
     for eps in (0.1, 0.5, 1.0, 2.0):
-        ax.plot(q, ProjectedWalk(eps, 0.01).fit(x, y).predict_proba(q), label=f"ε = {eps}")
+        ax.plot(q, ProjectedWalk(eps, 0.01).fit(x, y).predict_proba(q)[:, 1], label=f"ε = {eps}")
     ax.scatter(x, y * 1.04 - 0.02, s=3, c="k", alpha=0.3, label="training labels")
     ax.set_xlabel("x")
     ax.set_ylabel("P[output = 1]")
     ax.set_title("Projected walk, n = 400, two intervals, 5% label noise, α = 0.01")
-    ax.legend(loc="center right", fontsize=8)
-    fig.tight_layout()
+    fig.legend(loc="outside right upper", fontsize=8)   # off the data
     fig.savefig(OUT / "walk_proba.png", dpi=110)
 
 
@@ -44,7 +43,7 @@ def error_plot():
         for n in sizes:
             x = rng.random(n)
             y = (x >= 0.37).astype(int)
-            p = ProjectedWalk(eps, 0.01).fit(x, y).predict_proba(x)
+            p = ProjectedWalk(eps, 0.01).fit(x, y).predict_proba(x)[:, 1]
             errs.append(np.mean(np.where(y == 1, 1 - p, p)))
             bounds.append(walk_empirical_error_bound(int(n), eps, 0.01))
         ax.loglog(sizes, errs, "o-", color=colour, ms=3, label=f"err_S, ε = {eps}")

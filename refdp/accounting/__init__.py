@@ -16,8 +16,11 @@ One concept per module:
   against;
 * ``profiles``: certified privacy profiles (delta(epsilon), epsilon(delta))
   of compositions of randomized response, Laplace, discrete Laplace, Gaussian
-  and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``.
+  and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``;
+* ``budget``: a privacy filter, the budget that the releasing estimators
+  charge and that refuses the query past it.
 """
+from .budget import BudgetExhausted, PrivacyFilter
 from .composition import (EpsilonDelta, advanced_composition, basic_composition,
                           pate_quick_composition, zcdp_composition)
 from .conversions import pure_dp_to_zcdp, rdp_to_dp, zcdp_to_dp
@@ -35,4 +38,5 @@ __all__ = [
     "optimal_composition_delta", "optimal_composition_epsilon",
     "RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
     "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon",
+    "PrivacyFilter", "BudgetExhausted",
 ]

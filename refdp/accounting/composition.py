@@ -38,8 +38,7 @@ def basic_composition(epsilons, deltas=None):
     """Basic composition: (sum epsilon_i, sum delta_i)-DP.
 
     The adaptive composition of mechanisms that are (epsilon_i, delta_i)-DP
-    is (sum_i epsilon_i, sum_i delta_i)-DP (Dwork and Roth 2014, Thm. 3.16;
-    SPEC section 0, "Composition").
+    is (sum_i epsilon_i, sum_i delta_i)-DP (Dwork and Roth 2014, Thm. 3.16).
 
     Parameters
     ----------
@@ -83,7 +82,7 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0):
     The k-fold adaptive composition is
     ``(epsilon sqrt(2 k ln(1/delta')) + k epsilon (e**epsilon - 1), k delta + delta')``-DP
     (Dwork, Rothblum and Vadhan 2010, Thm. III.3; Dwork and Roth 2014,
-    Thm. 3.20; SPEC section 0).
+    Thm. 3.20).
 
     Parameters
     ----------

@@ -31,8 +31,7 @@ RDP_METHODS = Options(("cks", "classic"))
 def pure_dp_to_zcdp(epsilon):
     """zCDP parameter of an epsilon-DP mechanism: rho = epsilon**2 / 2.
 
-    An epsilon-DP mechanism is (epsilon**2 / 2)-zCDP ([1]_ Prop. 1.4; SPEC
-    section 0, "Conversions").
+    An epsilon-DP mechanism is (epsilon**2 / 2)-zCDP ([1]_ Prop. 1.4).
 
     Parameters
     ----------
@@ -62,8 +61,7 @@ def pure_dp_to_zcdp(epsilon):
 def zcdp_to_dp(rho, delta):
     """epsilon such that a rho-zCDP mechanism is (epsilon, delta)-DP.
 
-    ``epsilon = rho + 2 sqrt(rho ln(1/delta))`` ([1]_ Prop. 1.3; SPEC
-    section 0, "Conversions").
+    ``epsilon = rho + 2 sqrt(rho ln(1/delta))`` ([1]_ Prop. 1.3).
 
     Parameters
     ----------

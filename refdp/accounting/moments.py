@@ -3,7 +3,7 @@
 The log-moment of a mechanism at order lambda > 0 is PATE's (Definition 3)
 ``alpha(lambda) = max ln E_{o ~ M(d)}[(P[M(d) = o] / P[M(d') = o])**lambda]``
 over neighbours d, d' (and auxiliary inputs), i.e. ``lambda * D_{lambda+1}``
-in Rényi terms (SPEC section 0). Log-moments add up under adaptive composition
+in Rényi terms (Mironov 2017). Log-moments add up under adaptive composition
 (PATE Theorem 1.1), so an accountant sums them per order and converts once.
 
 References: Papernot et al., ICLR 2017, Theorems 1 and 2; Abadi et al., CCS
@@ -127,7 +127,7 @@ def moments_to_dp(log_moments, orders, *, delta=None, epsilon=None):
 
     Given ``delta``, computes epsilon two ways:
 
-    * PATE Theorem 1.2 (tail bound; SPEC section 0):
+    * PATE Theorem 1.2 (tail bound):
       ``epsilon = min_lambda (alpha(lambda) + ln(1/delta)) / lambda``;
     * the Rényi conversion at order ``lambda + 1`` with
       ``D = alpha(lambda) / lambda`` (Canonne, Kamath and Steinke, Prop. 12):

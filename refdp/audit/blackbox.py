@@ -1,6 +1,6 @@
 """Black-box audit: a lower bound on the epsilon of a mechanism from its samples.
 
-The procedure (SPEC section 8; the idea of choosing the event on one sample and
+The procedure (docs/theory/audit.rst; the idea of choosing the event on one sample and
 bounding its probabilities on another is that of StatDP [DWWZK18]_ and
 DP-Sniper [BSBV21]_; the proofs are on the theory page of the audit):
 

@@ -172,7 +172,7 @@ def _pairs_list(pairs, table):
 
 def audit_exact(distribution, claimed_epsilon, *, claimed_delta=0.0, pairs=None, datasets=None,
                 neighbours="replace", domain=None, ordered=False, orders=(), dps=30):
-    """Exact divergences of a mechanism given its output distribution (SPEC sections 7-8).
+    """Exact divergences of a mechanism given its output distribution (docs/theory/audit.rst).
 
     Parameters
     ----------

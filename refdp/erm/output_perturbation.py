@@ -266,8 +266,7 @@ def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL
                              clip=False, rng=None, secure=True):
     """Release ``argmin_f J(f, D) + b`` with Gaussian noise ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
-    The zCDP counterpart of :func:`output_perturbation` ([WKL19]_; SPEC
-    section 5): the computed minimiser has L2 sensitivity at most ``S =
+    The zCDP counterpart of :func:`output_perturbation` ([WKL19]_): the computed minimiser has L2 sensitivity at most ``S =
     2/(n Lambda) + 2 tol/Lambda`` ([CMS11]_ Corollary 1 plus the solver
     term), and ``sigma = S / sqrt(2 rho)`` (rounded up) makes the Gaussian
     mechanism rho-zCDP ([BS16]_ Proposition 1.6).

@@ -1,6 +1,6 @@
 r"""Learning over a finite hypothesis class with the exponential mechanism.
 
-Lecture notes [W19]_ Sec. 9.1.2 (SPEC section 3). For a finite class
+Lecture notes [W19]_ Sec. 9.1.2. For a finite class
 :math:`\mathcal{H}` and a loss with values in :math:`[0, 1]`, the empirical
 risk :math:`\hat R(h) = \frac1n \sum_i \ell(h, z_i)` changes by at most
 :math:`1/n` when one record is replaced. The learner outputs :math:`h` with
@@ -38,6 +38,8 @@ References
 from __future__ import annotations
 
 import mpmath
+import numbers
+
 import numpy as np
 
 from .._validation import Described, Interval, check_array, check_rng, check_scalar, parameter_error
@@ -101,9 +103,16 @@ def empirical_risks(losses):
     return losses.sum(axis=1) / losses.shape[1]
 
 
+def _check_samples(n_samples, owner):
+    """``n_samples`` is a count: an integer type (not a float that happens to be integral)."""
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral):
+        raise parameter_error("n_samples", owner, _SAMPLES.describe(), n_samples)
+    return check_scalar(n_samples, "n_samples", owner, _SAMPLES)
+
+
 def _check_common(risks, n_samples, epsilon, owner):
     risks = check_array(risks, "risks", owner, ndim=1, min_size=1, interval=_UNIT)
-    n_samples = check_scalar(n_samples, "n_samples", owner, _SAMPLES)
+    n_samples = _check_samples(n_samples, owner)
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return risks, n_samples, epsilon
 
@@ -113,7 +122,7 @@ def _float_law(risks, n_samples, epsilon):
     return _float_probabilities(-(n_samples * risks), epsilon, 1.0, False)
 
 
-def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
+def exponential_mechanism_learner(risks, epsilon, *, n_samples, rng=None):
     r"""Sample a hypothesis with probability proportional to ``exp(-epsilon n R(h) / 2)``.
 
     Epsilon-DP for replace-one neighbours when ``risks`` are the empirical
@@ -126,10 +135,13 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     risks : array_like of float, shape (n_hypotheses,)
         Empirical risks ``R(h)`` in ``[0, 1]`` (see :func:`empirical_risks`);
         at least one hypothesis.
-    n_samples : int >= 1
-        Number of records ``n`` the risks average over.
     epsilon : float > 0
-        Privacy parameter.
+        Privacy parameter (second, as in
+        :func:`refdp.mechanisms.exponential_mechanism`).
+    n_samples : int >= 1, keyword-only
+        Number of records ``n`` the risks average over; an integer type (a
+        float such as ``1.0`` is rejected, so that a swapped ``epsilon`` cannot
+        pass as a count).
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Source of randomness, normalised with :func:`numpy.random.default_rng`.
 
@@ -151,7 +163,7 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     ``neighbours="add_remove"``.)
 
     **Sampling.** The probabilities are those of
-    ``exponential_mechanism_learner_distribution(risks, n_samples, epsilon)``
+    ``exponential_mechanism_learner_distribution(risks, epsilon, n_samples=n_samples)``
     (doubles, normalised by one pass of :func:`refdp.core.logsumexp`), used as
     computed: the output is ``k`` with probability exactly ``p_k / T``,
     ``T`` the *exact* sum of those doubles, as in
@@ -165,7 +177,7 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     Examples
     --------
     >>> from refdp.learning import exponential_mechanism_learner
-    >>> exponential_mechanism_learner([0.5, 0.1, 0.3], 100, 1.0, rng=0)
+    >>> exponential_mechanism_learner([0.5, 0.1, 0.3], 1.0, n_samples=100, rng=0)
     1
     """
     owner = "exponential_mechanism_learner"
@@ -174,7 +186,7 @@ def exponential_mechanism_learner(risks, n_samples, epsilon, *, rng=None):
     return certified_inverse_cdf_index(_float_law(risks, n_samples, epsilon), rng.random(), rng)
 
 
-def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exact=False, dps=50, ctx=None):
+def exponential_mechanism_learner_distribution(risks, epsilon, *, n_samples, exact=False, dps=50, ctx=None):
     """Output distribution of :func:`exponential_mechanism_learner`.
 
     ``P[h] = exp(-epsilon n R(h) / 2) / sum_h' exp(-epsilon n R(h') / 2)``
@@ -186,9 +198,10 @@ def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exa
         Empirical risks in ``[0, 1]``. With ``exact=True`` each may be an int,
         float, :class:`fractions.Fraction`, :class:`decimal.Decimal` or numeric
         string, used at its exact value (e.g. ``Fraction(errors, n)``).
-    n_samples : int >= 1
     epsilon : float > 0
         Used at its exact binary value when ``exact=True``.
+    n_samples : int >= 1, keyword-only
+        An integer type, as in :func:`exponential_mechanism_learner`.
     exact : bool, default False
         False: the doubles the sampler uses (computed with
         :func:`refdp.core.logsumexp`; see
@@ -211,7 +224,7 @@ def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exa
     --------
     >>> from fractions import Fraction as F
     >>> from refdp.learning import exponential_mechanism_learner_distribution
-    >>> p = exponential_mechanism_learner_distribution([F(0), F(1, 4)], 4, 2.0, exact=True, dps=20)
+    >>> p = exponential_mechanism_learner_distribution([F(0), F(1, 4)], 2.0, n_samples=4, exact=True, dps=20)
     >>> import mpmath
     >>> mpmath.nstr(p[0], 15)       # 1 / (1 + e^{-1})
     '0.731058578630005'
@@ -228,13 +241,13 @@ def exponential_mechanism_learner_distribution(risks, n_samples, epsilon, *, exa
             given = risks[i].item() if isinstance(risks[i], np.generic) else risks[i]
             raise parameter_error("risks", owner, "an array with every element in the range [0, 1]",
                                   Described(f"{given!r} at position ({i},)"))
-    n_samples = check_scalar(n_samples, "n_samples", owner, _SAMPLES)
+    n_samples = _check_samples(n_samples, owner)
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return exponential_mechanism_distribution([-n_samples * r for r in values], epsilon,
                                               sensitivity=1, exact=True, dps=dps, ctx=ctx)
 
 
-def exponential_mechanism_learner_utility_bound(n_samples, n_hypotheses, epsilon, beta):
+def exponential_mechanism_learner_utility_bound(epsilon, beta, *, n_samples, n_hypotheses):
     r"""Excess empirical risk of the learner that is exceeded with probability at most ``beta``.
 
     ``(2 / (n epsilon)) (ln |H| + ln(1 / beta))`` ([W19]_ Eq. (9.6) with
@@ -244,11 +257,12 @@ def exponential_mechanism_learner_utility_bound(n_samples, n_hypotheses, epsilon
 
     Parameters
     ----------
-    n_samples : int >= 1
-    n_hypotheses : int >= 1
-        Size of the hypothesis class.
     epsilon : float > 0
     beta : float in (0, 1]
+    n_samples : int >= 1, keyword-only
+        An integer type, as in :func:`exponential_mechanism_learner`.
+    n_hypotheses : int >= 1, keyword-only
+        Size of the hypothesis class.
 
     Returns
     -------
@@ -258,11 +272,11 @@ def exponential_mechanism_learner_utility_bound(n_samples, n_hypotheses, epsilon
     Examples
     --------
     >>> from refdp.learning import exponential_mechanism_learner_utility_bound
-    >>> round(exponential_mechanism_learner_utility_bound(1000, 100, 1.0, 0.05), 6)
+    >>> round(exponential_mechanism_learner_utility_bound(1.0, 0.05, n_samples=1000, n_hypotheses=100), 6)
     0.015202
     """
     owner = "exponential_mechanism_learner_utility_bound"
-    n_samples = check_scalar(n_samples, "n_samples", owner, _SAMPLES)
+    n_samples = _check_samples(n_samples, owner)
     n_hypotheses = check_scalar(n_hypotheses, "n_hypotheses", owner, _HYPOTHESES)
     epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     beta = check_scalar(beta, "beta", owner, _BETA)

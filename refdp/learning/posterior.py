@@ -1,6 +1,6 @@
 r"""One sample from a (tempered) posterior over a finite parameter set.
 
-Lecture notes [W19]_ Sec. 9.2 (SPEC section 3). With a prior
+Lecture notes [W19]_ Sec. 9.2. With a prior
 :math:`\pi(\theta) \propto e^{r(\theta)}` and a per-record loss
 :math:`\ell(z, \theta) = -\ln p(z \mid \theta)` (up to a constant), the
 posterior given :math:`z_1, \dots, z_n` is

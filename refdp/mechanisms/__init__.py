@@ -1,4 +1,4 @@
-"""Differentially private mechanisms (SPEC section 1), one per module.
+"""Differentially private mechanisms (docs/theory/mechanisms.rst), one per module.
 
 Releasing mechanisms take ``rng=None`` (normalised with
 :func:`numpy.random.default_rng`); the ``*_distribution`` functions return

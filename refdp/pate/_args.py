@@ -89,4 +89,4 @@ def counts_from_votes(votes, n_classes, owner, name="votes"):
     """
     n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
     votes = check_array(votes, name, owner, ndim=2, dtype="integer", min_size=1)
-    return np.ascontiguousarray(core.count_votes(votes, n_classes), dtype=np.int64)
+    return np.ascontiguousarray(core._count_votes(votes, n_classes, owner, name), dtype=np.int64)

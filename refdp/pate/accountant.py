@@ -63,6 +63,7 @@ import numpy as np
 
 from .. import core
 from .._validation import Interval, Options, check_option, check_scalar, parameter_error
+from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..mechanisms._args import check_flag
 from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
@@ -181,6 +182,10 @@ class PATEAccountant:
     def n_queries(self) -> int:
         """Number of answers accounted for."""
         return self._n
+
+    def __repr__(self):
+        return params_repr(self, ("gamma", "n_classes", "n_teachers", "exact", "two_sided"),
+                           {"n_orders": len(self.orders), "n_queries": self._n})
 
     def add_counts(self, counts):
         """Account for LNMax answers given their vote counts, shape (Q, C).
@@ -317,6 +322,12 @@ class PATEAnalysis:
     log_moments: dict = field(repr=False)
     results: dict
     quick_composition: float
+
+    def __repr__(self):
+        best = {name: min(r.epsilon_tail, r.epsilon_rdp) for name, r in self.results.items()}
+        shown = ", ".join(f"{name}={value:.6g}" for name, value in best.items())
+        return (f"PATEAnalysis(gamma={self.gamma:g}, delta={self.delta:g}, n_queries={self.n_queries}, "
+                f"two_sided={self.two_sided}, epsilon: {shown}; closed form {self.quick_composition:.6g})")
 
     def as_dict(self) -> dict:
         """Plain-Python summary (for JSON)."""

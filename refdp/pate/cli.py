@@ -70,25 +70,61 @@ def add_arguments(parser):
 
 
 def _load(args):
-    from .._validation import parameter_error
+    """The (queries x classes) counts of ``--votes``; errors name the command line's options."""
+    from .._validation import Described, parameter_error
     from ._args import check_counts, counts_from_votes
 
+    owner = "refdp pate"
     try:
         arr = np.load(args.votes, allow_pickle=False)
     except (OSError, ValueError) as exc:
-        raise parameter_error("votes", "refdp pate", "a readable .npy file", args.votes) from None
+        raise parameter_error("--votes", owner, "a readable .npy file", args.votes) from None
     if args.counts:
         if args.classes is not None and (arr.ndim != 2 or arr.shape[1] != args.classes):
-            raise parameter_error("counts", "refdp pate", f"an array of shape (queries, {args.classes})",
-                                  arr)
-        return check_counts(arr, "refdp pate", n_teachers=args.teachers)
+            raise parameter_error("--votes", owner, f"a count array of shape (queries, {args.classes}) "
+                                  "(--classes)", arr)
+        counts = check_counts(arr, owner, n_teachers=args.teachers, name="--votes")
+        totals = counts.sum(axis=1)
+        if np.any(totals != totals[0]):
+            # Every teacher votes at every query, so each row of counts sums to
+            # the number of teachers; rows that disagree are usually a
+            # transposed (classes x queries) array.
+            i = int(np.flatnonzero(totals != totals[0])[0])
+            raise parameter_error("--votes", owner, "a (queries x classes) count array whose rows each sum "
+                                  "to the number of teachers (is the array transposed?)",
+                                  Described(f"row 0 summing to {int(totals[0])} and row {i} to "
+                                            f"{int(totals[i])}"))
+        return counts
     if args.classes is None:
-        raise parameter_error("classes", "refdp pate", "given for a label array (an int >= 1), "
+        raise parameter_error("--classes", owner, "given for a label array (an int >= 1), "
                               "or --counts for a count array", None)
     if args.teachers is not None and (arr.ndim != 2 or arr.shape[0] != args.teachers):
-        raise parameter_error("votes", "refdp pate", f"an array with {args.teachers} rows (one per teacher)",
-                              arr)
-    return counts_from_votes(arr, args.classes, "refdp pate")
+        raise parameter_error("--votes", owner, f"a (teachers x queries) label array with {args.teachers} "
+                              "rows, one per teacher (--teachers; is the array transposed?)", arr)
+    return counts_from_votes(arr, args.classes, owner, name="--votes")
+
+
+def _check_options(args):
+    """Validate the numeric options up front, so that an error names the option the user typed.
+
+    The constraints are the library's own (those of :func:`refdp.pate.pate_analysis`
+    and :func:`refdp.pate.smooth_laplace_parameters`), checked here under the
+    options' names.
+    """
+    from .._validation import Interval, check_scalar
+    from ._args import DELTA, GAMMA, POSITIVE
+
+    owner = "refdp pate"
+    check_scalar(args.gamma, "--gamma", owner, GAMMA)
+    check_scalar(args.delta, "--delta", owner, DELTA)
+    for name in ("classes", "teachers"):
+        if getattr(args, name) is not None:
+            check_scalar(getattr(args, name), f"--{name}", owner, Interval(int, 1, None))
+    for order in args.orders or ():
+        check_scalar(order, "--orders", owner, POSITIVE)
+    check_scalar(args.ss_order, "--ss-order", owner, POSITIVE)
+    check_scalar(args.ss_epsilon, "--ss-epsilon", owner, POSITIVE)
+    check_scalar(args.ss_delta, "--ss-delta", owner, DELTA)
 
 
 def _fmt(v):
@@ -100,6 +136,7 @@ def run(args) -> int:
     from . import pate_analysis, smooth_laplace_parameters, smooth_sensitivity
 
     try:
+        _check_options(args)
         counts = _load(args)
         result = pate_analysis(counts, args.gamma, args.delta, orders=args.orders, exact=args.exact,
                                two_sided=not args.one_sided, n_teachers=args.teachers)
@@ -122,6 +159,7 @@ def run(args) -> int:
     if args.json:
         out = result.as_dict()
         out["n_classes"] = int(counts.shape[1])
+        out["n_teachers"] = int(counts[0].sum())
         out["smooth_sensitivity_release"] = release
         if exact is not None:
             out["exact_delta"] = {"epsilon": exact.epsilon, "lower": exact.lower, "upper": exact.upper,
@@ -131,7 +169,8 @@ def run(args) -> int:
         print()
         return 0
     sided = "one-sided (paper)" if args.one_sided else "two-sided"
-    print(f"PATE analysis: {result.n_queries} queries, {counts.shape[1]} classes, gamma = {args.gamma:g}, "
+    print(f"PATE analysis: {int(counts[0].sum())} teachers, {result.n_queries} queries, "
+          f"{counts.shape[1]} classes, gamma = {args.gamma:g}, "
           f"delta = {args.delta:g}, data-dependent bounds {sided}")
     print(result.table())
     print("Data-dependent epsilons are functions of the sensitive votes; publish only a noisy release.")

@@ -39,11 +39,17 @@ References
 """
 from __future__ import annotations
 
+import sys
+import time
+
 import numpy as np
 
 from .._validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
+from ..accounting.budget import check_budget
 from ..prediction._partition import check_features, learner_factory, spawn_streams, train_teacher
+from ..mechanisms._args import check_flag
 from ._args import POSITIVE, check_delta, check_gamma, check_orders
 from .accountant import PATEAccountant
 from .aggregation import lnmax_labels
@@ -142,6 +148,18 @@ class PATEStudent:
         Moment orders (default :data:`refdp.accounting.DEFAULT_ORDERS`).
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Draws the random selection, the LNMax noise and the student's stream.
+    exact : bool, default False
+        Build :attr:`accountant_` with ``exact=True``, so that
+        ``accountant_.report(delta)`` includes the analyses from the exact
+        LNMax law (slower: one exact analysis per batch).
+    verbose : bool, default False
+        Print one progress line per batch on standard error (labels asked,
+        data-independent epsilon so far, seconds).
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, :meth:`fit` first charges ``(target_epsilon, delta)`` to it
+        (the most the labels can cost) and asks the teachers nothing when the
+        filter refuses (:class:`refdp.accounting.BudgetExhausted`). Not to be
+        confused with the fitted ``budget_``, the number of labels allowed.
 
     Attributes
     ----------
@@ -158,10 +176,14 @@ class PATEStudent:
         Data-independent epsilon of the answers given (public, <= target).
     accountant_ : PATEAccountant
         The answers' vote counts; its data-dependent analyses are private.
+    vote_counts_ : ndarray of int, shape (``n_queries_``, ``n_classes``)
+        The vote counts of the answers, in the order asked (sensitive: for
+        analyses such as :func:`refdp.pate.pate_analysis`).
     """
 
     def __init__(self, learner, *, gamma, delta, target_epsilon, max_queries=None,
-                 selection="random", batch_size=None, orders=None, rng=None):
+                 selection="random", batch_size=None, orders=None, rng=None, exact=False, verbose=False,
+                 budget=None):
         owner = "PATEStudent"
         self.learner = learner
         self._make = learner_factory(learner, owner)
@@ -175,6 +197,13 @@ class PATEStudent:
                                                                        owner, _BATCH)
         self.orders = check_orders(orders, owner)
         self._rng = check_rng(rng)
+        self.exact = check_flag(exact, "exact", owner)
+        self.verbose = check_flag(verbose, "verbose", owner)
+        self.budget = check_budget(budget, owner)
+
+    def __repr__(self):
+        return params_repr(self, ("learner", "gamma", "delta", "target_epsilon", "max_queries", "selection",
+                                  "batch_size", "exact", "budget"))
 
     def fit(self, teachers, X_public):
         """Label public points with the teachers' LNMax within the budget, then train the student.
@@ -205,9 +234,17 @@ class PATEStudent:
         total = min(self.budget_, n)
         if self.max_queries is not None:
             total = min(total, self.max_queries)
-        batch = self.batch_size or max(1, total // 10)
+        # Random selection fixes the points in advance: ask for them in one
+        # batch (one pass over the teachers); least-confident selection
+        # retrains between batches, a tenth of the labels each.
+        batch = self.batch_size or (max(1, total) if self.selection == "random" else max(1, total // 10))
+        if self.budget is not None:
+            self.budget.charge(self.target_epsilon, self.delta, owner="PATEStudent.fit")
         classes = teachers.classes_
-        self.accountant_ = PATEAccountant(self.gamma, orders=self.orders, n_classes=len(classes))
+        self.accountant_ = PATEAccountant(self.gamma, orders=self.orders, n_classes=len(classes),
+                                          exact=self.exact)
+        asked_counts = []
+        started = time.perf_counter()
         stream = spawn_streams(self._rng, 1)[0]
         asked = np.zeros(0, dtype=np.int64)
         labels = np.zeros(0, dtype=np.int64)
@@ -226,6 +263,7 @@ class PATEStudent:
                 pick = self._least_confident(student, X, remaining, size)
             counts = teachers.vote_counts(X[pick])
             self.accountant_.add_counts(counts)
+            asked_counts.append(counts)
             new = lnmax_labels(counts, self.gamma, rng=self._rng)
             asked = np.concatenate([asked, pick])
             labels = np.concatenate([labels, new])
@@ -235,7 +273,14 @@ class PATEStudent:
                 if not hasattr(student, "predict_proba") and type(student).__name__ != "ConstantPredictor":
                     raise parameter_error("learner", owner, "a student with predict_proba for "
                                           "least_confident selection", Described(type(student).__name__))
+            if self.verbose:
+                eps = data_independent_epsilon(self.gamma, self.delta, asked.size, self.orders)
+                print(f"PATEStudent.fit: {asked.size}/{total} labels, data-independent epsilon {eps:.4g} "
+                      f"(target {self.target_epsilon:g}), {time.perf_counter() - started:.1f}s",
+                      file=sys.stderr, flush=True)
         self.query_indices_ = asked
+        self.vote_counts_ = (np.concatenate(asked_counts) if asked_counts
+                             else np.zeros((0, len(classes)), dtype=np.int64))
         self.labels_ = classes[labels] if labels.size else classes[:0]
         self.n_queries_ = int(asked.size)
         self.epsilon_ = data_independent_epsilon(self.gamma, self.delta, self.n_queries_, self.orders)
@@ -257,3 +302,15 @@ class PATEStudent:
         if not hasattr(self, "student_"):
             raise ValueError("This PATEStudent instance is not fitted yet; call fit(teachers, X_public) first.")
         return self.student_.predict(X)
+
+    def score(self, X, y):
+        """Accuracy of :meth:`predict` on ``(X, y)`` (scikit-learn's ``score``).
+
+        The student is public, so this costs no privacy; ``y`` are the
+        evaluator's labels.
+        """
+        pred = np.asarray(self.predict(X))
+        y = np.asarray(y)
+        if y.shape != pred.shape:
+            raise parameter_error("y", "PATEStudent.score", f"an array of shape {pred.shape}", y)
+        return float(np.mean(pred == y))

@@ -42,6 +42,8 @@ import numpy as np
 
 from .. import core
 from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
+from .._repr import params_repr
+from ..distributed import check_client
 from ..prediction._partition import (check_classes, check_features, fit_teachers, labels_to_indices,
                                      learner_factory, spawn_streams, teacher_votes)
 from .aggregation import lnmax_labels
@@ -120,6 +122,10 @@ class PATETeachers:
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Draws the partition (or the salt of the group hash) and then one
         stream per teacher (:meth:`numpy.random.Generator.spawn`).
+    client : distributed.Client, optional
+        Train the teachers on a Dask cluster (:mod:`refdp.distributed`), one
+        task per teacher from its own spawned stream: the teachers and their
+        votes are identical to the local run. The learner must pickle.
 
     Attributes
     ----------
@@ -147,13 +153,18 @@ class PATETeachers:
     [[20, 0], [0, 20]]
     """
 
-    def __init__(self, n_teachers, learner, classes=None, *, rng=None):
+    def __init__(self, n_teachers, learner, classes=None, *, rng=None, client=None):
         owner = "PATETeachers"
         self.n_teachers = check_scalar(n_teachers, "n_teachers", owner, _K)
         self.classes_ = check_classes(classes, owner)
         self.learner = learner
         self._make = learner_factory(learner, owner)
         self._rng = check_rng(rng)
+        self.client = check_client(client, owner)
+
+    def __repr__(self):
+        fitted = {"fitted": hasattr(self, "teachers_")}
+        return params_repr(self, ("n_teachers", "learner"), dict(classes=self.classes_, **fitted))
 
     def fit(self, X, y, groups=None):
         """Partition the sensitive data and train one teacher per part.
@@ -198,7 +209,7 @@ class PATETeachers:
             assignment = partition_by_group(g, self.n_teachers, self._rng)
         streams = spawn_streams(self._rng, self.n_teachers)
         self.teachers_ = fit_teachers(self._make, X, y, assignment, self.n_teachers, streams,
-                                      self.classes_)
+                                      self.classes_, client=self.client, owner="PATETeachers.fit")
         self.assignment_ = assignment
         self.part_sizes_ = np.bincount(assignment, minlength=self.n_teachers)
         self.n_features_in_ = X.shape[1]

@@ -48,8 +48,10 @@ import inspect
 import numpy as np
 
 from .. import core
+from .._repr import params_repr
 from .._validation import (Described, Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
+from ..accounting.budget import check_budget
 
 __all__ = [
     "ConstantPredictor",
@@ -244,16 +246,33 @@ def train_teacher(make, X, y, stream, classes):
     return est
 
 
-def fit_teachers(make, X, y, assignment, k, streams, classes):
+def fit_teachers(make, X, y, assignment, k, streams, classes, client=None, owner="fit_teachers"):
     """Train ``k`` teachers, teacher ``j`` on the records with ``assignment == j``.
 
-    Records keep their original relative order inside each part.
+    Records keep their original relative order inside each part. With a Dask
+    ``client`` each teacher is one task on the cluster, trained from the same
+    part and the same spawned stream as locally, so the fitted teachers (and
+    their votes) are identical to the local run.
     """
-    teachers = []
-    for j in range(k):
-        idx = np.flatnonzero(assignment == j)
-        teachers.append(train_teacher(make, X[idx], y[idx], streams[j], classes))
-    return teachers
+    parts = [(X[idx], y[idx], streams[j]) for j, idx in
+             ((j, np.flatnonzero(assignment == j)) for j in range(k))]
+    if client is None:
+        return [train_teacher(make, Xj, yj, stream, classes) for Xj, yj, stream in parts]
+    from ..distributed import check_picklable, map_ordered
+
+    check_picklable(make, "learner", owner)
+    return map_ordered(client, _TrainTask(make, classes), parts, label=f"{owner}: teachers")
+
+
+class _TrainTask:
+    """Train one teacher on a worker (picklable: the learner factory and the classes)."""
+
+    def __init__(self, make, classes):
+        self.make, self.classes = make, classes
+
+    def __call__(self, part):
+        Xj, yj, stream = part
+        return train_teacher(self.make, Xj, yj, stream, self.classes)
 
 
 def check_classes(classes, owner: str, *, binary: bool = False):
@@ -367,7 +386,7 @@ class TeacherEnsemble:
 
     _binary = False
 
-    def __init__(self, epsilon, k, learner, classes=None, neighbours="replace", rng=None):
+    def __init__(self, epsilon, k, learner, classes=None, neighbours="replace", rng=None, budget=None):
         owner = type(self).__name__
         self.epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
         self.k = check_scalar(k, "k", owner, _K)
@@ -377,6 +396,31 @@ class TeacherEnsemble:
         self.learner = learner
         self._make = learner_factory(learner, owner)
         self._rng = check_rng(rng)
+        self.budget = check_budget(budget, owner)
+
+    def __repr__(self):
+        return params_repr(self, ("epsilon", "k", "learner"),
+                           {"classes": self.classes_, "neighbours": self.neighbours, "budget": self.budget})
+
+    def score(self, X, y):
+        """Expected accuracy of :meth:`predict` on ``(X, y)``: the mean of ``P[output = y_i]``.
+
+        Computed from the exact output probabilities (:meth:`predict_proba`)
+        without drawing: deterministic and not private (it reads ``y`` and the
+        probabilities), for analysis, in the role of scikit-learn's ``score``.
+        """
+        owner = f"{type(self).__name__}.score"
+        proba = self.predict_proba(X)
+        y = np.asarray(y)
+        if y.shape != (proba.shape[0],):
+            raise parameter_error("y", owner, f"an array of shape ({proba.shape[0]},)", y)
+        idx = labels_to_indices(y, self.classes_, "y", owner)
+        return float(np.mean(proba[np.arange(y.size), idx]))
+
+    def _charge(self, n_queries, owner):
+        """Charge ``n_queries`` answers of ``epsilon`` to :attr:`budget` (if any) before releasing them."""
+        if self.budget is not None and n_queries:
+            self.budget.charge(self.epsilon, count=n_queries, owner=owner)
 
     def fit(self, X, y):
         """Split the training set at random into ``k`` parts and train one teacher per part.

@@ -190,6 +190,10 @@ class AveragedPrediction(TeacherEnsemble):
     neighbours : {"replace", "add_remove"}, default "replace"
         As for :class:`refdp.prediction.SoftMajority`.
     rng : None, int, SeedSequence, BitGenerator or Generator
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, every call of :meth:`predict` on ``q`` queries first charges
+        ``q`` releases of the per-query guarantee to it, and releases nothing
+        when the filter refuses (:class:`refdp.accounting.BudgetExhausted`).
 
     Examples
     --------
@@ -224,6 +228,20 @@ class AveragedPrediction(TeacherEnsemble):
         """Exact ``P[output = classes_[1]]`` per query, ``g(v(x))``, in doubles (not private)."""
         return clipped_laplace_mean(self.average_vote(Xq), self.scale)
 
+    def predict_proba(self, Xq):
+        """Exact output probabilities per query, columns in the order of ``classes_`` (not private).
+
+        ``P[classes_[1]] = g(v)`` and ``P[classes_[0]] = g(1 - v)`` (= ``1 - g(v)``),
+        each from :func:`clipped_laplace_mean`, so neither loses accuracy to
+        a subtraction.
+
+        Returns
+        -------
+        ndarray of float, shape (q, 2)
+        """
+        v = self.average_vote(Xq)
+        return np.column_stack([clipped_laplace_mean(1.0 - v, self.scale), clipped_laplace_mean(v, self.scale)])
+
     def exact_prob_one(self, Xq, dps=50):
         """As :meth:`prob_one`, in mpmath at ``dps`` digits from the exact ``v = n_1/k`` and ``b``."""
         counts = self.vote_counts(Xq)[:, 1]
@@ -256,6 +274,7 @@ class AveragedPrediction(TeacherEnsemble):
         """
         rng = self._rng if rng is None else check_rng(rng)
         v = self.average_vote(Xq)
+        self._charge(v.shape[0], "AveragedPrediction.predict")
         u = rng.random(v.shape[0])
         low = v <= 0.5
         small = np.where(low, _g_float(np.where(low, v, 0.0), self.scale),

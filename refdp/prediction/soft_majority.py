@@ -48,7 +48,7 @@ def soft_majority_k(epsilon, alpha, n_classes=2):
 
     Returns ``k = ceil(4 ln(2 (C - 1) / alpha) / epsilon)`` with ``C =
     n_classes``. For binary labels (``C = 2``) this is ``ceil(4 ln(2 / alpha)
-    / epsilon)`` (SPEC section 2, derived). With this ``k``, at every point
+    / epsilon)`` (derived in docs/theory/soft_majority.rst). With this ``k``, at every point
     where at most ``k / 4`` of the ``k`` votes are wrong, the soft majority
     errs with probability at most ``alpha / 2`` (proof in
     docs/theory/soft_majority.rst: the error is at most
@@ -169,6 +169,10 @@ class SoftMajority(TeacherEnsemble):
         Normalised once with :func:`numpy.random.default_rng`; drives the
         partition, the teachers' streams (one per teacher, spawned) and
         :meth:`predict` when it is given no generator of its own.
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, every call of :meth:`predict` on ``q`` queries first charges
+        ``q`` releases of the per-query guarantee to it, and releases nothing
+        when the filter refuses (:class:`refdp.accounting.BudgetExhausted`).
 
     Attributes
     ----------
@@ -247,6 +251,7 @@ class SoftMajority(TeacherEnsemble):
         """
         rng = self._rng if rng is None else check_rng(rng)
         probs = self.predict_proba(Xq)
+        self._charge(probs.shape[0], "SoftMajority.predict")
         cumulative = np.cumsum(probs, axis=1)
         out = np.empty(probs.shape[0], dtype=np.int64)
         todo = np.arange(probs.shape[0])

@@ -45,10 +45,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._repr import params_repr
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from .._rounding import ceil_fraction, ceil_interval, floor_interval, interval_context
 from ..accounting import zcdp_to_dp
+from ..accounting.budget import check_budget
 from ..mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
 from ..mechanisms._args import check_flag
 
@@ -519,6 +521,10 @@ class StablePredictor:
         Normalised once with :func:`numpy.random.default_rng`; used for the
         partition and for the noise of every query, so a seed makes the whole
         sequence of calls reproducible.
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, every call of :meth:`predict` on ``q`` queries first charges
+        ``q`` releases of the per-query guarantee to it, and releases nothing
+        when the filter refuses (:class:`refdp.accounting.BudgetExhausted`).
 
     Attributes
     ----------
@@ -553,7 +559,7 @@ class StablePredictor:
     """
 
     def __init__(self, learner, beta, epsilon=None, *, delta=None, rho=None, noise="laplace",
-                 output_range=(0.0, 1.0), k=1, rng=None, secure=True):
+                 output_range=(0.0, 1.0), k=1, rng=None, secure=True, budget=None):
         owner = "StablePredictor"
         if not callable(learner):
             raise parameter_error("learner", owner, "a callable learner(X, y) -> predictor",
@@ -568,8 +574,16 @@ class StablePredictor:
         self.sensitivity = ceil_fraction(Fraction(self.beta) / self.k)
         self.scale = _noise_scale(self.guarantee, self.sensitivity, self.secure, owner)
         self._rng = check_rng(rng)
+        self.budget = check_budget(budget, owner)
         self._models = None
         self._n_features = None
+
+    def __repr__(self):
+        g = self.guarantee
+        privacy = {n: getattr(g, n) for n in ("epsilon", "delta", "rho") if getattr(g, n) is not None}
+        return params_repr(self, ("learner", "beta"),
+                           {**privacy, "noise": self.noise, "output_range": self.output_range, "k": self.k,
+                            "secure": self.secure, "budget": self.budget})
 
     # -- training -----------------------------------------------------------
     def fit(self, X, y):
@@ -650,6 +664,10 @@ class StablePredictor:
             If called before :meth:`fit`.
         """
         values = self._score(X)
+        if self.budget is not None and values.shape[0]:
+            g = self.guarantee
+            self.budget.charge(g.epsilon or 0.0, g.delta or 0.0, rho=g.rho, count=values.shape[0],
+                               owner="StablePredictor.predict")
         return _release(values, self.guarantee, self.sensitivity, self.scale,
                         self.output_range, self._rng, self.secure)
 

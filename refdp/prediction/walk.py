@@ -1,7 +1,7 @@
 """The exponential projected walk for thresholds and unions of intervals.
 
-Dwork & Feldman, "Privacy-preserving Prediction" (COLT 2018), Section 5, in the
-log-odds form of SPEC section 2: with ``B = ln((1 - alpha) / alpha)`` and step
+Dwork & Feldman, "Privacy-preserving Prediction" (COLT 2018), Section 5, in its
+log-odds form: with ``B = ln((1 - alpha) / alpha)`` and step
 ``s``, the prediction at ``x`` is 1 with probability ``sigmoid(l(x))`` where
 ``l`` starts at 0 and, for every training record ``(x_i, y_i)`` with
 ``x_i <= x`` taken in the order of the tie rule below, becomes
@@ -24,10 +24,12 @@ import numpy as np
 from scipy.special import expit
 
 from .. import core
+from .._repr import params_repr
 from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
                           raw_to_fraction)
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error, Described)
+from ..accounting.budget import check_budget
 
 __all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
 
@@ -69,8 +71,8 @@ def walk_empirical_error_bound(n, epsilon, alpha, *, n_boundaries=1, opt=0.0, ne
     ``err_S <= alpha + opt + (n_boundaries * B + ln 2) / (s * n)``
 
     where ``err_S = (1/n) sum_i P[walk(x_i) != y_i]``, ``B = ln((1 - alpha)/alpha)``
-    and ``s`` is the step (:func:`walk_step`). SPEC's ``alpha + (B/s + 1)/n`` for
-    realizable thresholds is too small when ``s < ln 2``: the first run of
+    and ``s`` is the step (:func:`walk_step`). The simpler ``alpha + (B/s + 1)/n``
+    sometimes quoted for realizable thresholds is too small when ``s < ln 2``: the first run of
     labels also costs up to ``ln(2)/s`` (see the theory page, which gives a
     counterexample).
 
@@ -185,10 +187,21 @@ def _sort_by_tie_rule(x, y):
     return xs, np.ascontiguousarray(ys)
 
 
+def _points(x, name, owner, min_size=0):
+    """One-feature points as a 1-D float array: shape ``(n,)`` or, as scikit-learn passes them, ``(n, 1)``."""
+    arr = check_array(x, name, owner, ndim=(1, 2), min_size=min_size)
+    if arr.ndim == 2:
+        if arr.shape[1] != 1:
+            raise parameter_error(name, owner, "an array of shape (n,) or (n, 1): thresholds and unions "
+                                  "of intervals have one feature", arr)
+        arr = arr[:, 0]
+    return arr
+
+
 class ProjectedWalk:
     """Exponential projected walk: private prediction for thresholds and unions of intervals.
 
-    Dwork & Feldman (COLT 2018), Section 5 (log-odds form of SPEC section 2).
+    Dwork & Feldman (COLT 2018), Section 5 (in its log-odds form).
     Each call to :meth:`predict` on one query point is ``epsilon``-DP with
     respect to the training set, for the declared neighbour relation; answering
     ``q`` queries is ``q * epsilon``-DP by basic composition.
@@ -203,6 +216,10 @@ class ProjectedWalk:
     neighbours : {"replace", "add_remove"}, default "replace"
         Neighbour relation the guarantee refers to; sets the step
         (:func:`walk_step`).
+    budget : None or refdp.accounting.PrivacyFilter, default None
+        If given, every call of :meth:`predict` on ``q`` points first charges
+        ``q`` releases of ``epsilon`` to it, and releases nothing when the
+        filter refuses (:class:`refdp.accounting.BudgetExhausted`).
 
     Attributes
     ----------
@@ -212,6 +229,8 @@ class ProjectedWalk:
         ``B``.
     x_, steps_ : ndarray
         Training points sorted by the tie rule and their signed steps (after :meth:`fit`).
+    classes_ : ndarray of int, ``[0, 1]``
+        The labels, in the order of :meth:`predict_proba`'s columns.
 
     Examples
     --------
@@ -219,15 +238,19 @@ class ProjectedWalk:
     >>> from refdp.prediction import ProjectedWalk
     >>> x = np.linspace(0, 1, 1000); y = (x > 0.3).astype(int)
     >>> w = ProjectedWalk(epsilon=1.0, alpha=0.01).fit(x, y)
-    >>> p = w.predict_proba([0.1, 0.9])
-    >>> bool(p[0] < 0.02 and p[1] > 0.98)
+    >>> p = w.predict_proba([0.1, 0.9])      # columns: P[0], P[1]
+    >>> bool(p[0, 1] < 0.02 and p[1, 1] > 0.98)
     True
     """
 
-    def __init__(self, epsilon, alpha, neighbours="replace"):
+    def __init__(self, epsilon, alpha, neighbours="replace", budget=None):
         self.epsilon = epsilon
         self.alpha = alpha
         self.neighbours = neighbours
+        self.budget = check_budget(budget, type(self).__name__)
+
+    def __repr__(self):
+        return params_repr(self, ("epsilon", "alpha", "neighbours", "budget"))
 
     # -- parameters ---------------------------------------------------------
     def _validated(self):
@@ -238,13 +261,14 @@ class ProjectedWalk:
         return eps, alpha, nb
 
     def get_params(self, deep=True):
-        return {"epsilon": self.epsilon, "alpha": self.alpha, "neighbours": self.neighbours}
+        return {"epsilon": self.epsilon, "alpha": self.alpha, "neighbours": self.neighbours,
+                "budget": self.budget}
 
     def set_params(self, **params):
         for k, v in params.items():
             if k not in self.get_params():
-                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours", k)
-            setattr(self, k, v)
+                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours, budget", k)
+            setattr(self, k, v if k != "budget" else check_budget(v, type(self).__name__))
         return self
 
     # -- fitting ------------------------------------------------------------
@@ -253,7 +277,7 @@ class ProjectedWalk:
 
         Parameters
         ----------
-        x : array_like of float, shape (n,), finite, n >= 1
+        x : array_like of float, shape (n,) or (n, 1), finite, n >= 1
         y : array_like of {0, 1}, shape (n,)
 
         Returns
@@ -262,7 +286,7 @@ class ProjectedWalk:
         """
         owner = type(self).__name__
         eps, alpha, nb = self._validated()
-        x = check_array(x, "x", owner, ndim=1, min_size=1)
+        x = _points(x, "x", owner, min_size=1)
         y = check_array(y, "y", owner, dtype="integer", shape=(x.shape[0],))
         if y.size and not np.all((y == 0) | (y == 1)):
             i = int(np.argmax((y != 0) & (y != 1)))
@@ -271,6 +295,7 @@ class ProjectedWalk:
         self.step_ = walk_step(eps, nb)
         self.bound_ = math.log((1 - alpha) / alpha)
         self.x_, self.y_ = _sort_by_tie_rule(x, y)
+        self.classes_ = np.array([0, 1])
         self.steps_ = self.step_ * (2.0 * self.y_ - 1.0)
         return self
 
@@ -286,36 +311,76 @@ class ProjectedWalk:
     def log_odds(self, x_query):
         """Final log-odds ``l(x)`` per query (compiled sweep, O((n + q) log(n + q)))."""
         self._check_fitted()
-        xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
+        xq = _points(x_query, "x_query", type(self).__name__)
         return core.projected_walk_log_odds(self.x_, self.steps_, xq,
                                             lower=-self.bound_, upper=self.bound_)
 
     def predict_proba(self, x_query):
-        """Exact ``P[output = 1]`` per query, ``sigmoid(l(x))``, in float.
+        """Exact output probabilities per query in float: columns ``P[0]``, ``P[1]``.
 
-        Agrees with :meth:`exact_proba` to about 1e-15 relative (the log-odds
-        are sums of at most ``n`` steps; see docs/theory/floating_point.rst).
+        ``P[1] = sigmoid(l(x))`` and ``P[0] = sigmoid(-l(x))``, each computed
+        from the log-odds (so neither loses accuracy to ``1 - p``). Agrees
+        with :meth:`exact_proba` to about 1e-15 relative (the log-odds are sums
+        of at most ``n`` steps; see docs/theory/floating_point.rst). Not
+        private: for analysis.
+
+        Parameters
+        ----------
+        x_query : array_like of float, shape (q,) or (q, 1)
+
+        Returns
+        -------
+        ndarray of float, shape (q, 2)
+            Columns in the order of ``classes_`` (scikit-learn's convention).
         """
-        return expit(self.log_odds(x_query))
+        l = self.log_odds(x_query)
+        return np.column_stack([expit(-l), expit(l)])
 
     def predict(self, x_query, rng=None):
-        """Private predictions: 1 with probability ``predict_proba(x)``, each epsilon-DP.
+        """Private predictions: 1 with probability ``predict_proba(x)[:, 1]``, each epsilon-DP.
 
         One uniform ``u`` per query; the output is ``u < p`` so each computed
         probability is used as is.
 
         Parameters
         ----------
-        x_query : array_like of float, shape (q,)
+        x_query : array_like of float, shape (q,) or (q, 1)
         rng : None, int, SeedSequence, BitGenerator or Generator
 
         Returns
         -------
         ndarray of int8, shape (q,)
         """
-        p = self.predict_proba(x_query)
+        p = expit(self.log_odds(x_query))
+        if self.budget is not None and p.shape[0]:
+            self.budget.charge(self._validated()[0], count=p.shape[0], owner="ProjectedWalk.predict")
         u = check_rng(rng).random(p.shape[0])
         return (u < p).astype(np.int8)
+
+    def score(self, x, y):
+        """Expected accuracy of :meth:`predict` on ``(x, y)``: the mean of ``P[output = y_i]``.
+
+        Computed from :meth:`predict_proba`, without drawing: deterministic and
+        not private (it reads the labels ``y`` and the exact probabilities), for
+        analysis, as scikit-learn's ``score``.
+
+        Parameters
+        ----------
+        x : array_like of float, shape (m,) or (m, 1)
+        y : array_like of {0, 1}, shape (m,)
+
+        Returns
+        -------
+        float
+        """
+        owner = type(self).__name__
+        proba = self.predict_proba(_points(x, "x", owner, min_size=1))
+        y = check_array(y, "y", owner, dtype="integer", shape=(proba.shape[0],))
+        if not np.all((y == 0) | (y == 1)):
+            i = int(np.argmax((y != 0) & (y != 1)))
+            raise parameter_error("y", owner, "an array of labels in {0, 1}",
+                                  Described(f"{y[i].item()} at position ({i},)"))
+        return float(np.mean(proba[np.arange(y.size), y]))
 
     def exact_proba(self, x_query, dps=50, ctx=None):
         """``P[output = 1]`` per query computed in mpmath at ``dps`` digits.
@@ -327,7 +392,7 @@ class ProjectedWalk:
         (:func:`refdp._precision.iv_context`) gives rigorous enclosures.
         """
         self._check_fitted()
-        xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
+        xq = _points(x_query, "x_query", type(self).__name__)
         records = list(zip(self.x_.tolist(), self.y_.tolist()))
         c = mp_context(dps) if ctx is None else ctx
         step, big_b = self.exact_parameters(c)
@@ -341,7 +406,7 @@ class ProjectedWalk:
         two precisions to decide their claims.
         """
         self._check_fitted()
-        xq = check_array(x_query, "x_query", type(self).__name__, ndim=1)
+        xq = _points(x_query, "x_query", type(self).__name__)
         records = list(zip(self.x_.tolist(), self.y_.tolist()))
         step, big_b = self.exact_parameters(iv_context(60))
         return [exact_walk_state(records, float(v), step, big_b) for v in xq]

@@ -12,7 +12,7 @@ Labelled data are datasets over a domain of ``(x, y)`` pairs
 (:func:`labelled_domain`). Domain elements must be hashable and, for
 multisets, mutually comparable (they are sorted).
 
-Neighbour relations (SPEC section 0): *replace-one* (same size, one record
+Neighbour relations (docs/theory/mechanisms.rst): *replace-one* (same size, one record
 replaced by a different one) and *add/remove* (one record inserted or deleted).
 
 For data too large to enumerate, :func:`adversarial_pairs` searches for the
