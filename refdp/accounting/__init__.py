@@ -16,7 +16,9 @@ One concept per module:
   against;
 * ``profiles``: certified privacy profiles (delta(epsilon), epsilon(delta))
   of compositions of randomized response, Laplace, discrete Laplace, Gaussian
-  and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``.
+  and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``;
+* ``renyi``: exact Rényi divergences of the same compositions at any real
+  order, as enclosures, and their conversion to (epsilon, delta).
 """
 from .composition import (EpsilonDelta, advanced_composition, basic_composition,
                           pate_quick_composition, zcdp_composition)
@@ -26,6 +28,7 @@ from .moments import (DEFAULT_ORDERS, MomentsConversion, moments_to_dp,
 from .optimal_composition import optimal_composition_delta, optimal_composition_epsilon
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, privacy_profile_delta, privacy_profile_epsilon)
+from .renyi import RenyiConversion, renyi_delta, renyi_divergence, renyi_epsilon
 
 __all__ = [
     "pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp",
@@ -35,4 +38,5 @@ __all__ = [
     "optimal_composition_delta", "optimal_composition_epsilon",
     "RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
     "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon",
+    "RenyiConversion", "renyi_divergence", "renyi_epsilon", "renyi_delta",
 ]
