@@ -303,7 +303,7 @@ def renyi_delta(mechanisms, epsilon, orders=None):
     """delta such that a composition is (epsilon, delta)-DP, from its exact Rényi divergences.
 
     ``delta = exp((alpha - 1)(D - epsilon)) ((alpha - 1)/alpha)**(alpha - 1) / alpha``
-    ([1]_ Prop. 12), evaluated in interval arithmetic, rounded up and capped
+    (Canonne, Kamath and Steinke 2020, Prop. 12), evaluated in interval arithmetic, rounded up and capped
     at 1, at the order found by a float search.
 
     Parameters
