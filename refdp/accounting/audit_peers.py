@@ -212,6 +212,27 @@ def reference_epsilon(mechanisms, delta) -> Enclosure:
     return privacy_profile_epsilon(list(groups.items()), delta, grid_step=_grid_step(groups))
 
 
+def _gaussian_epsilon_float(mu: float, delta: float) -> float:
+    """Float estimate of the Gaussian epsilon at ``delta`` (bisection; only a starting point)."""
+    from scipy.special import log_ndtr, ndtr
+
+    def d(e):
+        return float(ndtr(mu / 2 - e / mu) - math.exp(min(e + log_ndtr(-mu / 2 - e / mu), 700.0)))
+
+    a, b = 0.0, max(1.0, mu * mu)
+    while d(b) > delta:
+        a, b = b, 2 * b
+    for _ in range(200):
+        c = (a + b) / 2
+        if d(c) > delta:
+            a = c
+        else:
+            b = c
+        if b - a <= 1e-15 * b:
+            break
+    return b
+
+
 def _gaussian_epsilon(mu2: Fraction, delta: float) -> Enclosure:
     """Floats ``lower < eps* <= upper`` for the Gaussian profile with ``mu**2 = mu2``."""
     iv = iv_context(40)
@@ -226,26 +247,36 @@ def _gaussian_epsilon(mu2: Fraction, delta: float) -> Enclosure:
 
     if hi_ok(0.0):
         return Enclosure(0.0, 0.0)
-    a, b = 0.0, max(1.0, float(mu2))
-    while not hi_ok(b):
-        a, b = b, 2 * b
-    while b - a > 1e-14 * b:
-        c = (a + b) / 2
-        if hi_ok(c):
-            b = c
-        else:
-            a = c
-    upper = b
-    lower = 0.0 if not lo_above(0.0) else None
-    if lower is None:
-        a, b = 0.0, upper            # lo_above(a) holds; not lo_above(upper) since hi_ok(upper)
+    # a float estimate first (only a guess), then certified ends near it
+    guess = _gaussian_epsilon_float(math.sqrt(float(mu2)), delta)
+    upper = lower = None
+    for r in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5):
+        if upper is None and hi_ok(guess * (1 + r)):
+            upper = guess * (1 + r)
+        if lower is None and guess * (1 - r) > 0 and lo_above(guess * (1 - r)):
+            lower = guess * (1 - r)
+    if upper is None:
+        a, b = 0.0, max(1.0, float(mu2))
+        while not hi_ok(b):
+            a, b = b, 2 * b
         while b - a > 1e-14 * b:
             c = (a + b) / 2
-            if lo_above(c):
-                a = c
-            else:
+            if hi_ok(c):
                 b = c
-        lower = a
+            else:
+                a = c
+        upper = b
+    if lower is None:
+        lower = 0.0
+        if lo_above(0.0):
+            a, b = 0.0, upper        # lo_above(a) holds; lo_above(upper) does not (hi_ok(upper))
+            while b - a > 1e-14 * b:
+                c = (a + b) / 2
+                if lo_above(c):
+                    a = c
+                else:
+                    b = c
+            lower = a
     return Enclosure(lower, upper)
 
 
