@@ -57,6 +57,7 @@ def test_verdicts():
     assert _verdict(1.05, e) == ("inside", None)
     assert _verdict(1.21, e) == ("valid", pytest.approx(0.1))
     assert _verdict(0.0, Enclosure(0.0, 0.0)) == ("valid", 0.0)
+    assert _verdict(-1.0, Enclosure(0.0, 0.0)) == ("undercuts", math.inf)
 
 
 def test_default_grid_covers_the_ranges():

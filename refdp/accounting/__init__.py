@@ -18,7 +18,11 @@ One concept per module:
   of compositions of randomized response, Laplace, discrete Laplace, Gaussian
   and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``;
 * ``renyi``: exact Rényi divergences of the same compositions at any real
-  order, as enclosures, and their conversion to (epsilon, delta).
+  order, as enclosures, and their conversion to (epsilon, delta);
+* ``pate2017``: the epsilon PATE 2017's analysis script publishes, and the
+  exact delta of the same LNMax answers at it;
+* ``audit_peers``: other libraries' accountants against refdp's certified
+  values (``refdp audit-accountant``; imports the peers only in workers).
 """
 from .composition import (EpsilonDelta, advanced_composition, basic_composition,
                           pate_quick_composition, zcdp_composition)
@@ -29,6 +33,7 @@ from .optimal_composition import optimal_composition_delta, optimal_composition_
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, privacy_profile_delta, privacy_profile_epsilon)
 from .renyi import RenyiConversion, renyi_delta, renyi_divergence, renyi_epsilon
+from .pate2017 import Pate2017Epsilon, lnmax_neighbour_delta, pate2017_epsilon
 
 __all__ = [
     "pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp",
@@ -39,4 +44,5 @@ __all__ = [
     "RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
     "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon",
     "RenyiConversion", "renyi_divergence", "renyi_epsilon", "renyi_delta",
+    "Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta",
 ]

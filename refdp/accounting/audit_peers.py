@@ -77,7 +77,8 @@ class AuditRow:
     ``value`` is None when the accountant failed or does not support the
     setting (``error`` says why). ``verdict`` is one of ``"undercuts"``,
     ``"inside"``, ``"valid"``, ``"unsupported"`` and ``"failed"``;
-    ``gap`` is ``(lower - value) / lower`` for an undercut and
+    ``gap`` is ``(lower - value) / lower`` for an undercut (``inf`` when
+    ``lower`` is 0) and
     ``(value - upper) / upper`` for a valid value (``inf`` when ``upper`` is 0
     and the value is positive), else None.
     """
@@ -437,7 +438,7 @@ class _Pool:
 
 def _verdict(value: float, truth: Enclosure):
     if value < truth.lower:
-        return "undercuts", (truth.lower - value) / truth.lower
+        return "undercuts", (truth.lower - value) / truth.lower if truth.lower > 0 else math.inf
     if value < truth.upper:
         return "inside", None
     if truth.upper == 0:
