@@ -81,11 +81,13 @@ def test_refdp_renyi_is_audited_in_process_and_valid():
     assert all(isinstance(r, AuditRow) and r.verdict == "valid" and r.gap > 0 for r in rows)
 
 
-def test_a_failing_peer_is_reported_not_raised():
-    # a memory limit too small for the worker to import its peer: reported as failed
+def test_a_peer_that_does_not_answer_in_time_is_reported_not_raised():
+    # the worker is killed after the time limit; the next call starts a new one
     pytest.importorskip("autodp")
-    rows = audit_accountants([Setting(((Gaussian(5.0), 10),), 1e-6)], ["autodp"], memory_mb=256)
+    s = Setting(((Gaussian(5.0), 10),), 1e-6)
+    rows = audit_accountants([s], ["autodp"], timeout=1e-9)
     assert len(rows) == 1 and rows[0].verdict == "failed" and rows[0].value is None
+    assert rows[0].error.startswith("failed: no answer within")
 
 
 def test_bad_arguments():
