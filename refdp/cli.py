@@ -10,6 +10,10 @@ per check -- with the method that reached the verdict: certified, algebraic,
 estimated or statistical -- and exits with status 1 if any check does not
 hold (an undecided comparison or a crashing check counts as a failure).
 
+``refdp audit-accountant [--quick] [--peers NAME ...] [--json]`` runs other
+libraries' accountants on a grid of compositions and reports every epsilon
+below refdp's certified enclosure (``refdp audit-accountant -h``).
+
 ``refdp check-certificate FILE ...`` re-checks certificates written by
 ``refdp verify --certificate DIR`` with exact rational arithmetic only.
 """
@@ -282,6 +286,8 @@ def _report(args, checks, jobs, client) -> int:
 SUBCOMMANDS = {
     "pate": ("refdp.pate.cli", "PATE analysis of a vote or count array: epsilon by every analysis"),
     "audit": ("refdp.audit.cli", "black-box audit of a mechanism: a lower bound on its epsilon"),
+    "audit-accountant": ("refdp.accounting.audit_peers",
+                         "audit other libraries' privacy accountants against refdp's certified values"),
     "check-certificate": ("refdp.check_certificate",
                           "re-check privacy certificates with exact rational arithmetic only"),
 }

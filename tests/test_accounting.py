@@ -587,7 +587,7 @@ def _recipes_and_tables(text):
 def test_accounting_page_tables_are_what_their_recipes_print(capsys):
     with open(os.path.join(DOCS, "accounting.rst"), encoding="utf-8") as fh:
         pairs = _recipes_and_tables(fh.read())
-    assert len(pairs) == 2
+    assert len(pairs) == 3
     for code, rows in pairs:
         exec(compile(code, "accounting.rst", "exec"), {"__name__": "recipe"})
         printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]

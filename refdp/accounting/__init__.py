@@ -18,7 +18,13 @@ One concept per module:
   of compositions of randomized response, Laplace, discrete Laplace, Gaussian
   and discrete Gaussian mechanisms, as enclosures ``(lower, upper)``;
 * ``budget``: a privacy filter, the budget that the releasing estimators
-  charge and that refuses the query past it.
+  charge and that refuses the query past it;
+* ``renyi``: exact Rényi divergences of the same compositions at any real
+  order, as enclosures, and their conversion to (epsilon, delta);
+* ``pate2017``: the epsilon PATE 2017's analysis script publishes, and the
+  exact delta of the same LNMax answers at it;
+* ``audit_peers``: other libraries' accountants against refdp's certified
+  values (``refdp audit-accountant``; imports the peers only in workers).
 """
 from .budget import BudgetExhausted, PrivacyFilter
 from .composition import (EpsilonDelta, advanced_composition, basic_composition,
@@ -29,6 +35,8 @@ from .moments import (DEFAULT_ORDERS, MomentsConversion, moments_to_dp,
 from .optimal_composition import optimal_composition_delta, optimal_composition_epsilon
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, privacy_profile_delta, privacy_profile_epsilon)
+from .renyi import RenyiConversion, renyi_delta, renyi_divergence, renyi_epsilon
+from .pate2017 import Pate2017Epsilon, lnmax_neighbour_delta, pate2017_epsilon
 
 __all__ = [
     "pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp",
@@ -39,4 +47,6 @@ __all__ = [
     "RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
     "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon",
     "PrivacyFilter", "BudgetExhausted",
+    "RenyiConversion", "renyi_divergence", "renyi_epsilon", "renyi_delta",
+    "Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta",
 ]

@@ -1,0 +1,327 @@
+"""PATE 2017's published analysis, reproduced, against the exact delta of the same LNMax answers.
+
+The analysis script released with PATE (Papernot et al., ICLR 2017) bounds
+the log-moment of each LNMax answer by
+``min(2 gamma**2 l (l + 1), log_t, 2 gamma l)`` at the integer orders
+``l = 1, ..., 8``, where ``log_t`` is Theorem 3,
+``ln((1 - q)((1 - q)/(1 - e**(2 gamma) q))**l + q e**(2 gamma l))``, used
+whenever ``q < 0.5`` (``q`` from Lemma 4, capped at ``1 - 1/C``), and
+publishes ``epsilon = min_l (sum of log-moments - ln delta) / l``.
+Theorem 3 holds only for ``q < (e**(2 gamma) - 1)/(e**(4 gamma) - 1) =
+1/(e**(2 gamma) + 1)``; for ``q`` between that and 0.5 the script applies it
+outside its range. When ``e**(2 gamma) q > 1`` (possible below 0.5 once
+``gamma > ln(2)/2``) the base ``1 - e**(2 gamma) q`` is negative, the term is
+negative at odd orders, and ``log_t`` can be a *negative* "log-moment"
+(a real log-moment is never negative), which can make the published epsilon
+small or negative. (When ``t <= 0`` the script falls back to ``2 gamma l``.)
+
+:func:`pate2017_epsilon` reproduces that number in floats, as the script
+computes it (it is a reproduction, not a bound).
+:func:`lnmax_neighbour_delta` computes, for the same vote counts, the exact
+delta at a given epsilon of the T LNMax answers against one neighbouring
+vote vector per query (one vote moved between the plurality class and the
+runner-up, both ways), as an enclosure: its lower end is a certified lower
+bound of the delta of *any* valid data-dependent guarantee at these counts,
+so ``lower > delta`` proves the published ``(epsilon, delta)`` false.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .._precision import iv_context, raw_to_fraction
+from .._validation import Interval, check_scalar
+from .profiles import Enclosure, _atoms, _conv, _delta_at, _power
+
+__all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
+
+_POS = Interval(float, 0, None, closed="neither")
+_NONNEG = Interval(float, 0, None, closed="left")
+_DELTA_OPEN = Interval(float, 0, 1, closed="neither")
+_MOMENTS = Interval(int, 1, None)
+_STEP = Interval(float, 1e-6, 1.0, closed="both")
+
+
+@dataclass(frozen=True)
+class Pate2017Epsilon:
+    """The epsilon PATE 2017's analysis script would print, with what led to it.
+
+    Attributes
+    ----------
+    epsilon : float
+        ``min_l (sum_i log_mgf_i(l) - ln delta) / l`` (may be negative).
+    order : int
+        The order ``l`` attaining it.
+    log_moments : ndarray, shape (moments,)
+        The summed per-order values (may be negative).
+    outside_range : int
+        Queries with ``1/(e**(2 gamma) + 1) <= q < 0.5``: Theorem 3 applied
+        outside its range.
+    negative_terms : int
+        (query, order) pairs where the script's per-query value is negative.
+    script_error : str or None
+        Set when the script itself would stop with an exception (a division
+        by zero when ``e**(2 gamma) q`` rounds to exactly 1); ``epsilon`` is
+        then NaN and ``order`` 0.
+    """
+
+    epsilon: float
+    order: int
+    log_moments: np.ndarray
+    outside_range: int
+    negative_terms: int
+    script_error: str | None = None
+
+
+def _script_q(row, gamma):
+    """Lemma 4's q as the script computes it (floats), capped at ``1 - 1/C``."""
+    w = int(np.argmax(row))
+    q = 0.0
+    for j, c in enumerate(row):
+        if j != w:
+            gap = gamma * (row[w] - c)
+            q += (gap + 2.0) / (4.0 * math.exp(gap))
+    return min(q, 1.0 - 1.0 / len(row))
+
+
+def _script_log_mgf(q, eps, l):
+    if q < 0.5:
+        t = (1 - q) * math.pow((1 - q) / (1 - math.exp(eps) * q), l) + q * math.exp(eps * l)
+        log_t = math.log(t) if t > 0 else eps * l        # the script's ValueError fallback
+    else:
+        log_t = eps * l
+    return min(0.5 * eps * eps * l * (l + 1), log_t, eps * l)
+
+
+def _counts(counts, owner):
+    from ..pate._args import check_counts
+    return check_counts(counts, owner, one_row=True)
+
+
+def pate2017_epsilon(counts, gamma, delta, moments=8):
+    """The epsilon PATE 2017's published analysis script reports for these vote counts.
+
+    A float reproduction of the script's computation (module docstring):
+    Lemma 4's ``q`` per query, the per-order minimum of Theorem 2, Theorem 3
+    (whenever ``q < 0.5``) and the pure-DP bound with ``eps = 2 gamma``, summed
+    over queries, and Theorem 1's tail bound minimised over
+    ``l = 1, ..., moments``. It is *not* a privacy bound: see
+    :func:`lnmax_neighbour_delta`.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (T, C) or (C,)
+        Vote counts of the T answered queries.
+    gamma : float in (0, inf)
+        LNMax's inverse Laplace scale.
+    delta : float in (0, 1)
+    moments : int >= 1, default 8
+        The script's ``--moments`` (orders ``1..moments``).
+
+    Returns
+    -------
+    Pate2017Epsilon
+
+    Raises
+    ------
+    ValueError
+        On invalid arguments.
+
+    References
+    ----------
+    .. [1] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
+       "Semi-supervised Knowledge Transfer for Deep Learning from Private
+       Training Data", ICLR 2017, Theorems 1-3, Lemma 4, and its published
+       analysis script.
+    """
+    owner = "pate2017_epsilon"
+    arr = _counts(counts, owner)
+    gamma = check_scalar(gamma, "gamma", owner, _POS)
+    delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
+    moments = check_scalar(moments, "moments", owner, _MOMENTS)
+    eps = 2.0 * gamma
+    ls = np.arange(1, moments + 1, dtype=np.float64)
+    total = np.zeros(moments)
+    edge = 1.0 / (math.exp(eps) + 1.0)
+    outside = negative = 0
+    for row in arr.tolist():
+        q = _script_q(row, gamma)
+        outside += edge <= q < 0.5
+        try:
+            vals = np.array([_script_log_mgf(q, eps, l) for l in ls])
+        except ZeroDivisionError:
+            return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
+                                   f"ZeroDivisionError at q = {q!r}")
+        negative += int(np.sum(vals < 0))
+        total += vals
+    e_list = (total - math.log(delta)) / ls
+    i = int(np.argmin(e_list))
+    return Pate2017Epsilon(float(e_list[i]), i + 1, total, int(outside), negative)
+
+
+def _pair(row, moved, gamma, iv, h):
+    """Pessimistic and optimistic PLDs of LNMax(row) against LNMax(moved)."""
+    from ..pate import lnmax_distribution
+    lp = lnmax_distribution(row, gamma, log=True, ctx=iv)
+    lq = lnmax_distribution(moved, gamma, log=True, ctx=iv)
+    loss = [a - b for a, b in zip(lp, lq)]
+    mass = [iv.exp(a) for a in lp]
+    hi = [raw_to_fraction(x._mpi_[1]) for x in loss]
+    lo = [raw_to_fraction(x._mpi_[0]) for x in loss]
+    return _atoms(hi, mass, iv, h)[0], _atoms(lo, mass, iv, h)[1]
+
+
+def _moves(row):
+    """The neighbours of one query: a vote moved from the plurality to the runner-up, and back."""
+    order = sorted(range(len(row)), key=lambda j: (-row[j], j))
+    a, b = order[0], order[1]
+    out = []
+    for src, dst in ((a, b), (b, a)):
+        if row[src] > 0:
+            m = list(row)
+            m[src] -= 1
+            m[dst] += 1
+            out.append(tuple(m))
+    return out
+
+
+_MAX_TYPES = 30_000
+
+
+def _identical_rows_delta(row, moved, T, gamma, epsilon, iv):
+    """Enclosure of delta(epsilon) of T i.i.d. answers LNMax(row) vs LNMax(moved), by the multinomial.
+
+    The composed loss is ``sum_o n_o L_o`` with ``n`` multinomial over the
+    classes. The K most likely classes (K as large as keeps at most
+    ``_MAX_TYPES`` count vectors) are enumerated exactly in interval
+    arithmetic; an answer in any other class is counted as loss ``+inf`` for
+    the upper end (adding at most ``T p_rest``) and dropped for the lower end.
+    """
+    from ..pate import lnmax_distribution
+    lp = lnmax_distribution(list(row), gamma, log=True, ctx=iv)
+    lq = lnmax_distribution(list(moved), gamma, log=True, ctx=iv)
+    by_mass = sorted(range(len(row)), key=lambda o: -float(lp[o].mid))
+    K = 1
+    while (K < len(row) and math.comb(T + K, K) <= _MAX_TYPES
+           and T * math.exp(float(lp[by_mass[K]].mid)) > 1e-40):
+        K += 1
+    main = by_mass[:K]
+    rest = iv.mpf(0)
+    for o in by_mass[K:]:
+        rest += iv.exp(lp[o])
+    L = [lp[o] - lq[o] for o in main]
+    logp = [lp[o] for o in main]
+    logfact = [iv.mpf(0)]
+    for i in range(1, T + 1):
+        logfact.append(logfact[-1] + iv.log(i))
+    e = iv.mpf(epsilon)
+    lo = iv.mpf(0)
+    hi = iv.mpf(0)
+
+    def rec(i, left, n):
+        nonlocal lo, hi
+        if i == K - 1:
+            n = n + [left]
+            loss = sum((c * L[j] for j, c in enumerate(n) if c), iv.mpf(0))
+            if loss.b <= epsilon:
+                return
+            logm = logfact[T] + sum((c * logp[j] - logfact[c] for j, c in enumerate(n)), iv.mpf(0))
+            term = iv.exp(logm) * (1 - iv.exp(e - loss))
+            if loss.a > epsilon:
+                lo += term
+            hi += iv.mpf([0, term.b])
+            return
+        for c in range(left + 1):
+            rec(i + 1, left - c, n + [c])
+
+    rec(0, T, [])
+    upper = hi + T * rest
+    return Enclosure(max(0.0, float(_down_f(lo.a))), min(1.0, float(_up_f(upper.b))))
+
+
+def _down_f(x):
+    return math.nextafter(float(x), -math.inf) if x > 0 else 0.0
+
+
+def _up_f(x):
+    return math.nextafter(float(x), math.inf)
+
+
+def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
+    """Enclosure of the exact delta(epsilon) of T LNMax answers against one neighbouring vote vector.
+
+    For every query the neighbour moves one vote between the plurality class
+    and the runner-up (the same teacher in every query; the first direction
+    is tried, then the reverse move, and the larger delta is kept); both
+    orders of the pair are evaluated (``M(d)`` against ``M(d')`` and back).
+    Each answer's output law is enclosed exactly
+    (:func:`refdp.pate.lnmax_distribution` in an interval context). When all
+    T rows are equal the composition is enumerated exactly (the composed
+    loss is a multinomial sum over the most likely classes, the rest bounded
+    by ``T`` times their mass); otherwise the T answers are composed as
+    privacy-loss distributions on the grid ``i * grid_step`` with certified
+    pessimistic and optimistic bounds (``docs/theory/privacy_profiles.rst``).
+
+    Since a data-dependent (epsilon, delta) guarantee at these counts must
+    cover this neighbour, ``lower`` is a certified lower bound of every valid
+    delta at ``epsilon``.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (T, C) or (C,)
+    gamma : float in (0, inf)
+    epsilon : float in [0, inf)
+    grid_step : float in [1e-6, 1], default 1e-3
+        Loss grid of the general path (unused when all rows are equal).
+
+    Returns
+    -------
+    Enclosure
+
+    Raises
+    ------
+    ValueError
+        On invalid arguments.
+    """
+    owner = "lnmax_neighbour_delta"
+    arr = _counts(counts, owner)
+    gamma = check_scalar(gamma, "gamma", owner, _POS)
+    epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
+    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
+    iv = iv_context(30)
+    groups: dict = {}
+    for row in arr.tolist():
+        groups[tuple(row)] = groups.get(tuple(row), 0) + 1
+    if len(groups) == 1:
+        (row, T), = groups.items()
+        best = Enclosure(0.0, 0.0)
+        for moved in _moves(row):
+            for a, b in ((row, moved), (moved, row)):
+                enc = _identical_rows_delta(a, b, T, gamma, epsilon, iv)
+                best = Enclosure(max(best.lower, enc.lower), max(best.upper, enc.upper))
+        return best
+    return _grid_delta(groups, gamma, epsilon, grid_step, iv)
+
+
+def _grid_delta(groups, gamma, epsilon, grid_step, iv):
+    """The general path of :func:`lnmax_neighbour_delta`: certified PLDs on a loss grid."""
+    h = Fraction(grid_step)
+    best = Enclosure(0.0, 0.0)
+    for direction in (0, 1):
+        for forward in (True, False):
+            upper = lower = None
+            for row, count in groups.items():
+                moves = _moves(row)
+                moved = moves[min(direction, len(moves) - 1)]
+                a, b = (row, moved) if forward else (moved, row)
+                pess, opt = _pair(a, b, gamma, iv, h)
+                pu, pl = _power(pess, count, True), _power(opt, count, False)
+                upper = pu if upper is None else _conv(upper, pu, True)
+                lower = pl if lower is None else _conv(lower, pl, False)
+            enc = Enclosure(_delta_at(lower, epsilon, iv, h, grid_step, False),
+                            _delta_at(upper, epsilon, iv, h, grid_step, True))
+            best = Enclosure(max(best.lower, enc.lower), max(best.upper, enc.upper))
+    return best
