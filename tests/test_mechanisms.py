@@ -7,6 +7,7 @@ values from it.
 import decimal
 import doctest
 import importlib
+import itertools
 import math
 import re
 from pathlib import Path
@@ -494,14 +495,14 @@ def test_noisy_max_sampler_matches_distribution():
     cases = [([10, 12, 3], 1.0, False), ([0, 0.5, 2, 2], 0.8, False),
              ([5, 4, 4, 1, 0], 1.5, True), ([30, 29, 20], 2 * 0.05, False)]
     n, g = 200_000, np.random.default_rng(4242)
-    for scores, eps, monotone in cases:
-        p = report_noisy_max_distribution(scores, eps, monotone=monotone)
-        counts = np.bincount(report_noisy_max(scores, eps, monotone=monotone, rng=g, size=n),
+    for (scores, eps, monotone), secure in itertools.product(cases, (False, True)):
+        p = report_noisy_max_distribution(scores, eps, monotone=monotone, secure=secure)
+        counts = np.bincount(report_noisy_max(scores, eps, monotone=monotone, rng=g, size=n, secure=secure),
                              minlength=len(scores))
         expected = n * p
         assert expected.min() >= 5
         stat = float(((counts - expected) ** 2 / expected).sum())
-        assert stat <= scipy.stats.chi2.isf(ALPHA / len(cases), len(scores) - 1), (scores, stat)
+        assert stat <= scipy.stats.chi2.isf(ALPHA / (2 * len(cases)), len(scores) - 1), (scores, secure, stat)
 
 
 def test_noisy_max_shift_keeps_large_scores_noisy():
@@ -511,7 +512,7 @@ def test_noisy_max_shift_keeps_large_scores_noisy():
     # 16 = b). Two-sided normal approximation to the binomial count at level
     # ALPHA: |count - n p0| <= z sqrt(n p0 (1 - p0)), z = norm.isf(ALPHA / 2).
     n = 40_000
-    draws = report_noisy_max([1e17, 1e17 + 16], 1 / 8, rng=np.random.default_rng(99), size=n)
+    draws = report_noisy_max([1e17, 1e17 + 16], 1 / 8, rng=np.random.default_rng(99), size=n, secure=False)
     p0 = report_noisy_max_distribution([0, 16], "1/8")[0]
     assert abs(p0 - 3 / (4 * math.e)) < 1e-15
     z = scipy.stats.norm.isf(ALPHA / 2)

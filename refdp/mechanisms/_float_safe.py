@@ -13,7 +13,8 @@ integer alone, whose law is that of the mathematical mechanism.
   sensitivity, through ``||u||_1 <= sqrt(d) ||u||_2`` (epsilon-DP).
 
 Each returns a :class:`GridNoise`; :func:`release` applies it to a value.
-This module is the only place that imports the integer samplers.
+:func:`smooth_laplace_release` is the smooth-sensitivity release on a public
+grid (Theorem 4 of the theory page).
 
 References
 ----------
