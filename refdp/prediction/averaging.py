@@ -37,6 +37,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..mechanisms._inversion import bernoulli_of_doubles
+
 from .._precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values
 from .._rounding import ceil_interval
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
@@ -245,21 +247,25 @@ class AveragedPrediction(TeacherEnsemble):
 
         Notes
         -----
-        Reference path: one uniform ``U`` per query and one Bernoulli with the
-        exact probability, rather than a Laplace draw followed by a Bernoulli.
-        The two have the same law for the released bit (which is all that is
-        released), and the direct path never samples continuous noise in
-        floating point. The smaller of the two outcome probabilities is the
-        one compared with ``U`` (``U < g(v)`` gives ``classes_[1]`` when ``v
-        <= 1/2``; ``U < g(1 - v)`` gives ``classes_[0]`` when ``v > 1/2``), so
-        each probability is used as computed, to a few units in the last place.
+        Reference path: one Bernoulli per query with the computed probability,
+        rather than a Laplace draw followed by a Bernoulli. The two have the
+        same law for the released bit (which is all that is released), and the
+        direct path never samples continuous noise in floating point. The
+        smaller of the two outcome probabilities, the double ``p = g(v)``
+        (``classes_[1]`` when ``v <= 1/2``) or ``g(1 - v)`` (``classes_[0]``
+        when ``v > 1/2``), is drawn *exactly*: an ideal uniform ``U`` is
+        compared with the dyadic rational ``p``, reading 53 bits and, in the
+        rare case (probability at most ``2**-53``) that they do not decide,
+        further 64-bit words until they do
+        (:func:`refdp.mechanisms._inversion.bernoulli_of_doubles`). So the
+        released bit has probability exactly the computed ``g``, which is
+        within a few units in the last place of the exact ``g`` of the proof.
         """
         rng = self._rng if rng is None else check_rng(rng)
         v = self.average_vote(Xq)
-        u = rng.random(v.shape[0])
         low = v <= 0.5
         small = np.where(low, _g_float(np.where(low, v, 0.0), self.scale),
                          _g_float(np.where(low, 0.0, 1.0 - v), self.scale))
-        hit = u < small
+        hit = bernoulli_of_doubles(small, rng)
         one = np.where(low, hit, ~hit)
         return self.classes_[one.astype(np.int64)]

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mechanisms._inversion import certified_inverse_cdf_index
+
 from .._precision import mp_context
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
@@ -236,24 +238,17 @@ class SoftMajority(TeacherEnsemble):
 
         Notes
         -----
-        For each query, with ``p`` the row of :meth:`predict_proba`,
-        ``c = numpy.cumsum(p)`` and one uniform ``U`` on the ``2**-53`` grid
-        of ``[0, 1)``, the output index is the smallest ``j`` with ``U <
-        c[j]`` (drawn again in the rare case ``U >= c[-1]``), the rule of
-        :func:`refdp.mechanisms.exponential_mechanism`: each probability is
-        used as computed. The realised law differs from ``p`` by the rounding
-        of the running sum only (at most ``(C + 1)**2 * 2**-53`` in total
-        variation). Answering ``q`` queries costs ``q * epsilon``.
+        For each query, with ``p`` the row of :meth:`predict_proba` (doubles),
+        the output index is ``j`` with probability exactly ``p_j / T``, ``T``
+        the exact sum of the row: the inversion sampler of
+        :func:`refdp.mechanisms.exponential_mechanism`, which compares an
+        ideal uniform with the exact running sums, reading further 64-bit
+        words in the rare case that the first 53 bits do not decide
+        (``docs/theory/learning.rst``, Proposition 7). Answering ``q``
+        queries costs ``q * epsilon``.
         """
         rng = self._rng if rng is None else check_rng(rng)
         probs = self.predict_proba(Xq)
-        cumulative = np.cumsum(probs, axis=1)
-        out = np.empty(probs.shape[0], dtype=np.int64)
-        todo = np.arange(probs.shape[0])
-        while todo.size:
-            u = rng.random(todo.size)
-            c = cumulative[todo]
-            ok = u < c[:, -1]
-            out[todo[ok]] = (u[ok, None] >= c[ok]).sum(axis=1)
-            todo = todo[~ok]
+        out = np.array([certified_inverse_cdf_index(row, rng.random(), rng) for row in probs],
+                       dtype=np.int64)
         return self.classes_[out]
