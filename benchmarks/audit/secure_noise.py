@@ -17,6 +17,11 @@ once with the float-safe default and once with ``secure=False``:
   prediction 0 vs 1 with ``beta = 1``, no clipping, audited against
   (epsilon, 1e-5); the classical calibration needs epsilon < 1, so 0.99
   stands for 1;
+* ``refdp.pate.release_epsilon`` (the smooth-sensitivity release of PATE's
+  log-moment; Lemma 4 statistic, two-sided, gamma = 0.05, order 8,
+  delta_r = 1e-6) on 5 queries of 250 teachers voting ``(200, 30, 20)`` vs
+  one teacher moved from the first class to the second on every query;
+  audited against (epsilon_r, 1e-6);
 * ``private_hessian`` (logistic loss, d = 2, ``theta = 0``, ``mu = 0.1``) on
   20 rows, ten ``e_1`` and ten ``e_2``, vs one ``e_1`` replaced by ``e_2``
   (the Frobenius sensitivity ``sqrt(2) c / n`` is attained), epsilon-DP and
@@ -188,6 +193,36 @@ def hessian_batch(privacy, value, secure):
     return mech
 
 
+PATE_GAMMA, PATE_ORDER, PATE_DELTA, PATE_DELTA_R = 0.05, 8.0, 1e-5, 1e-6
+
+
+def pate_data():
+    d = np.tile([200, 30, 20], (5, 1))
+    d2 = np.tile([199, 31, 20], (5, 1))
+    return {0: d, 1: d2}
+
+
+def pate_batch(epsilon, secure):
+    """release_epsilon(counts, 0.05, 1e-5, order=8, epsilon_release=epsilon, delta_release=1e-6).noisy_log_moment."""
+    from refdp.mechanisms._float_safe import smooth_laplace_release
+    from refdp.pate import smooth_laplace_parameters, smooth_sensitivity
+    from refdp.pate.smooth_sensitivity import _secure_parameters
+    data = pate_data()
+
+    def mech(key, n, rng):
+        counts = data[int(np.asarray(key).reshape(-1)[0])]
+        if secure:
+            ss, a, step = _secure_parameters(counts, PATE_GAMMA, PATE_ORDER, epsilon, PATE_DELTA_R, "lemma4",
+                                             True, "release_epsilon")
+            out, _ = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, "release_epsilon", size=n)
+            return out
+        a, beta = smooth_laplace_parameters(epsilon, PATE_DELTA_R)
+        ss = smooth_sensitivity(counts, PATE_GAMMA, PATE_ORDER, beta)
+        scale = math.nextafter(ss.value / a, math.inf)
+        return ss.log_moment + scale * rng.laplace(0.0, 1.0, size=n)
+    return mech
+
+
 def consistency_check():
     """The batch paths return what the public functions return for one release."""
     for seed in range(5):
@@ -213,6 +248,11 @@ def consistency_check():
                 H = private_hessian(X, y, LogisticLoss(), np.zeros(2), HESS_MU, rng=seed, secure=secure, **kw)
                 got = hessian_batch(privacy, value, secure)(1, 1, np.random.default_rng(seed))[0]
                 assert np.array_equal(got, H.noisy[np.triu_indices(2)]), (secure, privacy)
+        from refdp.pate import release_epsilon
+        for secure in (True, False):
+            r = release_epsilon(pate_data()[1], PATE_GAMMA, PATE_DELTA, order=PATE_ORDER, epsilon_release=0.5,
+                                delta_release=PATE_DELTA_R, rng=seed, secure=secure)
+            assert pate_batch(0.5, secure)(1, 1, np.random.default_rng(seed))[0] == r.noisy_log_moment, secure
     print("batch paths agree with the public functions", flush=True)
 
 
@@ -230,6 +270,8 @@ def cases():
             eps_c = min(eps, 0.99)
             yield (f"stable_prediction, classical Gaussian, eps={eps_c:g} ({tag})", eps_c, DELTA,
                    stability_batch(eps_c, secure), PAIR_1D)
+            yield (f"pate release_epsilon, Q=5 ({tag})", eps, PATE_DELTA_R, pate_batch(eps, secure),
+                   [(0, 1, "D vs D'")])
             yield (f"private_hessian, d=2, epsilon ({tag})", eps, 0.0, hessian_batch("pure", eps, secure),
                    [(0, 1, "D vs D'")])
             yield (f"private_hessian, d=2, rho={rho:.4g} ({tag})", eps, DELTA, hessian_batch("zcdp", rho, secure),

@@ -217,7 +217,7 @@ def release(value: np.ndarray, noise: GridNoise, rng, owner: str, name: str = "v
 
 
 def smooth_laplace_release(value: float, smooth_bound: float, a: float, step: float, rng, owner: str,
-                           name: str = "value"):
+                           name: str = "value", size=None):
     """Smooth-sensitivity Laplace release on a data-independent grid (Theorem 4 of the theory page).
 
     Returns ``(g * clamp(round(value / g) + Z), g * t)`` with ``g = step`` (a
@@ -226,12 +226,16 @@ def smooth_laplace_release(value: float, smooth_bound: float, a: float, step: fl
     ``smooth_bound`` is a ``beta'``-smooth upper bound of the local
     sensitivity of ``value`` with ``beta' + 2**-46 <= beta``, then ``t`` is
     ``beta``-smooth and ``a * t`` bounds the change of the grid index between
-    neighbours (``docs/theory/secure_noise.rst``, Theorem 4).
+    neighbours (``docs/theory/secure_noise.rst``, Theorem 4). With ``size``
+    (an int) the first element is an array of ``size`` independent releases.
     """
     g = float(step)
     k = int(_index(np.asarray(value, dtype=np.float64), g, owner, name))
     t = _up_dyadic((Fraction(smooth_bound) / Fraction(g) + 1) / Fraction(a))
-    z = int(discrete_laplace(t, rng=rng))
     m = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
-    y = max(-m, min(m, k + z))
-    return float(y) * g, math.nextafter(float(t) * g, math.inf)
+    scale = math.nextafter(float(t) * g, math.inf)
+    if size is None:
+        z = int(discrete_laplace(t, rng=rng))
+        return float(max(-m, min(m, k + z))) * g, scale
+    z = np.clip(np.asarray(discrete_laplace(t, size=size, rng=rng), dtype=np.int64), -(2**60), 2**60)
+    return np.clip(k + z, -m, m).astype(np.float64) * g, scale

@@ -401,6 +401,24 @@ def smooth_laplace_parameters(epsilon, delta):
     return a, min(beta, a)
 
 
+def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner):
+    """(smooth sensitivity, a, public grid step) of the float-safe release (Theorem 4 of secure_noise.rst)."""
+    a = eps_r / 2
+    # the discrete Laplace tail is heavier than the continuous one by 2 / (1 + exp(-1/t)),
+    # t >= 1/a; lower delta accordingly (the product is rounded down by the factor 1 - 2**-40)
+    delta_tail = delta_r * (1.0 + math.exp(-a)) / 2.0 * (1.0 - 2.0**-40)
+    a, beta = smooth_laplace_parameters(eps_r, delta_tail)
+    beta_s = beta - SMOOTH_BETA_MARGIN
+    if not beta_s > 0:
+        raise parameter_error("epsilon_release", owner,
+                              "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
+    counts_arr = check_counts(counts, owner)
+    ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided)
+    bound = counts_arr.shape[0] * min(2.0 * gamma * gamma * lam * (lam + 1.0), 2.0 * gamma * lam)
+    step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
+    return ss, a, step
+
+
 def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_release,
                     statistic="lemma4", two_sided=True, rng=None, secure=True):
     """Release PATE's data-dependent epsilon with smooth-sensitivity noise ([PATE17]_ Sec. 3.3).
@@ -469,20 +487,7 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
         scale = math.nextafter(ss.value / a, math.inf)
         noisy = ss.log_moment + scale * float(rng.laplace(0.0, 1.0))
     else:
-        a = eps_r / 2
-        # the discrete Laplace tail is heavier than the continuous one by 2 / (1 + exp(-1/t)),
-        # t >= 1/a; lower delta accordingly (the product is rounded down by the factor 1 - 2**-40)
-        delta_tail = delta_r * (1.0 + math.exp(-a)) / 2.0 * (1.0 - 2.0**-40)
-        a, beta = smooth_laplace_parameters(eps_r, delta_tail)
-        beta_s = beta - SMOOTH_BETA_MARGIN
-        if not beta_s > 0:
-            raise parameter_error("epsilon_release", owner,
-                                  "large enough that the smoothing parameter beta exceeds 2**-46",
-                                  eps_r)
-        counts_arr = check_counts(counts, owner)
-        ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided)
-        bound = counts_arr.shape[0] * min(2.0 * gamma * gamma * lam * (lam + 1.0), 2.0 * gamma * lam)
-        step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
+        ss, a, step = _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner)
         noisy, scale = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, owner,
                                               name="counts")
     log_inv = -math.log(delta)
