@@ -585,6 +585,8 @@ def test_secure_noisy_max_exact_integers_far_apart_and_overflow():
     # the law of the secure release, exactly: two candidates tied on the grid, lowest index first
     p = report_noisy_max_distribution([0.5, 0.5], 1.0, secure=True, exact=True, dps=30)
     assert p[0] > p[1] and abs(float(p[0] + p[1]) - 1) < 1e-25
+    with pytest.raises(ValueError, match="The 'scores' parameter of report_noisy_max_distribution"):
+        report_noisy_max_distribution(["1/3", 0], 1.0, secure=True)
 
 
 def test_secure_lnmax_matches_report_noisy_max_law():

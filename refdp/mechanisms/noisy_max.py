@@ -233,6 +233,12 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
     sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
     secure = check_flag(secure, "secure", owner)
     if secure:
+        for v in s:
+            if Fraction(float(v)) != v:
+                raise parameter_error("scores", owner,
+                                      "exactly representable as doubles when secure=True, "
+                                      "so that the grid indices are those report_noisy_max computes",
+                                      str(v))
         g, _, t = argmax_grid(float(sens), eps, monotone)
         k = [round(v / Fraction(g)) for v in s]          # round half to even, as numpy.rint
         work = law_context(ctx, dps, 20 + len(k))
