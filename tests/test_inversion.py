@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from fractions import Fraction
 
@@ -149,30 +148,3 @@ def test_refinement_reads_mt19937_words():
     rng = np.random.Generator(np.random.MT19937(3))
     assert certified_inverse_cdf_index(p, (2**53 // 3) / 2**53, rng) in (0, 1)
 
-
-def test_bernoulli_of_doubles_refines_exactly_when_53_bits_do_not_decide():
-    from refdp.mechanisms._inversion import bernoulli_of_doubles
-    tested = 0
-    for seed in range(64):
-        u = np.random.default_rng(seed).random()
-        if u >= 0.5:
-            continue                          # no double strictly between u and u + 2**-53
-        p = math.nextafter(u, 1.0)            # u < p < u + 2**-53: the first 53 bits cannot decide
-        assert u < p < u + 2.0**-53
-        g = np.random.default_rng(seed)
-        g.random()
-        w = int(g.bit_generator.random_raw())  # the next 64 bits of U
-        # U in [u + w 2**-117, u + (w + 1) 2**-117): U < p iff w < (p - u) 2**117
-        cut = (Fraction(p) - Fraction(u)) * 2**117
-        assert bool(bernoulli_of_doubles(np.array([p]), np.random.default_rng(seed))[0]) == (w < cut)
-        tested += 1
-    assert tested >= 20
-
-
-def test_bernoulli_of_doubles_edges_and_first_bits():
-    from refdp.mechanisms._inversion import bernoulli_of_doubles
-    p = np.array([0.0, 1.0, 0.25, 2.0**-1074])
-    out = bernoulli_of_doubles(np.tile(p, (1000, 1)), np.random.default_rng(3))
-    assert not out[:, 0].any() and out[:, 1].all() and not out[:, 3].any()
-    u = np.random.default_rng(3).random((1000, 4))
-    assert np.array_equal(out[:, 2], u[:, 2] < 0.25)   # decided by the first 53 bits

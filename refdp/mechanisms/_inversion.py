@@ -54,7 +54,7 @@ import numpy as np
 
 from .._twins import word_source
 
-__all__ = ["inverse_cdf_index", "certified_inverse_cdf_index", "refined_index", "bernoulli_of_doubles"]
+__all__ = ["inverse_cdf_index", "certified_inverse_cdf_index", "refined_index"]
 
 _BITS = 53             # numpy's Generator.random() returns multiples of 2**-53
 _GRID = 2**_BITS
@@ -175,41 +175,3 @@ def certified_inverse_cdf_index(probabilities, u: float, rng) -> int:
     partial = list(itertools.accumulate(_as_integers(p)))
     return refined_index(partial, int(u * _GRID), _BITS, word_source(rng.bit_generator))
 
-
-def bernoulli_of_doubles(p, rng) -> np.ndarray:
-    """One Bernoulli per entry of ``p`` with success probability exactly ``p[i]`` (a double).
-
-    A double ``p = n 2**-e`` is a dyadic rational. With ``U`` an ideal
-    uniform real revealed as above (first the 53 bits of
-    ``rng.random()``, ``u = r 2**-53``), the draw is ``U < p``. It is decided
-    by the first 53 bits unless ``u < p < u + 2**-53`` (both comparisons are
-    exact in doubles: ``u + 2**-53 <= 1`` is a double), which has probability
-    at most ``2**-53``; then 64-bit words of the bit generator refine ``U``'s
-    interval ``[r, r + 1) 2**-m`` until ``(r + 1) 2**e <= n 2**m`` (success)
-    or ``r 2**e >= n 2**m`` (failure), on exact integers. So
-    ``P[success] = p`` exactly, given ideal uniform bits.
-
-    Parameters
-    ----------
-    p : ndarray of float64
-        Probabilities in ``[0, 1]`` (not checked here).
-    rng : numpy.random.Generator
-    """
-    p = np.asarray(p, dtype=np.float64)
-    u = rng.random(p.shape)
-    out = u + 2.0**-53 <= p
-    undecided = np.flatnonzero((u < p) & ~out)
-    word = word_source(rng.bit_generator) if undecided.size else None
-    for i in undecided:
-        n, den = float(p.flat[i]).as_integer_ratio()
-        e = den.bit_length() - 1
-        r, m = int(float(u.flat[i]) * 2**53), 53
-        while True:
-            r = (r << _WORD_BITS) | word()
-            m += _WORD_BITS
-            if (r + 1) << e <= n << m:
-                out.flat[i] = True
-                break
-            if r << e >= n << m:
-                break
-    return out
