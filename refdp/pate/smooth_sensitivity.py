@@ -54,7 +54,11 @@ is :math:`(\varepsilon_r, \delta_r)`-DP (the Laplace case of NRS Lemma 2.6
 and Lemma 2.9, re-derived with these constants in docs/theory/pate.rst).
 The noisy :math:`\hat\varepsilon = (\hat f + \ln(1/\delta))/\lambda` is
 post-processing. The release costs :math:`(\varepsilon_r, \delta_r)` on top
-of the student's guarantee (basic composition).
+of the student's guarantee (basic composition). That is the real-valued
+mechanism (``secure=False``). By default :func:`release_epsilon` releases its
+float-safe form on a public grid with exact discrete Laplace noise, which is
+:math:`(\varepsilon_r, \delta_r)`-DP for the double returned
+(docs/theory/secure_noise.rst, Theorem 4).
 
 References
 ----------
@@ -145,13 +149,16 @@ class EpsilonRelease:
     delta : float
         The delta of the student's (epsilon, delta) guarantee.
     noisy_log_moment : float
-        ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)``.
+        ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)`` (``secure=False``), or its
+        float-safe form ``g (round(f(D)/g) + Z)`` with ``Z`` exact discrete
+        Laplace of scale ``t >= (S(D)/g + 1)/a`` (the default).
     epsilon_tail, epsilon_rdp : float
         ``(noisy + ln(1/delta)) / lambda`` (PATE Theorem 1.2) and the Rényi
         conversion at the same order; noisy estimates, not bounds.
     noise_scale : float
-        ``S(D) / a`` (scale of the Laplace noise on the log-moment); divide by
-        ``order`` for the scale on epsilon.
+        ``S(D) / a``, or ``g t`` for the float-safe release (scale of the
+        noise on the log-moment, rounded up); divide by ``order`` for the
+        scale on epsilon.
     smooth_sensitivity : SmoothSensitivity
     epsilon_release, delta_release : float
         Privacy cost of this release.
