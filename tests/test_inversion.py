@@ -147,4 +147,3 @@ def test_refinement_reads_mt19937_words():
     p = np.array([1.0, 1.0, 1.0])
     rng = np.random.Generator(np.random.MT19937(3))
     assert certified_inverse_cdf_index(p, (2**53 // 3) / 2**53, rng) in (0, 1)
-

@@ -174,4 +174,3 @@ def certified_inverse_cdf_index(probabilities, u: float, rng) -> int:
             return k
     partial = list(itertools.accumulate(_as_integers(p)))
     return refined_index(partial, int(u * _GRID), _BITS, word_source(rng.bit_generator))
-
