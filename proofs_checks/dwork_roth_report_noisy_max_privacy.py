@@ -8,6 +8,9 @@ Claim
     (replace-one). PATE's LNMax is this mechanism on vote counts
     (Papernot et al. 2017, Sec. 2.1).
 Setting
+    The float-safe version (grid indices, exact discrete Laplace noise,
+    lowest-index ties; docs/theory/secure_noise.rst Theorem 5) is checked the
+    same way on its own exact law (``secure=True``).
     Datasets are multisets over a domain of m records, m = 1..4; the scores
     are the histogram counts. Replace-one (one count down, one up) is checked
     with ``monotone=False`` (scale 2/eps), add/remove with ``monotone=True``
@@ -61,7 +64,7 @@ def privacy_full():
 
 
 @register("report_noisy_max.sampler_matches_law",
-          "report_noisy_max samples agree with report_noisy_max_distribution "
+          "report_noisy_max(secure=False) samples agree with report_noisy_max_distribution "
           "(exact binomial test, false-failure rate 2e-6)",
           covers=("refdp.mechanisms.report_noisy_max",))
 def sampler():
@@ -69,10 +72,43 @@ def sampler():
     rng = np.random.default_rng(SEED)
     parts = []
     for eps, monotone in ((1.0, False), (1.0, True)):  # Laplace scales 2 and 1
-        draws = report_noisy_max(scores, eps, monotone=monotone, rng=rng, size=n)
+        draws = report_noisy_max(scores, eps, monotone=monotone, rng=rng, size=n, secure=False)
         probs = report_noisy_max_distribution(scores, eps, monotone=monotone, exact=True, dps=30)
         parts.append(sampler_check(draws, probs, ALPHA, SEED,
                                    f"scores {scores}, eps {eps}, monotone={monotone}"))
+    verdict = worst_verdict(p.verdict for p in parts)
+    return CheckResult(sum(p.measured for p in parts), 0, verdict, 0,
+                       " | ".join(p.detail for p in parts), method="statistical")
+
+
+def _secure_law(scores, epsilon, *, monotone, ctx):
+    return report_noisy_max_distribution(scores, epsilon, monotone=monotone, ctx=ctx, secure=True)
+
+
+@register("report_noisy_max.secure_privacy_exhaustive",
+          "float-safe report-noisy-max (grid indices + exact discrete Laplace, lowest-index ties) is eps-DP: "
+          "exact max divergence of its law over all neighbours, datasets of size <= 3, domain <= 4, eps in {1, 2}",
+          covers=("refdp.mechanisms.report_noisy_max",
+                  "refdp.mechanisms.report_noisy_max_distribution"))
+def secure_privacy_quick():
+    return summarise(*sweep(_secure_law, 3, QUICK_EPSILONS))
+
+
+@register("report_noisy_max.secure_sampler_matches_law",
+          "report_noisy_max(secure=True) samples agree with report_noisy_max_distribution(secure=True) "
+          "(exact binomial test, false-failure rate 3e-6)",
+          covers=("refdp.mechanisms.report_noisy_max",))
+def secure_sampler():
+    n = 200_000
+    rng = np.random.default_rng(SEED + 1)
+    parts = []
+    for scores, eps, monotone in (([0.0, 1.0, 3.0, 3.0, -2.0], 1.0, False),
+                                  ([0.0, 1.0, 3.0, 3.0, -2.0], 1.0, True),
+                                  ([0.25, 0.0, 0.0009765625], 50.0, False)):   # ties on the grid
+        draws = report_noisy_max(scores, eps, monotone=monotone, rng=rng, size=n)
+        probs = report_noisy_max_distribution(scores, eps, monotone=monotone, exact=True, dps=30, secure=True)
+        parts.append(sampler_check(draws, probs, ALPHA, SEED + 1,
+                                   f"scores {scores}, eps {eps}, monotone={monotone}, secure"))
     verdict = worst_verdict(p.verdict for p in parts)
     return CheckResult(sum(p.measured for p in parts), 0, verdict, 0,
                        " | ".join(p.detail for p in parts), method="statistical")

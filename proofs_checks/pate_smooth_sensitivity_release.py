@@ -225,3 +225,106 @@ def laplace_admissible():
                         worst, where = ratio, f"eps_r={eps_r}, delta_r={delta_r}, log(S'/S)={r_exp} beta, shift={shift}"
     return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions; largest hockey-stick / delta_r = {mpmath.nstr(worst, 4)} at {where}", method="estimated")
+
+
+def discrete_laplace_hockey_stick(c, k1, t1, k2, t2, epsilon):
+    """sum over integers y of max(0, p1(y) - e^eps p2(y)), p_i discrete Laplace centred k_i of scale t_i.
+
+    ``p(y) = tanh(1 / (2 t)) exp(-|y - k| / t)`` (Canonne, Kamath and Steinke
+    2020, Definition 2 with their normalisation). Between and beyond the
+    integer centres ``log p1 - log p2 - eps`` is linear in ``y``; on each
+    piece the integers where it is positive form a range, summed as geometric
+    series in closed form; the integers within 2 of the root are added one by
+    one, so rounding the root cannot drop a positive term. Computed in the
+    mpmath context ``c``.
+    """
+    k1, k2 = int(k1), int(k2)
+    t1, t2, eps = (c.mpf(Fraction(v).numerator) / Fraction(v).denominator for v in (t1, t2, epsilon))
+    q1, q2 = c.exp(-1 / t1), c.exp(-1 / t2)
+    n1, n2 = c.tanh(1 / (2 * t1)), c.tanh(1 / (2 * t2))
+    e = c.exp(eps)
+
+    def pmf(y, k, q, n):
+        return n * q ** abs(y - k)
+
+    def series(u, v, k, q, n):
+        """sum of pmf over integers u..v (v may be +inf, u may be -inf), all on one side of k."""
+        if u is not None and v is not None and u > v:
+            return c.mpf(0)
+        if u is not None and u >= k:
+            top = 0 if v is None else q ** (v - k + 1)
+            return n * (q ** (u - k) - top) / (1 - q)
+        bot = 0 if u is None else q ** (k - u + 1)
+        return n * (q ** (k - v) - bot) / (1 - q)
+
+    def logratio(y):
+        return c.log(pmf(y, k1, q1, n1)) - c.log(pmf(y, k2, q2, n2)) - eps
+
+    lo, hi = min(k1, k2), max(k1, k2)
+    pieces = [(None, lo), (lo + 1, hi), (hi + 1, None)]
+    total = c.mpf(0)
+    for u, v in pieces:
+        if u is not None and v is not None and u > v:
+            continue
+        a = (u if u is not None else v - 1)
+        b = a + 1 if (v is None or a + 1 <= v) else a
+        if a == b:   # a single integer
+            total += max(0, pmf(a, k1, q1, n1) - e * pmf(a, k2, q2, n2))
+            continue
+        la, lb = logratio(a), logratio(b)
+        slope = (lb - la) / (b - a)
+        if slope == 0:
+            if la > 0:
+                total += series(u, v, k1, q1, n1) - e * series(u, v, k2, q2, n2)
+            continue
+        root = a - la / slope
+        r = int(c.floor(root))
+        near = [y for y in range(r - 2, r + 4) if (u is None or y >= u) and (v is None or y <= v)]
+        for y in near:
+            total += max(0, pmf(y, k1, q1, n1) - e * pmf(y, k2, q2, n2))
+        if slope > 0:          # positive beyond the root
+            s, w = max(r + 4, u) if u is not None else r + 4, v
+        else:                  # positive before the root
+            s, w = u, min(r - 3, v) if v is not None else r - 3
+        if (s is None or w is None or s <= w):
+            total += series(s, w, k1, q1, n1) - e * series(s, w, k2, q2, n2)
+    return total
+
+
+@register("pate.smooth_discrete_laplace_noise_admissible",
+          "secure release: k + Z_t, Z_t discrete Laplace with a from smooth_laplace_parameters and beta for "
+          "the lowered delta, is (eps_r, delta_r)-DP for integer shifts |k - k'| <= a min(t, t') and "
+          "t'/t in [e^-beta, e^beta], exact hockey-stick sums",
+          covers=("refdp.pate.release_epsilon",))
+def discrete_laplace_admissible():
+    import math
+    from refdp.mechanisms._float_safe import SMOOTH_BETA_MARGIN
+    verdicts, worst, where = [], mpmath.mpf(0), ""
+    for eps_r, delta_r in ((1.0, 1e-6), (0.5, 1e-5), (2.0, 1e-3), (0.1, 1e-8)):
+        a = eps_r / 2
+        # the parameters release_epsilon(secure=True) uses
+        _, beta = smooth_laplace_parameters(eps_r, delta_r * (1.0 + math.exp(-a)) / 2.0 * (1.0 - 2.0**-40))
+        beta_t = Fraction(beta)       # the scale t is beta-smooth (S at beta - margin, then rounding)
+        for s_over_g in (0, 3, 40):
+            t = (Fraction(s_over_g) + 1) / Fraction(a)
+            for r_exp in (-1, 0, 1):
+                # t' = t e^(r_exp beta), rounded toward t (inside the admissible ratio range)
+                ratio = Fraction(math.exp(float(beta_t) * r_exp)) * (1 - Fraction(r_exp, 2**40))
+                t2 = t * ratio
+                dk_max = math.floor(Fraction(a) * min(t, t2))
+                for dk in sorted({0, dk_max // 2, dk_max}):
+                    for forward in (True, False):
+                        def hs(c, t=t, t2=t2, dk=dk, forward=forward, eps_r=eps_r):
+                            if forward:
+                                return discrete_laplace_hockey_stick(c, 0, t, dk, t2, eps_r)
+                            return discrete_laplace_hockey_stick(c, dk, t2, 0, t, eps_r)
+
+                        v, lhs, _ = decide_leq(hs, lambda c, d=delta_r: c.mpf(d), DPS)
+                        verdicts.append(v)
+                        if lhs / delta_r > worst:
+                            worst = lhs / delta_r
+                            where = (f"eps_r={eps_r}, delta_r={delta_r}, S/g={s_over_g}, "
+                                     f"log(t'/t)={r_exp} beta, k'-k={dk}")
+    return CheckResult(worst, 1, worst_verdict(verdicts), DPS,
+                       f"{len(verdicts)} decisions; largest hockey-stick / delta_r = {mpmath.nstr(worst, 4)} "
+                       f"at {where}", method="estimated")

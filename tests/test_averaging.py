@@ -207,3 +207,56 @@ def test_privacy_sweep_holds_and_flags_halved_scale():
     bad = summarise(*sweep(QUICK, (1.0,), scale=lambda e, k: 1 / (2 * Fraction(e) * k)))
     assert good.verdict is Verdict.HOLDS and good.measured <= 1
     assert bad.verdict is Verdict.FAILS and bad.measured > 1
+
+
+class _Words:
+    """A stand-in Generator: given 53-bit uniforms, then given 64-bit words."""
+
+    def __init__(self, uniforms, words):
+        self._u = list(uniforms)
+        self._w = list(words)
+        self.bit_generator = self
+
+    def random(self, n):
+        out, self._u = self._u[:n], self._u[n:]
+        return np.array(out)
+
+    def random_raw(self):
+        return self._w.pop(0)
+
+
+def test_exact_bernoulli_refines_when_the_first_bits_straddle_g():
+    from fractions import Fraction
+    import mpmath
+    from refdp.prediction.averaging import _exact_bernoulli_g, clipped_laplace_mean
+    k, b = 10, Fraction(1, 5)
+    g = clipped_laplace_mean(Fraction(3, 10), b, exact=True, dps=60)       # g(0.3), irrational
+    r = int(mpmath.floor(g * 2**53))                                        # r 2**-53 < g < (r + 1) 2**-53
+    u = r / 2**53
+    gf = Fraction(mpmath.nstr(g, 60))                                       # within 1e-59 of g
+    cut = gf * 2**117 - r * 2**64             # one more word w: U < g iff w + 1 <= cut (gf is 1e-59 from g)
+    edge = int(cut // 1)
+    for w in (0, 2**63, 2**64 - 1, edge - 1, edge + 1):
+        got = _exact_bernoulli_g(np.array([3]), k, b, _Words([u], [w]))[0]
+        assert got == (w + 1 <= cut), (w, got)
+    # w = edge leaves g inside U's interval again: a second word decides
+    cut2 = gf * 2**181 - (r * 2**64 + edge) * 2**64
+    for w2 in (0, 2**64 - 1, int(cut2 // 1) - 1, int(cut2 // 1) + 1):
+        got = _exact_bernoulli_g(np.array([3]), k, b, _Words([u], [edge, w2]))[0]
+        assert got == (w2 + 1 <= cut2), (w2, got)
+    # v = 1/2: g = 1/2 exactly, decided by the first bit of U
+    assert _exact_bernoulli_g(np.array([5]), k, b, _Words([0.5 - 2**-53], []))[0]
+    assert not _exact_bernoulli_g(np.array([5]), k, b, _Words([0.5], []))[0]
+
+
+def test_exact_bernoulli_agrees_with_the_float_probability_away_from_it():
+    from fractions import Fraction
+    from refdp.prediction.averaging import _exact_bernoulli_g, clipped_laplace_mean
+    k, b = 8, Fraction(1, 4)
+    counts = np.arange(k + 1).repeat(50)
+    u = np.random.default_rng(5).random(counts.size)
+    got = _exact_bernoulli_g(counts, k, b, np.random.default_rng(5))
+    w = np.minimum(counts, k - counts) / k
+    g = clipped_laplace_mean(w, float(b))
+    far = np.abs(u - g) > 1e-12
+    assert far.sum() > 400 and np.array_equal(got[far], (u < g)[far])

@@ -333,3 +333,115 @@ def test_privacy_checks_hold_and_flag_wrong_variants():
     assert halved_sigma.verdict is Verdict.FAILS
     slightly = zcdp_result(lambda s, r: discrete_gaussian_sigma2(s, r) * F(99, 100))
     assert slightly.verdict is Verdict.FAILS
+
+
+# ------------------------------------------- scale errors are caught ----
+#
+# The cell tests above check the shape of the law; these check its scale. The
+# statistic is the count of draws with |Z| >= c, Binomial(n, p) under the law,
+# with c near the point where a change of scale moves p the most relative to
+# its standard deviation (c = round(1.6 t) for the Laplace scale t, round(1.6
+# sigma) for the Gaussian; c = 1 for small parameters). The acceptance
+# interval is the exact binomial one at level ALPHA_SCALE / (number of scale
+# tests), so a correct sampler fails one of them with probability at most
+# ALPHA_SCALE = 1e-6 in all. n is chosen from the exact p at the true and at
+# the 5%-larger parameter so that the shift of the expected count is at least
+# (z_{level/2} + z_{0.001}) standard deviations: a sampler whose scale is off
+# by 5% is rejected with probability about 0.999 or more (normal
+# approximation), and the tests below show that one is rejected. Parameters
+# whose law is nearly a point mass (sigma = 1/10: P[Z != 0] ~ 4e-22) cannot be
+# tested by sampling at all; their correctness rests on the exact algorithm
+# and on kernel == twin.
+
+ALPHA_SCALE = 1e-6
+SCALE_LAPLACE = [F(1, 10), F(1, 3), 1, 0.7, F(5, 2), 10, 3.14159, 137, 10**4, 10**6, 1e6 * math.pi]
+SCALE_GAUSS = [F(1, 2), 1, F(3, 2), 3, 25, 10**3, 10**6, 0.7]               # 0.7: sigma**2 = 0.49 in binary
+SCALE_GAUSS_SLOW = [math.pi, 1000 * math.sqrt(2), 1e6 * math.e]           # float sigma**2, pure-Python twin
+N_SCALE_TESTS = len(SCALE_LAPLACE) + len(SCALE_GAUSS) + len(SCALE_GAUSS_SLOW)
+_SCALE_LEVEL = ALPHA_SCALE / N_SCALE_TESTS
+_N_CAP = 6_000_000
+
+
+def _laplace_tail(c, t):
+    """P[|Z| >= c], c >= 1, discrete Laplace of scale t: 2 q**c / (1 + q), q = exp(-1/t)."""
+    import mpmath
+    with mpmath.workdps(30):
+        q = mpmath.exp(-1 / mpmath.mpf(F(t).numerator) * F(t).denominator)
+        return float(2 * q**c / (1 + q))
+
+
+def _gauss_tail(c, sigma):
+    """P[|Z| >= c], c >= 1, discrete Gaussian with parameter sigma (mpmath, 30 digits).
+
+    sigma <= 50: direct sums of exp(-k**2 / (2 s2)) over |k| <= 60 sigma + 60
+    (the rest is below 1e-700 relative). sigma > 20: Euler-Maclaurin,
+    sum_{k >= c} f(k) = int_c^inf f + f(c)/2 - f'(c)/12 + R with |R| below
+    f(c) (c / s2)**3 / 720 up to a constant (relative 8e-10 at sigma = 40, less beyond), and the
+    total sqrt(2 pi) sigma (1 + 2 exp(-2 pi**2 s2) + ...) = sqrt(2 pi) sigma to
+    far more than double precision.
+    """
+    import mpmath
+    with mpmath.workdps(30):
+        sig = mpmath.mpf(F(sigma).numerator) / F(sigma).denominator
+        s2 = sig * sig
+        f = lambda k: mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * s2))  # noqa: E731
+        if sig <= 50:
+            top = int(60 * sig) + 60
+            total = 1 + 2 * mpmath.fsum(f(k) for k in range(1, top))
+            tail = 2 * mpmath.fsum(f(k) for k in range(c, top))
+        else:
+            total = mpmath.sqrt(2 * mpmath.pi) * sig
+            fc = f(c)
+            tail = 2 * (sig * mpmath.sqrt(mpmath.pi / 2) * mpmath.erfc(c / (sig * mpmath.sqrt(2)))
+                        + fc / 2 + (c / s2) * fc / 12)
+        return float(tail / total)
+
+
+def _scale_plan(tail, param, larger):
+    c = max(1, round(1.6 * float(F(param))))
+    p, p1 = tail(c, param), tail(c, larger)
+    z = stats.norm.isf(_SCALE_LEVEL / 2) + stats.norm.isf(1e-3)
+    n = math.ceil(z * z * max(p * (1 - p), p1 * (1 - p1)) / (p1 - p) ** 2 * 1.05)
+    assert n <= _N_CAP, (param, n)
+    return c, p, n
+
+
+def _scale_test(draws, c, p):
+    """True when the count of |Z| >= c is inside the exact acceptance interval of Binomial(n, p)."""
+    draws = np.asarray(draws).astype(object if np.asarray(draws).dtype == object else np.int64).ravel()
+    n = draws.size
+    cnt = int(np.count_nonzero(np.abs(draws) >= c))
+    lo, hi = stats.binom.ppf(_SCALE_LEVEL / 2, n, p), stats.binom.isf(_SCALE_LEVEL / 2, n, p)
+    return lo <= cnt <= hi, (cnt, lo, hi, n)
+
+
+def _larger(param):
+    return F(param) * F(21, 20) if isinstance(param, (int, F)) else param * 1.05
+
+
+@pytest.mark.parametrize("scale", SCALE_LAPLACE, ids=str)
+def test_discrete_laplace_scale_is_right_and_a_5_percent_error_is_caught(scale):
+    c, p, n = _scale_plan(_laplace_tail, scale, _larger(scale))
+    ok, info = _scale_test(discrete_laplace(scale, size=n, rng=np.random.default_rng(514)), c, p)
+    assert ok, ("correct sampler rejected", scale, info)
+    ok, info = _scale_test(discrete_laplace(_larger(scale), size=n, rng=np.random.default_rng(515)), c, p)
+    assert not ok, ("scale x 1.05 not detected", scale, info)
+
+
+@pytest.mark.parametrize("sigma", SCALE_GAUSS, ids=str)
+def test_discrete_gaussian_scale_is_right_and_a_5_percent_error_is_caught(sigma):
+    c, p, n = _scale_plan(_gauss_tail, sigma, _larger(sigma))
+    ok, info = _scale_test(discrete_gaussian(sigma, size=n, rng=np.random.default_rng(516)), c, p)
+    assert ok, ("correct sampler rejected", sigma, info)
+    ok, info = _scale_test(discrete_gaussian(_larger(sigma), size=n, rng=np.random.default_rng(517)), c, p)
+    assert not ok, ("sigma x 1.05 not detected", sigma, info)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma", SCALE_GAUSS_SLOW, ids=str)
+def test_discrete_gaussian_float_sigma_scale_slow(sigma):
+    c, p, n = _scale_plan(_gauss_tail, sigma, _larger(sigma))
+    ok, info = _scale_test(discrete_gaussian(sigma, size=n, rng=np.random.default_rng(518)), c, p)
+    assert ok, ("correct sampler rejected", sigma, info)
+    ok, info = _scale_test(discrete_gaussian(_larger(sigma), size=n, rng=np.random.default_rng(519)), c, p)
+    assert not ok, ("sigma x 1.05 not detected", sigma, info)

@@ -7,6 +7,7 @@ values from it.
 import decimal
 import doctest
 import importlib
+import itertools
 import math
 import re
 from pathlib import Path
@@ -494,14 +495,14 @@ def test_noisy_max_sampler_matches_distribution():
     cases = [([10, 12, 3], 1.0, False), ([0, 0.5, 2, 2], 0.8, False),
              ([5, 4, 4, 1, 0], 1.5, True), ([30, 29, 20], 2 * 0.05, False)]
     n, g = 200_000, np.random.default_rng(4242)
-    for scores, eps, monotone in cases:
-        p = report_noisy_max_distribution(scores, eps, monotone=monotone)
-        counts = np.bincount(report_noisy_max(scores, eps, monotone=monotone, rng=g, size=n),
+    for (scores, eps, monotone), secure in itertools.product(cases, (False, True)):
+        p = report_noisy_max_distribution(scores, eps, monotone=monotone, secure=secure)
+        counts = np.bincount(report_noisy_max(scores, eps, monotone=monotone, rng=g, size=n, secure=secure),
                              minlength=len(scores))
         expected = n * p
         assert expected.min() >= 5
         stat = float(((counts - expected) ** 2 / expected).sum())
-        assert stat <= scipy.stats.chi2.isf(ALPHA / len(cases), len(scores) - 1), (scores, stat)
+        assert stat <= scipy.stats.chi2.isf(ALPHA / (2 * len(cases)), len(scores) - 1), (scores, secure, stat)
 
 
 def test_noisy_max_shift_keeps_large_scores_noisy():
@@ -511,7 +512,7 @@ def test_noisy_max_shift_keeps_large_scores_noisy():
     # 16 = b). Two-sided normal approximation to the binomial count at level
     # ALPHA: |count - n p0| <= z sqrt(n p0 (1 - p0)), z = norm.isf(ALPHA / 2).
     n = 40_000
-    draws = report_noisy_max([1e17, 1e17 + 16], 1 / 8, rng=np.random.default_rng(99), size=n)
+    draws = report_noisy_max([1e17, 1e17 + 16], 1 / 8, rng=np.random.default_rng(99), size=n, secure=False)
     p0 = report_noisy_max_distribution([0, 16], "1/8")[0]
     assert abs(p0 - 3 / (4 * math.e)) < 1e-15
     z = scipy.stats.norm.isf(ALPHA / 2)
@@ -572,3 +573,36 @@ def test_user_guide_examples():
     path = Path(__file__).resolve().parent.parent / "docs" / "mechanisms.rst"
     result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10 and result.failed == 0
+
+
+def test_secure_noisy_max_exact_integers_far_apart_and_overflow():
+    # scores 1e300 apart: the grid indices differ by about 1e303, beyond int64; the winner is exact
+    assert report_noisy_max([0.0, 1e300], 1.0, rng=3) == 1
+    assert report_noisy_max([1e300, 0.0, -1e300], 1.0, rng=3, size=4).tolist() == [0, 0, 0, 0]
+    # a score whose grid index overflows a double is the standard ValueError
+    with pytest.raises(ValueError, match="The 'scores' parameter of report_noisy_max"):
+        report_noisy_max([1e308, 0.0], 1.0, rng=0)
+    # the law of the secure release, exactly: two candidates tied on the grid, lowest index first
+    p = report_noisy_max_distribution([0.5, 0.5], 1.0, secure=True, exact=True, dps=30)
+    assert p[0] > p[1] and abs(float(p[0] + p[1]) - 1) < 1e-25
+    with pytest.raises(ValueError, match="The 'scores' parameter of report_noisy_max_distribution"):
+        report_noisy_max_distribution(["1/3", 0], 1.0, secure=True)
+
+
+def test_secure_lnmax_matches_report_noisy_max_law():
+    from fractions import Fraction
+    from refdp._precision import mp_context
+    from refdp.mechanisms._discrete_argmax import discrete_argmax_law
+    from refdp.mechanisms._float_safe import _up_dyadic
+    from refdp.pate import lnmax_labels
+    # H0: lnmax_labels(secure=True) draws index j with the exact discrete law. Exact binomial
+    # acceptance interval per class at ALPHA / 3 (Bonferroni over the 3 classes).
+    counts, gamma, n = [5, 5, 1], 0.5, 60_000
+    law = discrete_argmax_law(counts, _up_dyadic(1 / Fraction(gamma)), mp_context(30))
+    draws = lnmax_labels(np.tile(counts, (n, 1)), gamma, rng=np.random.default_rng(31), secure=True)
+    got = np.bincount(draws, minlength=3)
+    for j in range(3):
+        p = float(law[j])
+        lo, hi = scipy.stats.binom.ppf(ALPHA / 6, n, p), scipy.stats.binom.isf(ALPHA / 6, n, p)
+        assert lo <= got[j] <= hi, (j, got[j], lo, hi)
+    assert float(law[0]) > float(law[1])        # the tie between classes 0 and 1 goes to class 0

@@ -62,8 +62,10 @@ def test_smooth_sensitivity_decreases_with_consensus_and_beta():
 
 def test_release_is_seeded_and_adds_one_scaled_laplace_draw():
     counts = np.tile([230, 12, 8], (30, 1))
-    r1 = release_epsilon(counts, 0.05, 1e-5, order=16.0, epsilon_release=1.0, delta_release=1e-6, rng=4)
-    r2 = release_epsilon(counts, 0.05, 1e-5, order=16.0, epsilon_release=1.0, delta_release=1e-6, rng=4)
+    r1 = release_epsilon(counts, 0.05, 1e-5, order=16.0, epsilon_release=1.0, delta_release=1e-6, rng=4,
+                         secure=False)
+    r2 = release_epsilon(counts, 0.05, 1e-5, order=16.0, epsilon_release=1.0, delta_release=1e-6, rng=4,
+                         secure=False)
     assert r1 == r2
     a, beta = smooth_laplace_parameters(1.0, 1e-6)
     assert r1.smooth_sensitivity.beta == beta and r1.noise_scale >= r1.smooth_sensitivity.value / a
@@ -73,6 +75,33 @@ def test_release_is_seeded_and_adds_one_scaled_laplace_draw():
     assert r1.epsilon_tail == (r1.noisy_log_moment + -math.log(1e-5)) / 16.0
     assert r1.epsilon_rdp < r1.epsilon_tail
     assert (r1.epsilon_release, r1.delta_release, r1.order, r1.delta) == (1.0, 1e-6, 16.0, 1e-5)
+
+
+def test_secure_release_is_grid_index_plus_one_exact_discrete_laplace_draw():
+    from fractions import Fraction
+    from refdp.mechanisms import discrete_laplace
+    from refdp.mechanisms._float_safe import SMOOTH_BETA_MARGIN, _up_dyadic
+    counts = np.tile([230, 12, 8], (30, 1))
+    gamma, lam = 0.05, 16.0
+    r = release_epsilon(counts, gamma, 1e-5, order=lam, epsilon_release=1.0, delta_release=1e-6, rng=4)
+    assert r == release_epsilon(counts, gamma, 1e-5, order=lam, epsilon_release=1.0, delta_release=1e-6,
+                                rng=4, secure=True)
+    a = 0.5
+    # beta for the lowered delta (the discrete tail), less the smoothness margin
+    _, beta = smooth_laplace_parameters(1.0, 1e-6 * (1 + math.exp(-a)) / 2 * (1 - 2.0**-40))
+    assert r.smooth_sensitivity.beta == beta - SMOOTH_BETA_MARGIN
+    bound = 30 * min(2 * gamma**2 * lam * (lam + 1), 2 * gamma * lam)
+    g = 2.0 ** (math.frexp(bound)[1] - 51)
+    assert g <= bound * 2.0**-50 < 2 * g
+    k = round(r.smooth_sensitivity.log_moment / g)
+    t = Fraction(r.smooth_sensitivity.value) / Fraction(g) + 1
+    t /= Fraction(a)
+    t_up = _up_dyadic(t)                 # 48 significant bits, rounded up
+    assert t <= t_up <= t * (1 + Fraction(1, 2**46)) and Fraction(float(t_up)) == t_up
+    z = int(discrete_laplace(t_up, rng=4))
+    assert Fraction(r.noisy_log_moment) == Fraction(g) * (k + z)     # exactly on the grid
+    assert r.noise_scale == math.nextafter(float(t_up) * g, math.inf)
+    assert r.epsilon_tail == (r.noisy_log_moment + -math.log(1e-5)) / lam
 
 
 @pytest.mark.parametrize("call,name,owner", [

@@ -407,3 +407,30 @@ def test_vote_law_matches_brute_force_over_assignments():
         p = mixture((total, items), 1.0)
         assert abs(p[0] + p[1] - 1) < mpmath.mpf(10) ** -28
     assert Fraction(sum(w for _, w in items), total) == 1
+
+
+@pytest.mark.parametrize("counts,epsilon", [([7, 5, 0], 0.5), ([3, 3, 3, 2], 1.0), ([20, 19], 0.1),
+                                             ([4, 1, 0], 3e-20)])     # 3e-20: x beyond 64 bits, exact twin
+def test_exact_soft_majority_sampler_follows_the_exact_law(counts, epsilon):
+    # H0: the index has the law exp(eps n_j / 2) / sum. Exact binomial acceptance interval per
+    # class at level 1e-6 / (4 cases * classes) (Bonferroni), 20,000 draws per case.
+    from fractions import Fraction
+    from scipy import stats
+    from refdp.prediction.soft_majority import _exact_soft_majority_index, soft_majority_probabilities
+    n = 20_000
+    rng = np.random.default_rng(123)
+    draws = np.array([_exact_soft_majority_index(counts, Fraction(epsilon) / 2, rng) for _ in range(n)])
+    law = soft_majority_probabilities(counts, epsilon, exact=True, dps=30)
+    got = np.bincount(draws, minlength=len(counts))
+    a = 1e-6 / (4 * len(counts))
+    for j, p in enumerate(law):
+        lo, hi = stats.binom.ppf(a / 2, n, float(p)), stats.binom.isf(a / 2, n, float(p))
+        assert lo <= got[j] <= hi, (counts, epsilon, j, got[j], lo, hi)
+
+
+def test_exact_soft_majority_sampler_is_deterministic_for_a_seed():
+    from fractions import Fraction
+    from refdp.prediction.soft_majority import _exact_soft_majority_index
+    a = [_exact_soft_majority_index([5, 4, 0], Fraction(1, 2), np.random.default_rng(9)) for _ in range(3)]
+    assert len(set(a)) == 1
+    assert _exact_soft_majority_index([0], Fraction(1, 2), np.random.default_rng(9)) == 0

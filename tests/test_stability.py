@@ -307,21 +307,52 @@ def test_classical_sigma_never_below_mpmath(beta, eps, delta):
 
 
 def test_extra_loss_bound_of_the_predictor():
-    sp = StablePredictor(mean_learner, 0.2, 0.5, output_range=None)
+    # the textbook release: Lemma 4.5's constants
+    sp = StablePredictor(mean_learner, 0.2, 0.5, output_range=None, secure=False)
     b = sp.scale
     assert sp.extra_loss_bound(lipschitz=1.0) == lemma_4_5_lipschitz_extra_loss(1.0, 0.2, 0.5) == b
     assert sp.extra_loss_bound(smoothness=0.25) >= 0.25 * b * b
     assert sp.extra_loss_bound(lipschitz=1.0, smoothness=0.25) == min(b, 0.25 * b * b)
-    g = StablePredictor(mean_learner, 0.2, None, rho=0.5, noise="gaussian", output_range=None)
+    g = StablePredictor(mean_learner, 0.2, None, rho=0.5, noise="gaussian", output_range=None, secure=False)
     with mpmath.workdps(50):
         exact = mpmath.mpf(g.scale) * mpmath.sqrt(2 / mpmath.pi)
         assert mpmath.mpf(g.extra_loss_bound(lipschitz=1.0)) >= exact
         assert mpmath.mpf(g.extra_loss_bound(lipschitz=1.0)) - exact < 1e-15 * exact
     assert g.extra_loss_bound(smoothness=2.0) >= g.scale ** 2
+    # the float-safe default: grid scale and rounding offset included
+    sp = StablePredictor(mean_learner, 0.2, 0.5, output_range=None)
+    assert b * (1 + 2**-10) + 0.2 * 2**-11 <= sp.extra_loss_bound(lipschitz=1.0) <= b * 1.002
+    assert sp.extra_loss_bound(lipschitz=1.0, smoothness=0.25) >= 0.25 * b * b
+    with pytest.raises(ValueError, match="The 'lipschitz' parameter of StablePredictor.extra_loss_bound"):
+        sp.extra_loss_bound(smoothness=0.25)
+    g = StablePredictor(mean_learner, 0.2, None, rho=0.5, noise="gaussian", output_range=None)
+    assert g.scale * (1 + 2**-9) <= g.extra_loss_bound(lipschitz=1.0) <= g.scale * 1.003
     with pytest.raises(ValueError, match="The 'lipschitz' parameter of StablePredictor.extra_loss_bound"):
         sp.extra_loss_bound()
     with pytest.raises(ValueError, match="The 'smoothness' parameter"):
-        sp.extra_loss_bound(smoothness=-1.0)
+        sp.extra_loss_bound(lipschitz=1.0, smoothness=-1.0)
+
+
+def test_secure_extra_loss_bound_holds_on_data():
+    """Mean |released - prediction| of the float-safe release stays below the Lipschitz bound (L = 1).
+
+    One-sided z-test on 40,000 releases with the sample standard deviation,
+    at false-failure rate 1e-6 (z = 4.75; the mean of |noise| has all moments,
+    so the normal approximation is accurate at this n).
+    """
+    from refdp.prediction.stability import stable_prediction
+    rng = np.random.default_rng(77)
+    for kwargs in ({"epsilon": 0.5}, {"rho": 0.5, "noise": "gaussian"}, {"epsilon": 0.5, "delta": 1e-5,
+                                                                        "noise": "gaussian"}):
+        sp = StablePredictor(mean_learner, 0.2, kwargs.get("epsilon"),
+                             **{k: v for k, v in kwargs.items() if k != "epsilon"}, output_range=None)
+        bound = sp.extra_loss_bound(lipschitz=1.0)
+        values = np.full(40_000, 0.3141592653589793)
+        out = stable_prediction(values, 0.2, kwargs.get("epsilon"), rng=rng, output_range=None,
+                                **{k: v for k, v in kwargs.items() if k != "epsilon"})
+        dev = np.abs(out - values)
+        assert dev.mean() - 4.75 * dev.std() / np.sqrt(dev.size) <= bound, (kwargs, dev.mean(), bound)
+        assert dev.mean() >= 0.5 * bound                     # the bound is not vacuous
 
 
 def test_laplace_absolute_moments():

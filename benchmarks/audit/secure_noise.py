@@ -17,6 +17,15 @@ once with the float-safe default and once with ``secure=False``:
   prediction 0 vs 1 with ``beta = 1``, no clipping, audited against
   (epsilon, 1e-5); the classical calibration needs epsilon < 1, so 0.99
   stands for 1;
+* ``objective_perturbation`` in d = 1 on the ERM pair above (Algorithm 2,
+  logistic loss): it has no float-safe path (docs/theory/secure_noise.rst,
+  "What is not covered"), so only its floating-point release is audited,
+  one solver call per output, with at most 400,000 outputs per dataset;
+* ``refdp.pate.release_epsilon`` (the smooth-sensitivity release of PATE's
+  log-moment; Lemma 4 statistic, two-sided, gamma = 0.05, order 8,
+  delta_r = 1e-6) on 5 queries of 250 teachers voting ``(200, 30, 20)`` vs
+  one teacher moved from the first class to the second on every query;
+  audited against (epsilon_r, 1e-6);
 * ``private_hessian`` (logistic loss, d = 2, ``theta = 0``, ``mu = 0.1``) on
   20 rows, ten ``e_1`` and ten ``e_2``, vs one ``e_1`` replaced by ``e_2``
   (the Frobenius sensitivity ``sqrt(2) c / n`` is attained), epsilon-DP and
@@ -142,6 +151,23 @@ def erm_batch(epsilon, secure, zcdp_rho=None):
     return mech
 
 
+OBJECTIVE_SAMPLES = 400_000
+
+
+def objective_batch(epsilon):
+    """objective_perturbation(X, y, LogisticLoss(), epsilon, 0.5).theta[0], one solver call per output."""
+    from refdp.erm.objective_perturbation import objective_perturbation_budget, release_objective_perturbation
+    loss = LogisticLoss()
+    data = {k: (X.astype(np.float64), y.astype(np.float64)) for k, (X, y) in erm_data().items()}
+    budget = objective_perturbation_budget(epsilon, loss.curvature, 20, ERM_LAMBDA)
+
+    def mech(key, n, rng):
+        X, y = data[int(np.asarray(key).reshape(-1)[0])]
+        return np.array([release_objective_perturbation(X, y, loss, ERM_LAMBDA, budget, rng=rng).theta[0]
+                         for _ in range(n)])
+    return mech
+
+
 def stability_batch(epsilon, secure):
     """stable_prediction([a], beta=1, epsilon, delta=1e-5, noise='gaussian', output_range=None)."""
     def mech(value, n, rng):
@@ -188,6 +214,36 @@ def hessian_batch(privacy, value, secure):
     return mech
 
 
+PATE_GAMMA, PATE_ORDER, PATE_DELTA, PATE_DELTA_R = 0.05, 8.0, 1e-5, 1e-6
+
+
+def pate_data():
+    d = np.tile([200, 30, 20], (5, 1))
+    d2 = np.tile([199, 31, 20], (5, 1))
+    return {0: d, 1: d2}
+
+
+def pate_batch(epsilon, secure):
+    """release_epsilon(counts, 0.05, 1e-5, order=8, epsilon_release=epsilon, delta_release=1e-6).noisy_log_moment."""
+    from refdp.mechanisms._float_safe import smooth_laplace_release
+    from refdp.pate import smooth_laplace_parameters, smooth_sensitivity
+    from refdp.pate.smooth_sensitivity import _secure_parameters
+    data = pate_data()
+
+    def mech(key, n, rng):
+        counts = data[int(np.asarray(key).reshape(-1)[0])]
+        if secure:
+            ss, a, step = _secure_parameters(counts, PATE_GAMMA, PATE_ORDER, epsilon, PATE_DELTA_R, "lemma4",
+                                             True, "release_epsilon")
+            out, _ = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, "release_epsilon", size=n)
+            return out
+        a, beta = smooth_laplace_parameters(epsilon, PATE_DELTA_R)
+        ss = smooth_sensitivity(counts, PATE_GAMMA, PATE_ORDER, beta)
+        scale = math.nextafter(ss.value / a, math.inf)
+        return ss.log_moment + scale * rng.laplace(0.0, 1.0, size=n)
+    return mech
+
+
 def consistency_check():
     """The batch paths return what the public functions return for one release."""
     for seed in range(5):
@@ -213,6 +269,15 @@ def consistency_check():
                 H = private_hessian(X, y, LogisticLoss(), np.zeros(2), HESS_MU, rng=seed, secure=secure, **kw)
                 got = hessian_batch(privacy, value, secure)(1, 1, np.random.default_rng(seed))[0]
                 assert np.array_equal(got, H.noisy[np.triu_indices(2)]), (secure, privacy)
+        from refdp.erm import objective_perturbation
+        X, y = erm_data()[0]
+        r = objective_perturbation(X, y, LogisticLoss(), 1.0, ERM_LAMBDA, rng=seed)
+        assert objective_batch(1.0)(0, 1, np.random.default_rng(seed))[0] == r.theta[0]
+        from refdp.pate import release_epsilon
+        for secure in (True, False):
+            r = release_epsilon(pate_data()[1], PATE_GAMMA, PATE_DELTA, order=PATE_ORDER, epsilon_release=0.5,
+                                delta_release=PATE_DELTA_R, rng=seed, secure=secure)
+            assert pate_batch(0.5, secure)(1, 1, np.random.default_rng(seed))[0] == r.noisy_log_moment, secure
     print("batch paths agree with the public functions", flush=True)
 
 
@@ -230,6 +295,11 @@ def cases():
             eps_c = min(eps, 0.99)
             yield (f"stable_prediction, classical Gaussian, eps={eps_c:g} ({tag})", eps_c, DELTA,
                    stability_batch(eps_c, secure), PAIR_1D)
+            yield (f"pate release_epsilon, Q=5 ({tag})", eps, PATE_DELTA_R, pate_batch(eps, secure),
+                   [(0, 1, "D vs D'")])
+            if not secure:
+                yield (f"objective_perturbation, d=1 (floating point only)", eps, 0.0, objective_batch(eps),
+                       [(0, 1, "D vs D'")])
             yield (f"private_hessian, d=2, epsilon ({tag})", eps, 0.0, hessian_batch("pure", eps, secure),
                    [(0, 1, "D vs D'")])
             yield (f"private_hessian, d=2, rho={rho:.4g} ({tag})", eps, DELTA, hessian_batch("zcdp", rho, secure),
@@ -249,7 +319,8 @@ def main(argv=None):
         if args.only not in name:
             continue
         t0 = time.perf_counter()
-        res = audit_black_box(mech, pairs, eps, claimed_delta=delta, n_samples=args.samples, tolerance=0,
+        samples = min(args.samples, OBJECTIVE_SAMPLES) if name.startswith("objective") else args.samples
+        res = audit_black_box(mech, pairs, eps, claimed_delta=delta, n_samples=samples, tolerance=0,
                               float_bits=True, rng=args.seed, progress=False)
         secs = time.perf_counter() - t0
         rows.append({"mechanism": name, "claimed_epsilon": eps, "claimed_delta": delta,

@@ -183,6 +183,11 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     regularization : float > 0, default 0.01
         ``Lambda``.
     method : {"objective", "output"}, default "objective"
+        ``"output"`` is released float-safe (private for the doubles
+        returned); ``"objective"`` is **not**: its guarantee is about the
+        real-valued mechanism only (see :func:`refdp.erm.objective_perturbation`,
+        Warnings). Use ``"output"`` where the release must be private as
+        implemented.
     classes : pair of labels or "infer", default (-1, 1)
         Declared labels; ``classes[0]`` is mapped to -1 and ``classes[1]`` to
         +1. ``"infer"`` reads them from ``y`` (not private; see the module
@@ -272,6 +277,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     epsilon : float > 0, default 1.0
     regularization : float > 0, default 0.01
     method : {"objective", "output"}, default "objective"
+        ``"objective"`` is not float-safe (see :class:`PrivateLogisticRegression`'s
+        ``method``); ``"output"`` is.
     huber_width : float > 0, default 0.5
         ``h``; smaller values approach the hinge loss but raise the
         curvature ``c = 1/(2h)`` that objective perturbation pays for.

@@ -272,6 +272,19 @@ def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_T
         On invalid parameters, NaN features, labels outside ``{-1, +1}`` or
         rows outside the ball without ``clip``.
 
+    Warnings
+    --------
+    **Not float-safe.** The noise vector ``b`` is drawn in double precision
+    and the release is the computed minimiser, so the guarantee above is a
+    statement about the real-valued mechanism, not about the doubles
+    returned (Mironov 2012). The float-safe grid construction used by every
+    additive release in refdp does not apply: the proof of [CMS11]_ Theorem 2 is a change
+    of variables through the continuous density of ``b``, and a ``b`` on a
+    grid makes the output supports of neighbouring datasets almost surely
+    disjoint (``docs/theory/secure_noise.rst``, "What is not covered"). For a
+    release that is private as implemented use :func:`refdp.erm.output_perturbation`, whose ``secure=True``
+    default is.
+
     Notes
     -----
     epsilon-DP ([CMS11]_ Theorem 2, Corollary 4 for the Huber hinge) for the

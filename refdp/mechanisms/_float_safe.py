@@ -13,7 +13,8 @@ integer alone, whose law is that of the mathematical mechanism.
   sensitivity, through ``||u||_1 <= sqrt(d) ||u||_2`` (epsilon-DP).
 
 Each returns a :class:`GridNoise`; :func:`release` applies it to a value.
-This module is the only place that imports the integer samplers.
+:func:`smooth_laplace_release` is the smooth-sensitivity release on a public
+grid (Theorem 4 of the theory page).
 
 References
 ----------
@@ -35,7 +36,12 @@ from .._validation import Described, parameter_error
 from .discrete import discrete_gaussian, discrete_laplace
 
 __all__ = ["GridNoise", "GRID_BITS", "grid_step", "laplace_grid", "gaussian_grid", "l2_laplace_grid",
-           "release"]
+           "release", "smooth_laplace_release", "SMOOTH_BETA_MARGIN"]
+
+#: The smooth bound is computed for ``beta - SMOOTH_BETA_MARGIN`` so that the
+#: upward rounding of the grid scale (relative ``2**-47`` at most) keeps the
+#: scale ``beta``-smooth (``docs/theory/secure_noise.rst``, Theorem 4).
+SMOOTH_BETA_MARGIN = 2.0**-46
 
 #: The grid step is at most ``sensitivity / (2**GRID_BITS * spread)``.
 GRID_BITS = 10
@@ -208,3 +214,28 @@ def release(value: np.ndarray, noise: GridNoise, rng, owner: str, name: str = "v
     m = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
     y = np.clip(k + z, -m, m)
     return y.astype(np.float64) * g
+
+
+def smooth_laplace_release(value: float, smooth_bound: float, a: float, step: float, rng, owner: str,
+                           name: str = "value", size=None):
+    """Smooth-sensitivity Laplace release on a data-independent grid (Theorem 4 of the theory page).
+
+    Returns ``(g * clamp(round(value / g) + Z), g * t)`` with ``g = step`` (a
+    public power of two), ``Z`` discrete Laplace of scale ``t``, the smallest
+    48-bit dyadic rational ``>= (smooth_bound / g + 1) / a``. If
+    ``smooth_bound`` is a ``beta'``-smooth upper bound of the local
+    sensitivity of ``value`` with ``beta' + 2**-46 <= beta``, then ``t`` is
+    ``beta``-smooth and ``a * t`` bounds the change of the grid index between
+    neighbours (``docs/theory/secure_noise.rst``, Theorem 4). With ``size``
+    (an int) the first element is an array of ``size`` independent releases.
+    """
+    g = float(step)
+    k = int(_index(np.asarray(value, dtype=np.float64), g, owner, name))
+    t = _up_dyadic((Fraction(smooth_bound) / Fraction(g) + 1) / Fraction(a))
+    m = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
+    scale = math.nextafter(float(t) * g, math.inf)
+    if size is None:
+        z = int(discrete_laplace(t, rng=rng))
+        return float(max(-m, min(m, k + z))) * g, scale
+    z = np.clip(np.asarray(discrete_laplace(t, size=size, rng=rng), dtype=np.int64), -(2**60), 2**60)
+    return np.clip(k + z, -m, m).astype(np.float64) * g, scale

@@ -24,14 +24,16 @@ import numpy as np
 from .._validation import check_array, check_rng, check_scalar, parameter_error
 from ._args import DPS, POSITIVE, check_flag, check_size
 from ._exact import fraction_vector, to_fraction, to_mpf
+from ._discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from .._precision import ctx_expm1, law_context, mpf_values
 from .._rounding import upward_quotient
 
 __all__ = ["report_noisy_max", "report_noisy_max_distribution"]
 
 
-def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=None, size=None):
-    """Return ``argmax_j (scores[j] + Z_j)`` with ``Z_j`` i.i.d. Laplace(b).
+def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=None, size=None,
+                     secure=True):
+    """Return ``argmax_j (scores[j] + Z_j)`` with ``Z_j`` i.i.d. Laplace(b) (or its float-safe form).
 
     The scale is ``b = 2 sensitivity / epsilon``: if every score may move by
     up to ``sensitivity`` in *either* direction between neighbours
@@ -60,6 +62,18 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
         Source of randomness, normalised with :func:`numpy.random.default_rng`.
     size : None, int or tuple of int, optional
         Number of independent releases. ``None`` returns one int.
+    secure : bool, default True
+        Float-safe release (``docs/theory/secure_noise.rst``, Theorem 5): the
+        scores are rounded to the grid ``g Z`` of step ``g``, the largest power
+        of two ``<= sensitivity / 2**10``, exact discrete Laplace noise of scale
+        ``t >= c (floor(sensitivity / g) + 1) / epsilon`` grid steps (``c = 2``,
+        or 1 with ``monotone``) is added to the integer indices, and the
+        lowest index among the noisy maxima is returned. Its law is
+        :func:`report_noisy_max_distribution` with ``secure=True``, exactly.
+        Cost: the noise scale is larger by a factor ``1 + 2**-10`` at most.
+        ``secure=False`` keeps the textbook double-precision Laplace noise:
+        **not private as implemented** (below), kept for comparison and
+        teaching only.
 
     Returns
     -------
@@ -73,13 +87,15 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
 
     Notes
     -----
-    The noise is added to ``scores - max(scores)`` (the argmax is invariant
-    under the shift, and it keeps large scores from absorbing the noise in
-    rounding); noisy ties, which have probability 0 for real-valued noise but
-    not for doubles, go to the lowest index. The scale is rounded upward. The
-    guarantee is about real-valued noise: as for :func:`laplace_mechanism`,
-    double-precision sampling is not exactly private ([Mir12]_), though only
-    the index is released here.
+    With ``secure=True`` the proof is [DR14]_ Claim 3.9's, carried out for
+    integer scores, discrete Laplace noise and lowest-index tie-breaking
+    (``docs/theory/secure_noise.rst``, Theorem 5); the guarantee holds for the
+    index returned. With ``secure=False`` the noise is added to ``scores -
+    max(scores)`` in doubles and noisy ties, which have probability 0 for
+    real-valued noise but not for doubles, go to the lowest index; the
+    guarantee is then about real-valued noise only: as for
+    :func:`laplace_mechanism`, double-precision sampling is not exactly
+    private ([Mir12]_), though only the index is released.
 
     References
     ----------
@@ -98,7 +114,7 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
     >>> report_noisy_max([10, 12, 3], 1.0, rng=0)
     1
     >>> report_noisy_max([10, 12, 3], 1.0, rng=0, size=5).tolist()
-    [1, 1, 1, 0, 0]
+    [1, 1, 1, 1, 0]
     """
     owner = "report_noisy_max"
     scores = check_array(scores, "scores", owner, ndim=1, min_size=1)
@@ -111,7 +127,11 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
         raise parameter_error("epsilon", owner,
                               f"large enough that the Laplace scale is finite "
                               f"(sensitivity = {sensitivity!r})", epsilon)
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
+    if secure:
+        g, _, t = argmax_grid(sensitivity, epsilon, monotone)
+        return discrete_argmax(grid_indices(scores, g, owner), t, shape, rng)
     with np.errstate(over="ignore"):
         centred = scores - scores.max()      # a score more than 1.8e308 below the top is -inf
     noise = rng.laplace(0.0, scale, size=(() if shape is None else shape) + scores.shape)
@@ -120,7 +140,7 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
 
 
 def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
-                                  exact=False, dps=50, ctx=None):
+                                  exact=False, dps=50, ctx=None, secure=False):
     """Exact output distribution of :func:`report_noisy_max` ([DR14]_ Sec. 3.3).
 
     With ``b`` the Laplace scale (``2 sensitivity / epsilon``, or
@@ -155,6 +175,16 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
         the result is a list of rigorous enclosures (every operation rounded
         outward); with a real context, a list of its numbers. The context is
         not modified.
+    secure : bool, default False
+        The law of the float-safe release (``report_noisy_max(...,
+        secure=True)``, its default) instead of the real-valued mechanism:
+        lowest index of ``max_j (k_j + Z_j)`` with ``k_j = round(s_j / g)``
+        (ties to even), ``g`` the grid step for ``float(sensitivity)`` and
+        ``Z_j`` discrete Laplace of the sampler's scale ``t``; every score
+        must then be a double (or exactly representable as one) so that
+        the indices are those the sampler computes. Summed over the pieces
+        between the indices as geometric series in closed form
+        (:func:`refdp.mechanisms._discrete_argmax.discrete_argmax_law`).
 
     Returns
     -------
@@ -201,8 +231,21 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
     s = fraction_vector(scores, "scores", owner)
     eps = to_fraction(epsilon, "epsilon", owner, positive=True)
     sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
-    inverse_scale = eps / (sens if monotone else 2 * sens)
-    probs = _argmax_law([inverse_scale * v for v in s], dps, ctx)
+    secure = check_flag(secure, "secure", owner)
+    if secure:
+        for v in s:
+            if Fraction(float(v)) != v:
+                raise parameter_error("scores", owner,
+                                      "exactly representable as doubles when secure=True, "
+                                      "so that the grid indices are those report_noisy_max computes",
+                                      str(v))
+        g, _, t = argmax_grid(float(sens), eps, monotone)
+        k = [round(v / Fraction(g)) for v in s]          # round half to even, as numpy.rint
+        work = law_context(ctx, dps, 20 + len(k))
+        probs = mpf_values(discrete_argmax_law(k, t, work), ctx, dps)
+    else:
+        inverse_scale = eps / (sens if monotone else 2 * sens)
+        probs = _argmax_law([inverse_scale * v for v in s], dps, ctx)
     if exact or ctx is not None:
         return probs
     return np.array([float(p) for p in probs])

@@ -29,17 +29,21 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .._validation import check_rng, parameter_error
 from .._rounding import upward_quotient
+from ..mechanisms._args import check_flag
+from ..mechanisms.discrete import discrete_laplace
+from ..mechanisms._float_safe import _up_dyadic
 from ._args import check_counts, check_gamma
 
 __all__ = ["lnmax_labels"]
 
 
-def lnmax_labels(counts, gamma, *, rng=None):
+def lnmax_labels(counts, gamma, *, rng=None, secure=False):
     """Noisy plurality labels of a batch of queries (LNMax, [PATE17]_ Eq. 1).
 
     Parameters
@@ -54,6 +58,17 @@ def lnmax_labels(counts, gamma, *, rng=None):
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Source of the Laplace noise, normalised with
         :func:`numpy.random.default_rng`.
+    secure : bool, default False
+        Exact discrete Laplace noise of scale ``1/gamma`` (rounded up to a
+        48-bit dyadic rational) on the integer counts, lowest index among the
+        noisy maxima: (2 gamma)-DP per label for the index actually returned
+        (``docs/theory/secure_noise.rst``, Theorem 5). PATE's data-dependent
+        analyses (Lemma 4's ``q``, the exact ``q`` of
+        :func:`refdp.pate.lnmax_distribution`) are computed for continuous
+        Laplace noise and are **not** proved for this law: account a secure
+        run with the data-independent bound only. The default ``False`` keeps
+        the double-precision Laplace noise those analyses describe, which is a
+        reference implementation of the real-valued mechanism (below).
 
     Returns
     -------
@@ -88,7 +103,18 @@ def lnmax_labels(counts, gamma, *, rng=None):
     scale = upward_quotient(1.0, gamma)
     if math.isinf(scale):
         raise parameter_error("gamma", owner, "large enough that 1/gamma is a finite double", gamma)
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
+    if secure:
+        t = _up_dyadic(1 / Fraction(gamma))
+        z = np.asarray(discrete_laplace(t, size=arr.shape, rng=rng))
+        centred = arr - arr.max(axis=1, keepdims=True)          # exact: counts are int64 >= 0
+        if z.dtype == np.int64 and int(np.abs(z).max()) < 2**62:
+            y = centred + z
+        else:
+            y = centred.astype(object) + z.astype(object)
+        labels = np.argmax(y, axis=1).astype(np.int64)          # lowest index among the noisy maxima
+        return int(labels[0]) if np.ndim(counts) == 1 else labels
     centred = (arr - arr.max(axis=1, keepdims=True)).astype(np.float64)
     noise = rng.laplace(0.0, scale, size=arr.shape)
     labels = np.argmax(centred + noise, axis=1).astype(np.int64)

@@ -54,7 +54,11 @@ is :math:`(\varepsilon_r, \delta_r)`-DP (the Laplace case of NRS Lemma 2.6
 and Lemma 2.9, re-derived with these constants in docs/theory/pate.rst).
 The noisy :math:`\hat\varepsilon = (\hat f + \ln(1/\delta))/\lambda` is
 post-processing. The release costs :math:`(\varepsilon_r, \delta_r)` on top
-of the student's guarantee (basic composition).
+of the student's guarantee (basic composition). That is the real-valued
+mechanism (``secure=False``). By default :func:`release_epsilon` releases its
+float-safe form on a public grid with exact discrete Laplace noise, which is
+:math:`(\varepsilon_r, \delta_r)`-DP for the double returned
+(docs/theory/secure_noise.rst, Theorem 4).
 
 References
 ----------
@@ -78,6 +82,7 @@ from .. import core
 from .._validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_interval, ceil_mpf, interval_context
 from ..mechanisms._args import check_flag
+from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q
 from .exact import ETA, exact_analysis
@@ -144,13 +149,16 @@ class EpsilonRelease:
     delta : float
         The delta of the student's (epsilon, delta) guarantee.
     noisy_log_moment : float
-        ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)``.
+        ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)`` (``secure=False``), or its
+        float-safe form ``g (round(f(D)/g) + Z)`` with ``Z`` exact discrete
+        Laplace of scale ``t >= (S(D)/g + 1)/a`` (the default).
     epsilon_tail, epsilon_rdp : float
         ``(noisy + ln(1/delta)) / lambda`` (PATE Theorem 1.2) and the Rényi
         conversion at the same order; noisy estimates, not bounds.
     noise_scale : float
-        ``S(D) / a`` (scale of the Laplace noise on the log-moment); divide by
-        ``order`` for the scale on epsilon.
+        ``S(D) / a``, or ``g t`` for the float-safe release (scale of the
+        noise on the log-moment, rounded up); divide by ``order`` for the
+        scale on epsilon.
     smooth_sensitivity : SmoothSensitivity
     epsilon_release, delta_release : float
         Privacy cost of this release.
@@ -400,8 +408,26 @@ def smooth_laplace_parameters(epsilon, delta):
     return a, min(beta, a)
 
 
+def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner):
+    """(smooth sensitivity, a, public grid step) of the float-safe release (Theorem 4 of secure_noise.rst)."""
+    a = eps_r / 2
+    # the discrete Laplace tail is heavier than the continuous one by 2 / (1 + exp(-1/t)),
+    # t >= 1/a; lower delta accordingly (the product is rounded down by the factor 1 - 2**-40)
+    delta_tail = delta_r * (1.0 + math.exp(-a)) / 2.0 * (1.0 - 2.0**-40)
+    a, beta = smooth_laplace_parameters(eps_r, delta_tail)
+    beta_s = beta - SMOOTH_BETA_MARGIN
+    if not beta_s > 0:
+        raise parameter_error("epsilon_release", owner,
+                              "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
+    counts_arr = check_counts(counts, owner)
+    ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided)
+    bound = counts_arr.shape[0] * min(2.0 * gamma * gamma * lam * (lam + 1.0), 2.0 * gamma * lam)
+    step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
+    return ss, a, step
+
+
 def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_release,
-                    statistic="lemma4", two_sided=True, rng=None):
+                    statistic="lemma4", two_sided=True, rng=None, secure=True):
     """Release PATE's data-dependent epsilon with smooth-sensitivity noise ([PATE17]_ Sec. 3.3).
 
     Parameters
@@ -419,6 +445,13 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     statistic : {"lemma4", "exact"}, default "lemma4"
     two_sided : bool, default True
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
+    secure : bool, default True
+        Release on a data-independent power-of-two grid with exact discrete
+        Laplace noise, private for the double returned
+        (``docs/theory/secure_noise.rst``, Theorem 4). ``secure=False`` keeps
+        the textbook release ``f + (S/a) Z`` with ``Z`` a double-precision
+        Laplace draw: **not private as implemented** (Mironov 2012), kept for
+        comparison and teaching only.
 
     Returns
     -------
@@ -435,8 +468,17 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
 
     Notes
     -----
-    Like every continuous-noise mechanism sampled in floating point, this is a
-    reference implementation of the real-valued mechanism (Mironov 2012).
+    With ``secure=True`` the grid step is ``g``, the largest power of two
+    ``<= Q B_lambda 2**-50`` (``Q B_lambda`` bounds ``f`` for every dataset,
+    so ``g`` is public), the smooth bound ``S`` is computed for ``beta -
+    2**-46``, the noise is discrete Laplace of scale ``t >= (S / g + 1) / a``
+    grid steps, and ``delta_release`` is met by computing ``beta`` for
+    ``delta_release (1 + exp(-a)) / 2`` (the discrete tail is heavier by
+    ``2 / (1 + exp(-1/t))``). Cost against ``secure=False``: the scale grows
+    by ``g / a`` (relative ``2**-50 Q B_lambda / S`` at most) and ``beta``
+    is slightly smaller, so ``S`` slightly larger; the rounding of ``f`` moves
+    it by at most ``g / 2``. With ``secure=False`` this is a reference
+    implementation of the real-valued mechanism only (Mironov 2012).
     """
     owner = "release_epsilon"
     gamma = check_gamma(gamma, owner)
@@ -444,11 +486,17 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     lam = check_scalar(order, "order", owner, POSITIVE)
     eps_r = check_scalar(epsilon_release, "epsilon_release", owner, POSITIVE)
     delta_r = check_delta(delta_release, owner, name="delta_release")
+    secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
-    a, beta = smooth_laplace_parameters(eps_r, delta_r)
-    ss = smooth_sensitivity(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided)
-    scale = math.nextafter(ss.value / a, math.inf)
-    noisy = ss.log_moment + scale * float(rng.laplace(0.0, 1.0))
+    if not secure:
+        a, beta = smooth_laplace_parameters(eps_r, delta_r)
+        ss = smooth_sensitivity(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided)
+        scale = math.nextafter(ss.value / a, math.inf)
+        noisy = ss.log_moment + scale * float(rng.laplace(0.0, 1.0))
+    else:
+        ss, a, step = _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner)
+        noisy, scale = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, owner,
+                                              name="counts")
     log_inv = -math.log(delta)
     eps_tail = (noisy + log_inv) / lam
     eps_rdp = (noisy + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1.0))

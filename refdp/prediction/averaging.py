@@ -37,7 +37,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values
+from .._twins import word_source
+
+from .._precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from .._rounding import ceil_interval
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._partition import TeacherEnsemble
@@ -171,6 +173,49 @@ def averaging_extra_error_bound(epsilon, k, *, tight=False):
     return ceil_interval(bm / 2 * -ctx_expm1(iv, -1 / bm))
 
 
+
+def _g_enclosure(w, b, dps):
+    """Exact rational bounds ``lo <= g(w) <= hi`` from an interval evaluation at ``dps`` digits."""
+    x = clipped_laplace_mean(w, b, ctx=iv_context(dps))
+    return raw_to_fraction(x._mpi_[0]), raw_to_fraction(x._mpi_[1])
+
+
+def _exact_bernoulli_g(counts, k, b, rng):
+    """``U_i < g(min(c_i, k - c_i) / k)`` for ideal uniforms ``U_i``, decided exactly.
+
+    ``U_i``'s first 53 bits are ``rng.random()``; while its dyadic interval
+    ``[r, r + 1) 2**-m`` straddles the enclosure of ``g``, 64 more bits are
+    read and the enclosure is tightened (see :meth:`AveragedPrediction.predict`).
+    """
+    n = len(counts)
+    u = rng.random(n)
+    out = np.zeros(n, dtype=bool)
+    cache = {}
+    word = None
+    for i in range(n):
+        c = int(counts[i])
+        wn = min(c, k - c)
+        r, m = int(u[i] * 2**53), 53
+        if 2 * wn == k:                              # g(1/2) = 1/2 exactly
+            out[i] = r < 2**52
+            continue
+        dps = 20
+        while True:
+            key = (wn, dps)
+            if key not in cache:
+                cache[key] = _g_enclosure(Fraction(wn, k), b, dps)
+            lo, hi = cache[key]
+            if (r + 1) * lo.denominator <= lo.numerator << m:      # U < (r + 1) 2**-m <= lo <= g
+                out[i] = True
+                break
+            if r * hi.denominator >= hi.numerator << m:            # U >= r 2**-m >= hi >= g
+                break
+            if word is None:
+                word = word_source(rng.bit_generator)
+            r, m = (r << 64) | word(), m + 64
+            dps *= 2
+    return out
+
 class AveragedPrediction(TeacherEnsemble):
     """Private binary prediction by noisy averaging of ``k`` teachers ([DF18]_ Corollary 4.7).
 
@@ -263,22 +308,26 @@ class AveragedPrediction(TeacherEnsemble):
 
         Notes
         -----
-        Reference path: one uniform ``U`` per query and one Bernoulli with the
-        exact probability, rather than a Laplace draw followed by a Bernoulli.
-        The two have the same law for the released bit (which is all that is
-        released), and the direct path never samples continuous noise in
-        floating point. The smaller of the two outcome probabilities is the
-        one compared with ``U`` (``U < g(v)`` gives ``classes_[1]`` when ``v
-        <= 1/2``; ``U < g(1 - v)`` gives ``classes_[0]`` when ``v > 1/2``), so
-        each probability is used as computed, to a few units in the last place.
+        Reference path: one Bernoulli per query with the exact probability,
+        rather than a Laplace draw followed by a Bernoulli. The two have the
+        same law for the released bit (which is all that is released), and
+        the direct path never samples continuous noise in floating point.
+        The bit is drawn with *exactly* the probability of the proof: with
+        ``v = n_1 / k`` and ``b = 1 / (epsilon k)`` as exact rationals and
+        ``w = min(v, 1 - v)``, an ideal uniform ``U`` is compared with the
+        exact ``g(w)`` (``classes_[1]`` when ``v <= 1/2`` and ``U < g(w)``,
+        ``classes_[0]`` when ``v > 1/2`` and ``U < g(w) = 1 - g(v)``): ``U``'s
+        first 53 bits are compared with an interval enclosure of ``g(w)`` at
+        20 digits, and in the rare case (probability about ``2**-53`` per
+        query) that they do not decide, 64 more bits of ``U`` are read and
+        the enclosure is recomputed at twice the digits, until they do. This
+        ends with probability 1: ``g(w)`` is irrational for ``w < 1/2``
+        (Lindemann-Weierstrass), and ``g(1/2) = 1/2`` is compared exactly.
         """
         rng = self._rng if rng is None else check_rng(rng)
-        v = self.average_vote(Xq)
-        self._charge(v.shape[0], "AveragedPrediction.predict")
-        u = rng.random(v.shape[0])
-        low = v <= 0.5
-        small = np.where(low, _g_float(np.where(low, v, 0.0), self.scale),
-                         _g_float(np.where(low, 0.0, 1.0 - v), self.scale))
-        hit = u < small
+        counts = self.vote_counts(Xq)[:, 1].astype(np.int64)
+        self._charge(counts.shape[0], "AveragedPrediction.predict")
+        hit = _exact_bernoulli_g(counts, self.k, 1 / (Fraction(self.epsilon) * self.k), rng)
+        low = 2 * counts <= self.k
         one = np.where(low, hit, ~hit)
         return self.classes_[one.astype(np.int64)]

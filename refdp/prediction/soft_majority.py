@@ -24,7 +24,11 @@ References
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
+
+from .. import _core, _twins
 
 from .._precision import mp_context
 from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
@@ -139,6 +143,32 @@ def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50, ctx=Non
     return out if counts.ndim == 2 else out[0]
 
 
+
+def _exact_soft_majority_index(counts, half_eps: Fraction, rng) -> int:
+    """Index ``j`` with probability ``exp(half_eps n_j) / sum_i exp(half_eps n_i)``, exactly.
+
+    Rejection: ``j`` uniform on the classes, accepted with probability
+    ``exp(-half_eps (max(n) - n_j))`` (an exact Bernoulli of the exponential
+    of a negative rational), until accepted.
+    """
+    counts = [int(c) for c in counts]
+    top = max(counts)
+    n_classes = len(counts)
+    bg = rng.bit_generator
+    words = None
+    while True:
+        j = int(_core._py_uniform_below(bg, n_classes, 1)[0]) if n_classes > 1 else 0
+        x = half_eps * (top - counts[j])
+        num, den = x.numerator, x.denominator
+        if num < 2**64 and den < 2**64:
+            accept = bool(_core._py_bernoulli(bg, num, den, 1, True)[0])
+        else:
+            if words is None:
+                words = _twins.word_source(bg)
+            accept = bool(_twins.bernoulli_exp(words, num, den))
+        if accept:
+            return j
+
 class SoftMajority(TeacherEnsemble):
     """Private prediction by the soft majority of ``k`` teachers ([DF18]_ Theorem 4.1).
 
@@ -240,25 +270,22 @@ class SoftMajority(TeacherEnsemble):
 
         Notes
         -----
-        For each query, with ``p`` the row of :meth:`predict_proba`,
-        ``c = numpy.cumsum(p)`` and one uniform ``U`` on the ``2**-53`` grid
-        of ``[0, 1)``, the output index is the smallest ``j`` with ``U <
-        c[j]`` (drawn again in the rare case ``U >= c[-1]``), the rule of
-        :func:`refdp.mechanisms.exponential_mechanism`: each probability is
-        used as computed. The realised law differs from ``p`` by the rounding
-        of the running sum only (at most ``(C + 1)**2 * 2**-53`` in total
-        variation). Answering ``q`` queries costs ``q * epsilon``.
+        For each query with vote counts ``n``, the output index is ``j`` with
+        probability exactly ``exp(epsilon n_j / 2) / sum_i exp(epsilon n_i /
+        2)``, the law of the proof (``epsilon`` at its exact binary value):
+        a class ``j`` is drawn uniformly (exact integer rejection) and
+        accepted with probability ``exp(-(epsilon/2)(max(n) - n_j))``, drawn
+        exactly by Canonne, Kamath and Steinke's Bernoulli(exp(-x)) for the
+        rational ``x`` (the compiled kernel, or its exact twin when ``x``
+        does not fit 64-bit integers); otherwise the draw is repeated. The
+        accepted class has probability proportional to ``exp(-(epsilon/2)
+        (max(n) - n_j))``, i.e. the law above; at most ``n_classes`` rounds
+        are needed on average. No floating-point number touches a
+        probability. Answering ``q`` queries costs ``q * epsilon``.
         """
         rng = self._rng if rng is None else check_rng(rng)
-        probs = self.predict_proba(Xq)
-        self._charge(probs.shape[0], "SoftMajority.predict")
-        cumulative = np.cumsum(probs, axis=1)
-        out = np.empty(probs.shape[0], dtype=np.int64)
-        todo = np.arange(probs.shape[0])
-        while todo.size:
-            u = rng.random(todo.size)
-            c = cumulative[todo]
-            ok = u < c[:, -1]
-            out[todo[ok]] = (u[ok, None] >= c[ok]).sum(axis=1)
-            todo = todo[~ok]
+        counts = self.vote_counts(Xq)
+        self._charge(counts.shape[0], "SoftMajority.predict")
+        half_eps = Fraction(self.epsilon) / 2
+        out = np.array([_exact_soft_majority_index(row, half_eps, rng) for row in counts], dtype=np.int64)
         return self.classes_[out]

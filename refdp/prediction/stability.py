@@ -361,15 +361,38 @@ def _release(values, guarantee, sensitivity, scale, output_range, rng, secure=Tr
     return out
 
 
-def _extra_loss(guarantee, scale, lipschitz, smoothness, owner):
-    """Bound on E l(a + Z, y) - l(a, y) for the noise actually used (see Lemma 4.5)."""
+def _extra_loss(guarantee, scale, lipschitz, smoothness, owner, secure=False, sensitivity=None):
+    """Bound on E l(a + Z, y) - l(a, y) for the noise actually used (see Lemma 4.5).
+
+    With ``secure`` the release is ``g (round(a / g) + Z)`` with ``Z`` discrete
+    Laplace of scale ``t`` or discrete Gaussian of parameter ``s`` on the grid
+    ``g <= sensitivity 2**-10``: the offset ``e = g round(a/g) - a`` has
+    ``|e| <= g / 2 <= sensitivity 2**-11``, ``E|gZ| <= g t`` and ``E (gZ)**2
+    <= 2 (g t)**2`` (discrete Laplace: ``E|Z| = 1 / sinh(1/t)``, ``E Z**2 =
+    1 / (2 sinh(1/(2t))**2)``, and ``sinh x >= x``), ``E|gZ| <= sqrt(E (gZ)**2)
+    <= g s`` (discrete Gaussian, variance at most ``s**2``, Canonne, Kamath
+    and Steinke 2020, Corollary 9), with ``g t <= b (1 + 2**-10)(1 + 2**-47)``
+    and ``g s <= sigma (1 + 2**-9)(1 + 2**-47)`` (docs/theory/secure_noise.rst,
+    Theorems 1 and 2). The offset costs ``L |e|`` for an ``L``-Lipschitz loss
+    and ``l'(a) e + sigma e**2 / 2`` for a smooth one, so the smoothness bound
+    needs the Lipschitz constant too.
+    """
     if lipschitz is None and smoothness is None:
         raise parameter_error("lipschitz", owner, "a float >= 0 (or give smoothness)", lipschitz)
     bounds = []
     b = Fraction(scale)
+    laplace = guarantee.kind == "epsilon-DP"
+    if secure:
+        grow = Fraction(1025, 1024 if laplace else 1) * (1 + Fraction(1, 2**47))
+        if not laplace:
+            grow = (1 + Fraction(1, 2**9)) * (1 + Fraction(1, 2**47))
+        b = b * grow                                   # g t or g s
+        offset = Fraction(sensitivity) / 2**11         # >= g / 2
     if lipschitz is not None:
         lipschitz = check_scalar(lipschitz, "lipschitz", owner, NONNEGATIVE)
-        if guarantee.kind == "epsilon-DP":            # E|Z| = b
+        if secure:                                     # E|gZ| + |e|
+            bounds.append(ceil_fraction(Fraction(lipschitz) * (b + offset)))
+        elif laplace:                                  # E|Z| = b
             bounds.append(ceil_fraction(Fraction(lipschitz) * b))
         else:                                          # E|Z| = sigma sqrt(2/pi)
             with interval_context() as iv:
@@ -377,10 +400,18 @@ def _extra_loss(guarantee, scale, lipschitz, smoothness, owner):
                                             * iv.sqrt(2 / iv.pi)))
     if smoothness is not None:
         smoothness = check_scalar(smoothness, "smoothness", owner, NONNEGATIVE)
-        if guarantee.kind == "epsilon-DP":            # E Z^2 / 2 = b^2
-            bounds.append(ceil_fraction(Fraction(smoothness) * b * b))
-        else:                                          # E Z^2 / 2 = sigma^2 / 2
-            bounds.append(ceil_fraction(Fraction(smoothness) * b * b / 2))
+        second = b * b if laplace else b * b / 2       # E Z^2 / 2 (2 (g t)^2 / 2 for the discrete Laplace)
+        if secure:
+            if lipschitz is None:
+                raise parameter_error(
+                    "lipschitz", owner,
+                    "a float >= 0 as well as smoothness for a float-safe release (its grid rounding moves "
+                    "the prediction by up to sensitivity * 2**-11, which a smoothness bound alone does not "
+                    "control)", lipschitz)
+            bounds.append(ceil_fraction(Fraction(lipschitz) * offset
+                                        + Fraction(smoothness) * (second + offset * offset / 2)))
+        else:
+            bounds.append(ceil_fraction(Fraction(smoothness) * second))
     return min(bounds)
 
 
@@ -684,6 +715,18 @@ class StablePredictor:
         label ``y``, ``l(., y)`` is convex with a minimiser inside
         ``output_range`` (proof in ``docs/theory/stability.rst``).
 
+        With ``secure=True`` (the default release) the noise is discrete on a
+        grid and the prediction is first rounded to it: the bounds use
+        ``E|gZ| <= g t``, ``E(gZ)**2 <= 2 (g t)**2`` (discrete Laplace) and
+        ``E|gZ| <= sqrt(E(gZ)**2) <= g s`` (discrete Gaussian, variance at
+        most ``s**2`` by Canonne, Kamath and Steinke 2020, Corollary 9), with
+        ``g t`` and ``g s`` at most ``(1 + 2**-10)`` and ``(1 + 2**-9)`` times
+        the continuous scale, plus the rounding offset ``|e| <= sensitivity
+        2**-11`` (costing ``L |e|``, and for the smoothness bound ``L |e| +
+        sigma e**2 / 2``: ``lipschitz`` must then be given too). The Gaussian
+        Lipschitz bound is ``L g s`` rather than ``L sigma sqrt(2/pi)``
+        (``docs/theory/secure_noise.rst``, "Extra loss of the grid release").
+
         Parameters
         ----------
         lipschitz : float >= 0, optional
@@ -695,4 +738,4 @@ class StablePredictor:
             Rounded up.
         """
         return _extra_loss(self.guarantee, self.scale, lipschitz, smoothness,
-                           "StablePredictor.extra_loss_bound")
+                           "StablePredictor.extra_loss_bound", self.secure, self.sensitivity)
