@@ -126,3 +126,24 @@ def test_core_and_release_agree_on_f():
     counts = np.tile([240, 6, 4], (5, 1))
     ss = smooth_sensitivity(counts, 0.05, 8.0, 0.05, two_sided=False)
     assert ss.log_moment == core.accountant_log_moments(core.lemma4_log_q(counts, 0.05), [8.0], 0.05)[0]
+
+
+@pytest.mark.parametrize("secure", [True, False])
+def test_released_epsilon_is_clamped_to_the_possible_range(secure):
+    # 30 teachers who often disagree: the smooth-sensitivity noise is as large
+    # as the log-moment itself, and unclamped releases went negative (24.5% of
+    # 200 on digits). The clamp to [0, Q B_lambda] is post-processing.
+    import math
+
+    from refdp.accounting import pate_data_independent_log_moments
+
+    counts = np.array([[12, 10, 8], [15, 9, 6]] * 20)
+    out = [release_epsilon(counts, 0.3, 1e-5, order=8, epsilon_release=1.0, delta_release=1e-6, rng=s,
+                           secure=secure) for s in range(200)]
+    top = float(pate_data_independent_log_moments(0.3, np.array([8.0]), 40)[0])
+    lowest = math.log(1e5) / 8
+    assert all(r.data_independent_log_moment == top for r in out)
+    assert all(0.0 <= r.noisy_log_moment <= top for r in out)
+    assert all(lowest <= r.epsilon_tail <= (top + math.log(1e5)) / 8 for r in out)
+    assert 0 < sum(r.clamped for r in out) < 200     # the noise dwarfs the quantity here
+    assert all(r.clamped == (r.noisy_log_moment in (0.0, top)) for r in out)

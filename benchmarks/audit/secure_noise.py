@@ -277,7 +277,10 @@ def consistency_check():
         for secure in (True, False):
             r = release_epsilon(pate_data()[1], PATE_GAMMA, PATE_DELTA, order=PATE_ORDER, epsilon_release=0.5,
                                 delta_release=PATE_DELTA_R, rng=seed, secure=secure)
-            assert pate_batch(0.5, secure)(1, 1, np.random.default_rng(seed))[0] == r.noisy_log_moment, secure
+            raw = pate_batch(0.5, secure)(1, 1, np.random.default_rng(seed))[0]
+            # the public function clamps the release to [0, Q B_lambda] (post-processing);
+            # the audit looks at the release before the clamp, the harder case
+            assert min(max(raw, 0.0), r.data_independent_log_moment) == r.noisy_log_moment, secure
     print("batch paths agree with the public functions", flush=True)
 
 

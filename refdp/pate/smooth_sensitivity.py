@@ -81,6 +81,7 @@ import numpy as np
 from .. import core
 from .._validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_interval, ceil_mpf, interval_context
+from ..accounting import pate_data_independent_log_moments
 from ..mechanisms._args import check_flag
 from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
@@ -151,10 +152,16 @@ class EpsilonRelease:
     noisy_log_moment : float
         ``f(D) + (S(D)/a) Z``, ``Z ~ Lap(1)`` (``secure=False``), or its
         float-safe form ``g (round(f(D)/g) + Z)`` with ``Z`` exact discrete
-        Laplace of scale ``t >= (S(D)/g + 1)/a`` (the default).
+        Laplace of scale ``t >= (S(D)/g + 1)/a`` (the default), clamped to
+        ``[0, data_independent_log_moment]``: every log-moment lies there, so
+        the clamp is free post-processing and only moves the estimate toward
+        the possible values (without it, a noisy estimate could be negative).
     epsilon_tail, epsilon_rdp : float
         ``(noisy + ln(1/delta)) / lambda`` (PATE Theorem 1.2) and the Rényi
-        conversion at the same order; noisy estimates, not bounds.
+        conversion at the same order, from the clamped log-moment; noisy
+        estimates, not bounds. They are never below ``ln(1/delta)/lambda``
+        (resp. its Rényi form) and never above the data-independent epsilon
+        at the same order.
     noise_scale : float
         ``S(D) / a``, or ``g t`` for the float-safe release (scale of the
         noise on the log-moment, rounded up); divide by ``order`` for the
@@ -162,6 +169,14 @@ class EpsilonRelease:
     smooth_sensitivity : SmoothSensitivity
     epsilon_release, delta_release : float
         Privacy cost of this release.
+    data_independent_log_moment : float
+        ``Q B_lambda`` (PATE Theorem 2), the public upper end of the clamp.
+    clamped : bool
+        Whether the noisy value fell outside ``[0, data_independent_log_moment]``.
+        When ``noise_scale`` is comparable with ``data_independent_log_moment``
+        the noise dwarfs the quantity released and the estimate says little
+        beyond the data-independent analysis; more teachers (larger gaps
+        between the top counts) shrink the smooth sensitivity.
     """
 
     order: float
@@ -173,6 +188,8 @@ class EpsilonRelease:
     smooth_sensitivity: SmoothSensitivity
     epsilon_release: float
     delta_release: float
+    data_independent_log_moment: float = math.inf
+    clamped: bool = False
 
 
 def statistic_step(gamma, statistic="lemma4", two_sided=True):
@@ -497,9 +514,15 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
         ss, a, step = _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner)
         noisy, scale = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, owner,
                                               name="counts")
+    # Post-processing (free): every log-moment lies in [0, Q B_lambda], so the
+    # released value is clamped to that public range.
+    n_queries = int(np.atleast_2d(np.asarray(counts)).shape[0])
+    upper_lm = float(pate_data_independent_log_moments(gamma, np.array([lam]), n_queries)[0])
+    released = min(max(noisy, 0.0), upper_lm)
     log_inv = -math.log(delta)
-    eps_tail = (noisy + log_inv) / lam
-    eps_rdp = (noisy + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1.0))
-    return EpsilonRelease(order=lam, delta=delta, noisy_log_moment=noisy, epsilon_tail=eps_tail,
+    eps_tail = (released + log_inv) / lam
+    eps_rdp = (released + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1.0))
+    return EpsilonRelease(order=lam, delta=delta, noisy_log_moment=released, epsilon_tail=eps_tail,
                           epsilon_rdp=eps_rdp, noise_scale=scale, smooth_sensitivity=ss,
-                          epsilon_release=eps_r, delta_release=delta_r)
+                          epsilon_release=eps_r, delta_release=delta_r,
+                          data_independent_log_moment=upper_lm, clamped=released != noisy)
