@@ -4,7 +4,7 @@ Both implement objective perturbation (Chaudhuri, Monteleoni and Sarwate 2011,
 Algorithm 2) for L2-regularised logistic regression:
 
 * refdp: ``refdp.erm.PrivateLogisticRegression(method="objective",
-  regularization=Lambda)``; damped Newton with the exact Hessian, stopped at a
+  regularization=Lambda, improved=False)`` (the paper's budget, as diffprivlib); damped Newton with the exact Hessian, stopped at a
   certified gradient norm <= 1e-8 (rounding included), budget rounded toward
   safety, the data assumption ||x|| <= 1 checked exactly;
 * diffprivlib: ``diffprivlib.models.LogisticRegression(epsilon, data_norm=1,
@@ -107,8 +107,9 @@ def breast_cancer(seed=0):
 
 def makers(DPLogReg, eps, n):
     def refdp_fit(seed):
+        # improved=False: Algorithm 2 as published, the algorithm diffprivlib implements
         return PrivateLogisticRegression(epsilon=eps, regularization=LAMBDA, classes=(0, 1), clip=True,
-                                         rng=seed)
+                                         improved=False, rng=seed)
 
     def dpl_fit(seed):
         return DPLogReg(epsilon=eps, data_norm=1.0, C=1.0 / (n * LAMBDA), fit_intercept=False,

@@ -140,7 +140,7 @@ def release_certificate(setting, seed=11) -> Verdict:
         res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud, rng=noise_seed)
         same = res.improved
         if setting.dim == 1:       # the public entry point uses this budget (1-D rows are exact floats)
-            pub = objective_perturbation(Z, np.ones(setting.n), loss, setting.epsilon, setting.lam,
+            pub = objective_perturbation(Z, np.ones(setting.n), loss, epsilon=setting.epsilon, regularization=setting.lam,
                                          rng=noise_seed, improved=True)
             same = same and pub.improved and np.array_equal(pub.theta, res.theta)
         b = spherical_laplace(setting.dim, bud.noise_rate, rng=noise_seed)     # the same draw

@@ -67,11 +67,11 @@ def _calibrated(m, a):
 def _standalone(method, privacy, X, y, loss, a, seed):
     if privacy == "pure":
         if method == "output":
-            return output_perturbation(X, y, loss, a, LAMBDA, rng=seed)
-        return objective_perturbation(X, y, loss, a, LAMBDA, improved=True, rng=seed)
+            return output_perturbation(X, y, loss, epsilon=a, regularization=LAMBDA, rng=seed)
+        return objective_perturbation(X, y, loss, epsilon=a, regularization=LAMBDA, improved=True, rng=seed)
     if method == "output":
-        return output_perturbation_zcdp(X, y, loss, a, LAMBDA, rng=seed)
-    return objective_perturbation_zcdp(X, y, loss, a, LAMBDA, improved=True, rng=seed)
+        return output_perturbation_zcdp(X, y, loss, rho=a, regularization=LAMBDA, rng=seed)
+    return objective_perturbation_zcdp(X, y, loss, rho=a, regularization=LAMBDA, improved=True, rng=seed)
 
 
 def _wired(ci, X, y, loss, seed):
@@ -88,7 +88,7 @@ def variant(method, privacy, X, y, loss):
     """(list of (name, ok), total / declared) for one variant."""
     T = TOTALS[privacy]
     kw = {"epsilon": T} if privacy == "pure" else {"rho": T}
-    ci = private_confidence_intervals(X, y, loss, LAMBDA, method=method, split=SPLIT, delta=DELTA, rng=SEED, **kw)
+    ci = private_confidence_intervals(X, y, loss, regularization=LAMBDA, method=method, split=SPLIT, delta=DELTA, rng=SEED, **kw)
     rel = ci.release
     parts = split_budget(T, SPLIT)
     a_theta = rel.epsilon if privacy == "pure" else rel.rho

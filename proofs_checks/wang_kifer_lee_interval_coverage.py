@@ -45,7 +45,7 @@ def run(reps=REPS) -> CheckResult:
     for child in np.random.SeedSequence(SEED).spawn(reps):
         data_seq, noise_seq = child.spawn(2)
         X, y = sample(N, np.random.default_rng(data_seq))
-        ci = private_confidence_intervals(X, y, loss, LAMBDA, rho=RHO, method="output",
+        ci = private_confidence_intervals(X, y, loss, regularization=LAMBDA, rho=RHO, method="output",
                                           rng=np.random.default_rng(noise_seq))
         if target is None:
             target, err = population_minimiser(loss, ci.regularization)

@@ -265,7 +265,7 @@ def release_verdict(setting, bud, seed=5):
     loss = make_loss(setting[0], setting[1])
     data = [ALPHABET[0], ALPHABET[3]]
     X = np.array([[float(u)] for u in data])
-    res = objective_perturbation_zcdp(X, np.ones(N), loss, setting[2], setting[3], improved=setting[4], rng=seed)
+    res = objective_perturbation_zcdp(X, np.ones(N), loss, rho=setting[2], regularization=setting[3], improved=setting[4], rng=seed)
     noise = np.random.default_rng(seed).normal(0.0, bud.noise_scale, size=1)
     point = minimise(loss, X, np.ones(N), bud.total_regularization, noise / N, tol=DEFAULT_TOL).theta
     gn = gradient_norm_upper(loss, [((u,), F(1)) for u in data], F(bud.total_regularization), res.theta,

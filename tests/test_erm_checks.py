@@ -41,7 +41,7 @@ def test_largest_ratio_matches_the_hand_computation():
     assert res.datasets == (((Fraction(-1),), (Fraction(1),)), ((Fraction(-1),), (Fraction(-1),)))
     (f,) = res.output
     assert Fraction(1, 2) < f < Fraction(3, 2)
-    bud = objective_perturbation_budget(2.0, 1.0, 2, 0.95)
+    bud = objective_perturbation_budget(2.0, 1.0, 2, 0.95, improved=False)
     with mpmath.workdps(40):
         nl = 2 * mpmath.mpf(0.95)
         closed = mpmath.mpf(bud.noise_rate) * (mpmath.mpf(5) / 2 - mpmath.mpf(f)) + mpmath.log((1 + nl) / nl)

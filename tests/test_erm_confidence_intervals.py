@@ -32,13 +32,13 @@ def data():
 @pytest.fixture(scope="module")
 def release(data):
     X, y = data
-    return output_perturbation(X, y, LogisticLoss(), 1.0, LAMBDA, rng=3)
+    return output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=LAMBDA, rng=3)
 
 
 @pytest.fixture(scope="module")
 def release_zcdp(data):
     X, y = data
-    return output_perturbation_zcdp(X, y, LogisticLoss(), 0.5, LAMBDA, rng=3)
+    return output_perturbation_zcdp(X, y, LogisticLoss(), rho=0.5, regularization=LAMBDA, rng=3)
 
 
 def _variants():
@@ -54,7 +54,7 @@ def _variants():
 @pytest.mark.parametrize("method,kw", _variants())
 def test_shapes_and_fields(data, method, kw):
     X, y = data
-    ci = private_confidence_intervals(X, y, HuberHingeLoss(0.5), LAMBDA, method=method, rng=1, n_samples=2000,
+    ci = private_confidence_intervals(X, y, HuberHingeLoss(0.5), regularization=LAMBDA, method=method, rng=1, n_samples=2000,
                                       **kw)
     assert isinstance(ci, PrivateConfidenceIntervals)
     for a in (ci.lower, ci.upper, ci.theta, ci.width):
@@ -76,8 +76,8 @@ def test_deterministic_for_a_seed(data, release):
     assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)
     assert np.array_equal(a.hessian.noisy, b.hessian.noisy)
     assert not np.array_equal(a.lower, c.lower)
-    p = private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, epsilon=2.0, rng=4, n_samples=1000)
-    q = private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, epsilon=2.0, rng=np.random.default_rng(4),
+    p = private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, epsilon=2.0, rng=4, n_samples=1000)
+    q = private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, epsilon=2.0, rng=np.random.default_rng(4),
                                      n_samples=1000)
     assert np.array_equal(p.lower, q.lower) and np.array_equal(p.theta, q.theta)
 
@@ -85,7 +85,7 @@ def test_deterministic_for_a_seed(data, release):
 @pytest.mark.parametrize("method", ["output", "objective"])
 def test_closed_form_matches_monte_carlo_for_gaussian_noise(data, method):
     X, y = data
-    fit = private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, rho=0.5, method=method, rng=2).release
+    fit = private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, rho=0.5, method=method, rng=2).release
     closed = confidence_intervals(fit, X, y, (0.2, 0.2), rng=21)
     mc = confidence_intervals(fit, X, y, (0.2, 0.2), rng=21, monte_carlo=True, n_samples=400_000)
     assert not closed.monte_carlo and mc.monte_carlo
@@ -163,10 +163,10 @@ def test_secure_matrix_release_is_on_the_grid_and_textbook_path_kept(data, relea
 def test_secure_output_release_monte_carlo_uses_the_grid_law(data):
     """The interval's privacy term is drawn from the law the float-safe release actually used."""
     X, y = data
-    rel = output_perturbation(X, y, LogisticLoss(), 1.0, LAMBDA, rng=2)
+    rel = output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=LAMBDA, rng=2)
     assert rel.grid_noise is not None and rel.grid_noise.law == "laplace"
     assert np.all(rel.theta == np.round(rel.theta / rel.grid_noise.step) * rel.grid_noise.step)
-    old = output_perturbation(X, y, LogisticLoss(), 1.0, LAMBDA, rng=2, secure=False)
+    old = output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=LAMBDA, rng=2, secure=False)
     assert old.grid_noise is None
     a = confidence_intervals(rel, X, y, (0.3, 0.3), rng=5)
     b = confidence_intervals(old, X, y, (0.3, 0.3), rng=5)
@@ -211,7 +211,7 @@ def test_whole_release_composes_to_declared_budget(data, method, kw):
     X, y = data
     total = kw.get("epsilon", kw.get("rho"))
     split = (0.7, 0.2, 0.1)
-    ci = private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, method=method, split=split, delta=1e-6,
+    ci = private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, method=method, split=split, delta=1e-6,
                                       rng=8, n_samples=1000, **kw)
     parts = (ci.budget_theta, ci.budget_hessian, ci.budget_gradient)
     assert parts == split_budget(total, split)
@@ -276,7 +276,7 @@ def test_bad_level(data, release, level):
     with pytest.raises(ValueError, match=_msg("level")):
         confidence_intervals(release, X, y, (0.1, 0.1), level=level)
     with pytest.raises(ValueError, match=_msg("level", "private_confidence_intervals")):
-        private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, epsilon=1.0, level=level)
+        private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, epsilon=1.0, level=level)
 
 
 @pytest.mark.parametrize("budget,name", [((0.0, 0.1), "budget\\[0\\]"), ((0.1, -1.0), "budget\\[1\\]"),
@@ -308,14 +308,14 @@ def test_total_must_exceed_the_model_budget(data, release, total):
 def test_bad_split(data, split):
     X, y = data
     with pytest.raises(ValueError, match=r"The 'split(\[\d\])?' parameter of private_confidence_intervals "):
-        private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, epsilon=1.0, split=split)
+        private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, epsilon=1.0, split=split)
 
 
 @pytest.mark.parametrize("kw", [{}, {"epsilon": 1.0, "rho": 0.5}])
 def test_epsilon_and_rho_exactly_one(data, kw):
     X, y = data
     with pytest.raises(ValueError, match=_msg("epsilon", "private_confidence_intervals")):
-        private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, **kw)
+        private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, **kw)
     with pytest.raises(ValueError, match=_msg("epsilon", "private_hessian")):
         private_hessian(X, y, LogisticLoss(), np.zeros(2), LAMBDA, **kw)
     with pytest.raises(ValueError, match=_msg("epsilon", "private_gradient_covariance")):
@@ -327,13 +327,13 @@ def test_bad_epsilon_or_rho_values(data, kw):
     X, y = data
     name = next(iter(kw))
     with pytest.raises(ValueError, match=_msg(name, "private_confidence_intervals")):
-        private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, **kw)
+        private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, **kw)
 
 
 def test_bad_method_and_samples(data, release):
     X, y = data
     with pytest.raises(ValueError, match=_msg("method", "private_confidence_intervals")):
-        private_confidence_intervals(X, y, LogisticLoss(), LAMBDA, epsilon=1.0, method="input")
+        private_confidence_intervals(X, y, LogisticLoss(), regularization=LAMBDA, epsilon=1.0, method="input")
     with pytest.raises(ValueError, match=_msg("n_samples")):
         confidence_intervals(release, X, y, (0.1, 0.1), n_samples=10)
     with pytest.raises(ValueError, match=_msg("delta")):
@@ -386,8 +386,8 @@ def test_rows_outside_the_ball_and_nan(data, release):
     X3 = X.copy()
     X3[0] = [2.0, 0.0]
     with pytest.raises(ValueError, match=_msg("X", "private_confidence_intervals")):
-        private_confidence_intervals(X3, y, LogisticLoss(), LAMBDA, epsilon=1.0)
-    ci = private_confidence_intervals(X3, y, LogisticLoss(), LAMBDA, epsilon=1.0, clip=True, rng=0,
+        private_confidence_intervals(X3, y, LogisticLoss(), regularization=LAMBDA, epsilon=1.0)
+    ci = private_confidence_intervals(X3, y, LogisticLoss(), regularization=LAMBDA, epsilon=1.0, clip=True, rng=0,
                                       n_samples=500)
     assert ci.release.clip
     confidence_intervals(ci.release, X3, y, (0.1, 0.1), rng=0, n_samples=500)   # clip recorded, reused
@@ -400,7 +400,7 @@ def test_labels_outside_the_classes(data, release):
     with pytest.raises(ValueError, match=_msg("y")):
         confidence_intervals(release, X, y2, (0.1, 0.1))
     with pytest.raises(ValueError, match=_msg("y", "private_confidence_intervals")):
-        private_confidence_intervals(X, y2, LogisticLoss(), LAMBDA, epsilon=1.0)
+        private_confidence_intervals(X, y2, LogisticLoss(), regularization=LAMBDA, epsilon=1.0)
 
 
 # -- documentation ------------------------------------------------------------------
@@ -450,7 +450,7 @@ def test_coverage_sanity_objective_pure():
     for child in master.spawn(reps):
         a, b = child.spawn(2)
         X, y = sample(5000, np.random.default_rng(a))
-        ci = private_confidence_intervals(X, y, loss, 0.05, epsilon=2.0, rng=np.random.default_rng(b),
+        ci = private_confidence_intervals(X, y, loss, regularization=0.05, epsilon=2.0, rng=np.random.default_rng(b),
                                           n_samples=4000)
         if target is None:
             target = population_minimiser(loss, ci.regularization)[0]

@@ -28,7 +28,7 @@ def test_fit_equals_the_function_release(cls, method):
     est = cls(epsilon=0.7, regularization=0.05, method=method, rng=3).fit(X, y)
     loss = LogisticLoss() if cls is PrivateLogisticRegression else HuberHingeLoss(0.5)
     release = objective_perturbation if method == "objective" else output_perturbation
-    ref = release(X, y, loss, 0.7, 0.05, rng=3)
+    ref = release(X, y, loss, epsilon=0.7, regularization=0.05, rng=3)
     assert np.array_equal(est.result_.theta, ref.theta)
     assert est.result_.method == method and est.result_.loss == loss
     assert est.coef_.shape == (1, 3) and np.array_equal(est.coef_[0], ref.theta)
@@ -124,7 +124,7 @@ def test_params_protocol_and_repr():
     params = est.get_params()
     assert params == {"epsilon": 2.0, "regularization": 0.01, "method": "objective", "huber_width": 0.25,
                       "classes": (-1, 1), "norm_bound": 1.0, "clip": False, "tol": 1e-8, "rng": 1,
-                      "improved": None, "rho": None}
+                      "improved": True, "rho": None}
     assert est.set_params(epsilon=3.0) is est and est.epsilon == 3.0
     assert repr(type(est)(**est.get_params())) == repr(est)
     with pytest.raises(ValueError, match="The 'gamma' parameter of PrivateHuberSVM must be a parameter name"):

@@ -34,8 +34,9 @@ def test_improved_budget_first_branch_rounds_down(eps, c, n, lam):
         assert mpmath.mpf(b.epsilon_prime) <= exact
         assert math.nextafter(b.epsilon_prime, math.inf) > exact          # the largest such double
     assert F(b.noise_rate) * 2 <= F(b.epsilon_prime)
-    paper = objective_perturbation_budget(eps, c, n, lam)
+    paper = objective_perturbation_budget(eps, c, n, lam, improved=False)
     assert not paper.improved
+    assert objective_perturbation_budget(eps, c, n, lam) == b          # the default is the improved budget
     if paper.extra_regularization == 0.0:          # (else the paper's Delta branch gives epsilon / 2)
         assert b.epsilon_prime > paper.epsilon_prime
 
@@ -49,7 +50,7 @@ def test_improved_budget_delta_branch():
         assert mpmath.mpf(b.total_regularization) >= need               # rounded up
         assert mpmath.mpf(b.total_regularization) - need < 1e-15
     assert b.total_regularization == lam + b.extra_regularization
-    paper = objective_perturbation_budget(eps, c, n, lam)              # e^{eps/4}: more Delta
+    paper = objective_perturbation_budget(eps, c, n, lam, improved=False)   # e^{eps/4}: more Delta
     assert paper.extra_regularization > b.extra_regularization
 
 
@@ -59,13 +60,13 @@ def test_improved_must_be_bool():
             objective_perturbation_budget(1.0, 0.25, 10, 0.1, improved=bad)
     X, y = _data()
     with pytest.raises(ValueError, match="The 'improved' parameter of objective_perturbation must be"):
-        objective_perturbation(X, y, LogisticLoss(), 1.0, 0.1, improved=0)
+        objective_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, improved=0)
 
 
 def test_improved_release_records_and_is_deterministic():
     X, y = _data()
-    a = objective_perturbation(X, y, LogisticLoss(), 1.0, 0.1, rng=3, improved=True)
-    b = objective_perturbation(X, y, LogisticLoss(), 1.0, 0.1, rng=3, improved=True)
+    a = objective_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=3, improved=True)
+    b = objective_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=3, improved=True)
     assert np.array_equal(a.theta, b.theta) and a.improved and a.privacy == "pure"
     assert a.noise == "spherical_laplace" and a.noise_scale is None and a.rho is None
     assert a.epsilon_prime == objective_perturbation_budget(1.0, 0.25, 60, 0.1, improved=True).epsilon_prime
@@ -112,7 +113,7 @@ def test_rho_validation(bad):
     X, y = _data()
     for fn in (output_perturbation_zcdp, objective_perturbation_zcdp):
         with pytest.raises(ValueError, match=f"The 'rho' parameter of {fn.__name__} must be"):
-            fn(X, y, LogisticLoss(), bad, 0.1)
+            fn(X, y, LogisticLoss(), rho=bad, regularization=0.1)
     with pytest.raises(ValueError, match="The 'rho' parameter of objective_perturbation_zcdp_budget"):
         objective_perturbation_zcdp_budget(bad, 0.25, 10, 0.1)
     with pytest.raises(ValueError, match="The 'rho' parameter of output_perturbation_sigma"):
@@ -122,13 +123,13 @@ def test_rho_validation(bad):
 def test_zcdp_releases_record_their_parameters_and_repeat_for_a_seed():
     X, y = _data()
     for fn, method in ((output_perturbation_zcdp, "output"), (objective_perturbation_zcdp, "objective")):
-        a, b = (fn(X, y, HuberHingeLoss(0.5), 0.8, 0.1, rng=11) for _ in range(2))
+        a, b = (fn(X, y, HuberHingeLoss(0.5), rho=0.8, regularization=0.1, rng=11) for _ in range(2))
         assert np.array_equal(a.theta, b.theta)
         assert (a.method, a.privacy, a.noise, a.rho, a.epsilon, a.noise_rate) == \
             (method, "zcdp", "gaussian", 0.8, None, None)
         assert a.noise_scale > 0 and math.isfinite(a.noise_mean_norm)
-    assert objective_perturbation_zcdp(X, y, LogisticLoss(), 0.8, 0.1, rng=1).improved
-    assert not objective_perturbation_zcdp(X, y, LogisticLoss(), 0.8, 0.1, rng=1, improved=False).improved
+    assert objective_perturbation_zcdp(X, y, LogisticLoss(), rho=0.8, regularization=0.1, rng=1).improved
+    assert not objective_perturbation_zcdp(X, y, LogisticLoss(), rho=0.8, regularization=0.1, rng=1, improved=False).improved
 
 
 def test_gaussian_output_noise_law():
@@ -139,7 +140,7 @@ def test_gaussian_output_noise_law():
     loss = LogisticLoss()
     f_hat = minimise(loss, X, y.astype(float), 0.5, tol=1e-8).theta
     rng = np.random.default_rng(2024)
-    thetas = np.array([output_perturbation_zcdp(X, y, loss, 2.0, 0.5, rng=rng).theta for _ in range(1000)])
+    thetas = np.array([output_perturbation_zcdp(X, y, loss, rho=2.0, regularization=0.5, rng=rng).theta for _ in range(1000)])
     sigma = output_perturbation_sigma(2.0, 40, 0.5, 1e-8)
     noise = thetas - f_hat
     crit = scipy.stats.norm.isf(1e-7)
@@ -154,7 +155,7 @@ def test_gaussian_objective_noise_enters_the_first_order_condition():
     # theta minimises J(f) + b^T f / n + Delta ||f||^2/2 with b = Generator(seed).normal(0, sigma, d)
     X, y = _data(n=30)
     loss = HuberHingeLoss(0.5)
-    res = objective_perturbation_zcdp(X, y, loss, 1.5, 0.2, rng=7)
+    res = objective_perturbation_zcdp(X, y, loss, rho=1.5, regularization=0.2, rng=7)
     b = np.random.default_rng(7).normal(0.0, res.noise_scale, size=2)
     m = y * (X @ res.theta)
     grad = X.T @ (y * loss.derivative(m)) / 30 + (0.2 + res.extra_regularization) * res.theta + b / 30
@@ -167,11 +168,12 @@ def test_gaussian_objective_noise_enters_the_first_order_condition():
 def test_estimators_improved_and_rho(cls):
     X, y = _data(n=200)
     est = cls(epsilon=None, rho=0.5, rng=0)
-    assert est.get_params()["rho"] == 0.5 and est.get_params()["improved"] is None
+    assert est.get_params()["rho"] == 0.5 and est.get_params()["improved"] is True
     res = est.fit(X, y).result_
     assert res.privacy == "zcdp" and res.rho == 0.5 and res.method == "objective"
-    assert res.improved                        # None: the improved bound under zCDP ...
-    assert not cls(rng=0).fit(X, y).result_.improved          # ... and Algorithm 2 under epsilon-DP
+    assert res.improved                        # the improved bound by default, under zCDP ...
+    assert cls(rng=0).fit(X, y).result_.improved              # ... and under epsilon-DP
+    assert not cls(improved=False, rng=0).fit(X, y).result_.improved    # Algorithm 2 as published
     paper = cls(epsilon=None, rho=0.5, improved=False, rng=0).fit(X, y).result_
     assert not paper.improved
     for r, flag in ((res, True), (paper, False)):

@@ -40,7 +40,7 @@ def _data(n=60, d=3, seed=0):
 @given(eps=st.floats(1e-3, 50), c=st.sampled_from([0.25, 1.0, 5.0]), n=st.integers(1, 10**6),
        lam=st.floats(1e-6, 10))
 def test_objective_budget_is_safe_against_mpmath(eps, c, n, lam):
-    b = objective_perturbation_budget(eps, c, n, lam)
+    b = objective_perturbation_budget(eps, c, n, lam, improved=False)
     E, C, L = F(eps), F(c), F(lam)
     with mpmath.workdps(60):
         mp = lambda q: mpmath.mpf(q.numerator) / q.denominator      # noqa: E731  exact rational
@@ -64,11 +64,11 @@ def test_objective_budget_is_safe_against_mpmath(eps, c, n, lam):
 
 def test_objective_budget_branches_by_hand():
     # eps' = 1 - 2 ln(1 + 0.25 / 10) = 0.9506..., Delta = 0
-    b = objective_perturbation_budget(1.0, 0.25, 100, 0.1)
+    b = objective_perturbation_budget(1.0, 0.25, 100, 0.1, improved=False)
     assert b.extra_regularization == 0.0 and abs(b.epsilon_prime - (1 - 2 * math.log(1.025))) < 1e-15
     assert b.noise_rate == b.epsilon_prime / 2
     # 2 ln(1 + 1/4) = 0.446 > 0.1: Delta = 0.25 / (100 (e^0.025 - 1)) - 0.01
-    b = objective_perturbation_budget(0.1, 0.25, 100, 0.01)
+    b = objective_perturbation_budget(0.1, 0.25, 100, 0.01, improved=False)
     assert (b.epsilon_prime, b.noise_rate) == (0.05, 0.025)
     assert abs(b.extra_regularization - (0.25 / (100 * math.expm1(0.025)) - 0.01)) < 1e-15
 
@@ -95,12 +95,12 @@ def test_output_rate_is_n_lambda_epsilon_over_two():
 @pytest.mark.parametrize("loss", [LogisticLoss(), HuberHingeLoss(0.5)], ids=repr)
 def test_output_perturbation_releases_minimiser_plus_seeded_noise(loss):
     X, y = _data()
-    res = output_perturbation(X, y, loss, 1.0, 0.1, rng=123, secure=False)
+    res = output_perturbation(X, y, loss, epsilon=1.0, regularization=0.1, rng=123, secure=False)
     f = minimise(loss, X, y.astype(float), 0.1, tol=res.tol).theta
     b = spherical_laplace(3, res.noise_rate, rng=123)
     assert np.array_equal(res.theta, f + b)
     # the default: the float-safe release of the same minimiser
-    safe = output_perturbation(X, y, loss, 1.0, 0.1, rng=123)
+    safe = output_perturbation(X, y, loss, epsilon=1.0, regularization=0.1, rng=123)
     s = res.sensitivity
     rate = float(Fraction(1.0) / Fraction(s))
     rate = rate if Fraction(rate) * Fraction(s) <= 1 else np.nextafter(rate, 0.0)
@@ -114,7 +114,7 @@ def test_output_perturbation_releases_minimiser_plus_seeded_noise(loss):
 @pytest.mark.parametrize("eps, lam", [(1.0, 0.1), (0.05, 0.001)])
 def test_objective_perturbation_solves_the_seeded_perturbed_objective(loss, eps, lam):
     X, y = _data()
-    res = objective_perturbation(X, y, loss, eps, lam, rng=7)
+    res = objective_perturbation(X, y, loss, epsilon=eps, regularization=lam, rng=7)
     bud = objective_perturbation_budget(eps, loss.curvature, 60, lam)
     assert (res.epsilon_prime, res.extra_regularization, res.noise_rate) == (
         bud.epsilon_prime, bud.extra_regularization, bud.noise_rate)
@@ -130,17 +130,17 @@ def test_objective_perturbation_solves_the_seeded_perturbed_objective(loss, eps,
 @pytest.mark.parametrize("release", RELEASES)
 def test_same_seed_same_release_and_generator_advances(release):
     X, y = _data()
-    a = release(X, y, LogisticLoss(), 1.0, 0.1, rng=5)
-    b = release(X, y, LogisticLoss(), 1.0, 0.1, rng=5)
+    a = release(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=5)
+    b = release(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=5)
     assert np.array_equal(a.theta, b.theta)
     g = np.random.default_rng(5)
-    c, e = release(X, y, LogisticLoss(), 1.0, 0.1, rng=g), release(X, y, LogisticLoss(), 1.0, 0.1, rng=g)
+    c, e = release(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=g), release(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=g)
     assert not np.array_equal(c.theta, e.theta)
 
 
 def test_result_holds_only_public_state():
     X, y = _data()
-    res = objective_perturbation(X, y, LogisticLoss(), 1.0, 0.1, rng=0)
+    res = objective_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=0)
     assert isinstance(res, PrivateERMResult)
     assert set(vars(res)) == {"theta", "method", "loss", "epsilon", "regularization", "n", "d",
                               "noise_rate", "sensitivity", "epsilon_prime", "extra_regularization", "tol",
@@ -159,7 +159,7 @@ def test_objective_beats_output_on_easy_large_data():
     y = np.where(X @ np.array([1.0, -1.0, 0.5]) > 0, 1, -1)
     errs = {}
     for release in RELEASES:
-        acc = [np.mean(np.sign(X @ release(X, y, LogisticLoss(), 0.5, 1e-3, rng=s).theta) == y)
+        acc = [np.mean(np.sign(X @ release(X, y, LogisticLoss(), epsilon=0.5, regularization=1e-3, rng=s).theta) == y)
                for s in range(5)]
         errs[release.__name__] = 1 - np.mean(acc)
     assert errs["objective_perturbation"] < errs["output_perturbation"]
@@ -172,7 +172,7 @@ def test_rows_outside_the_ball_are_rejected_unless_clipped():
     with pytest.raises(ValueError, match=r"The 'X' parameter of output_perturbation must be an array of "
                                          r"rows with Euclidean norm at most norm_bound = 1.0 \(or pass "
                                          r"clip=True.*Got a row of norm 1.0\d* at position 1 instead"):
-        output_perturbation(X, [1, -1], LogisticLoss(), 1.0, 0.1)
+        output_perturbation(X, [1, -1], LogisticLoss(), epsilon=1.0, regularization=0.1)
     Z = unit_ball_rows(X, "f", clip=True)
     assert Z[0].tolist() == [0.5, 0.5] and rows_above(Z).size == 0
     assert abs(np.linalg.norm(Z[1]) - 1.0) < 1e-15
@@ -233,18 +233,18 @@ def test_data_validation(release):
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match=r"The 'X' parameter of \w+ must be an array of finite numbers "
                                          r"\(no NaN or inf\). Got nan at position \(3, 1\) instead"):
-        release(Xn, y, L, 1.0, 0.1)
+        release(Xn, y, L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"The 'y' parameter of \w+ must be an array of labels among the "
                                          r"declared classes \[-1, 1\]. Got 0 at position \(2,\) instead"):
-        release(X, np.where(np.arange(10) == 2, 0, y), L, 1.0, 0.1)
+        release(X, np.where(np.arange(10) == 2, 0, y), L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"The 'y' parameter .* shape \(10,\)"):
-        release(X, y[:5], L, 1.0, 0.1)
+        release(X, y[:5], L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"Reshape your data"):
-        release(X[:, 0], y, L, 1.0, 0.1)
+        release(X[:, 0], y, L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"0 sample\(s\)"):
-        release(np.empty((0, 3)), [], L, 1.0, 0.1)
+        release(np.empty((0, 3)), [], L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"Complex data not supported"):
-        release(X + 0j, y, L, 1.0, 0.1)
+        release(X + 0j, y, L, epsilon=1.0, regularization=0.1)
 
 
 # ------------------------------------------------------------ solver ------
@@ -286,3 +286,27 @@ def test_rows_above_is_exact_near_the_sphere(seed, d, radius, ulps):
     X[1, -1] = 1e-200 if d > 1 else X[1, -1]
     exact = [sum(F(float(v)) ** 2 for v in row) > F(radius) ** 2 for row in X]
     assert rows_above(X, radius).tolist() == [i for i, e in enumerate(exact) if e]
+
+
+def test_one_order_and_one_default_for_every_erm_release():
+    # epsilon (or rho) and the regularization are keyword-only, so that the two
+    # floats cannot be swapped silently; improved=True everywhere.
+    import inspect
+
+    from refdp.erm import (PrivateHuberSVM, PrivateLogisticRegression, objective_perturbation_zcdp,
+                           output_perturbation_zcdp, private_confidence_intervals)
+
+    X, y = _data()
+    for f in (objective_perturbation, output_perturbation):
+        with pytest.raises(TypeError):
+            f(X, y, LogisticLoss(), 1.0, 0.1)
+        params = inspect.signature(f).parameters
+        assert params["epsilon"].kind is params["regularization"].kind is inspect.Parameter.KEYWORD_ONLY
+    for f in (objective_perturbation_zcdp, output_perturbation_zcdp):
+        params = inspect.signature(f).parameters
+        assert params["rho"].kind is params["regularization"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert inspect.signature(private_confidence_intervals).parameters["regularization"].kind \
+        is inspect.Parameter.KEYWORD_ONLY
+    for f in (objective_perturbation, objective_perturbation_zcdp, objective_perturbation_budget,
+              private_confidence_intervals, PrivateLogisticRegression, PrivateHuberSVM):
+        assert inspect.signature(f).parameters["improved"].default is True, f

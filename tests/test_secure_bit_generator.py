@@ -36,8 +36,8 @@ def test_mechanisms_accept_a_cryptographic_generator(crypto_rng):
     assert discrete_gaussian(3, size=4, rng=crypto_rng).shape == (4,)
     X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
     y = np.array([1, -1, 1, -1])
-    assert output_perturbation(X, y, LogisticLoss(), 1.0, 0.5, rng=crypto_rng).theta.shape == (2,)
-    assert output_perturbation_zcdp(X, y, LogisticLoss(), 1.0, 0.5, rng=crypto_rng).theta.shape == (2,)
+    assert output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.5, rng=crypto_rng).theta.shape == (2,)
+    assert output_perturbation_zcdp(X, y, LogisticLoss(), rho=1.0, regularization=0.5, rng=crypto_rng).theta.shape == (2,)
 
 
 def test_the_generator_is_used_as_given(crypto_rng):

@@ -76,7 +76,7 @@ def run_chunk(task):
         data_seq, *variant_seqs = child.spawn(1 + len(VARIANTS))
         X, y = sample(n, np.random.default_rng(data_seq))
         for (method, privacy), seq in zip(VARIANTS, variant_seqs):
-            ci = private_confidence_intervals(X, y, loss, LAMBDA, method=method, level=LEVEL,
+            ci = private_confidence_intervals(X, y, loss, regularization=LAMBDA, method=method, level=LEVEL,
                                               rng=np.random.default_rng(seq), **privacy_kwargs(privacy, eps))
             rec = out[(method, privacy)]
             rec["lower"].append(ci.lower.tolist())
@@ -100,7 +100,7 @@ def run_split_chunk(task):
         data_seq, *seqs = child.spawn(1 + len(SPLITS))
         X, y = sample(n, np.random.default_rng(data_seq))
         for sp, seq in zip(SPLITS, seqs):
-            ci = private_confidence_intervals(X, y, loss, LAMBDA, method=method, epsilon=eps, split=sp,
+            ci = private_confidence_intervals(X, y, loss, regularization=LAMBDA, method=method, epsilon=eps, split=sp,
                                               level=LEVEL, rng=np.random.default_rng(seq))
             out[sp]["lower"].append(ci.lower.tolist())
             out[sp]["upper"].append(ci.upper.tolist())

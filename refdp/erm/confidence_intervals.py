@@ -439,7 +439,7 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-0.7, 0.7, size=(2000, 2))
     >>> y = np.where(rng.random(2000) < 1 / (1 + np.exp(-2 * X[:, 0])), 1, -1)
-    >>> fit = output_perturbation(X, y, LogisticLoss(), 1.0, 0.1, rng=1)
+    >>> fit = output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, rng=1)
     >>> ci = confidence_intervals(fit, X, y, (0.25, 0.25), rng=2)
     >>> ci.total, bool(np.all(ci.lower < ci.upper))
     (1.5, True)
@@ -490,7 +490,7 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
                                                            norm_bound=norm_bound, clip=clip)
 
 
-def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rho=None, method="objective",
+def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rho=None, method="objective",
                                  improved=True, split=DEFAULT_SPLIT, level=0.95, delta=None, tol=DEFAULT_TOL,
                                  norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None,
                                  secure=True):
@@ -572,7 +572,7 @@ def private_confidence_intervals(X, y, loss, regularization, *, epsilon=None, rh
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-0.7, 0.7, size=(2000, 2))
     >>> y = np.where(rng.random(2000) < 1 / (1 + np.exp(-2 * X[:, 0])), 1, -1)
-    >>> ci = private_confidence_intervals(X, y, LogisticLoss(), 0.1, epsilon=2.0, rng=1)
+    >>> ci = private_confidence_intervals(X, y, LogisticLoss(), regularization=0.1, epsilon=2.0, rng=1)
     >>> ci.total <= 2.0, (ci.budget_theta, ci.budget_hessian, ci.budget_gradient)
     (True, (1.5999999999999999, 0.2, 0.2))
     """

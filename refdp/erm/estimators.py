@@ -105,8 +105,7 @@ class _PrivateLinearClassifier(ParamsMixin):
         owner = f"{type(self).__name__}.fit"
         method = check_option(self.method, "method", owner, METHODS)
         zcdp = self.rho is not None
-        # None: the paper's Algorithm 2 under epsilon-DP, the improved bound under zCDP
-        improved = zcdp if self.improved is None else check_flag(self.improved, "improved", owner)
+        improved = check_flag(self.improved, "improved", owner)
         if zcdp and self.epsilon is not None:
             raise parameter_error("epsilon", owner, "None when rho is given (a fit is either epsilon-DP "
                                   "or rho-zCDP)", self.epsilon)
@@ -203,13 +202,13 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         Noise source, normalised with :func:`numpy.random.default_rng` at every
         ``fit`` (an int seed gives the same noise at every fit; a Generator is
         shared and advances).
-    improved : bool or None, default None
+    improved : bool, default True
         Objective perturbation only: True uses the budget of Wang, Kifer and
         Lee (one Jacobian factor ``1 + c/(n Lambda)`` instead of its square;
         see :func:`refdp.erm.objective_perturbation_budget`), which leaves
-        more of the budget to the noise; False uses the square. None means
-        False under epsilon-DP (Algorithm 2 of Chaudhuri et al. as published)
-        and True under zCDP (as :func:`refdp.erm.objective_perturbation_zcdp`).
+        more of the budget to the noise; False uses the square (Algorithm 2
+        of Chaudhuri et al. as published). The same default as every refdp
+        entry point.
     rho : float > 0 or None, default None
         If given, ``fit`` is rho-zCDP with Gaussian noise
         (:func:`refdp.erm.output_perturbation_zcdp` or
@@ -244,7 +243,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     """
 
     def __init__(self, epsilon=1.0, regularization=0.01, method="objective", *, classes=(-1, 1),
-                 norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=None, rho=None):
+                 norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=True, rho=None):
         self.epsilon = epsilon
         self.regularization = regularization
         self.method = method
@@ -308,7 +307,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     """
 
     def __init__(self, epsilon=1.0, regularization=0.01, method="objective", huber_width=0.5, *,
-                 classes=(-1, 1), norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=None,
+                 classes=(-1, 1), norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=True,
                  rho=None):
         self.epsilon = epsilon
         self.regularization = regularization

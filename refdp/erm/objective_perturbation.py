@@ -130,7 +130,7 @@ def _budget(epsilon, curvature, n, regularization, power):
                                        power == IMPROVED_POWER)
 
 
-def objective_perturbation_budget(epsilon, curvature, n, regularization, *, improved=False):
+def objective_perturbation_budget(epsilon, curvature, n, regularization, *, improved=True):
     """``epsilon'``, ``Delta`` and ``beta`` of Algorithm 2 ([CMS11]_), rounded toward safety.
 
     Parameters
@@ -142,9 +142,10 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization, *, impr
         Number of records.
     regularization : float > 0
         ``Lambda``.
-    improved : bool, default False
+    improved : bool, default True
         False: the paper's budget (Jacobian ratio bounded by ``(1 + c/(n
-        Lambda))^2``). True: the improved budget of Wang, Kifer and Lee
+        Lambda))^2``), to reproduce Algorithm 2 as published. True (the
+        default of every refdp entry point): the improved budget of Wang, Kifer and Lee
         ([WKL19]_), which pays a single factor: ``epsilon' = epsilon - ln(1 +
         c/(n Lambda))``; if that is not positive, ``Lambda + Delta >= c / (n
         (e^{epsilon/2} - 1))`` and ``epsilon' = epsilon / 2``; ``beta =
@@ -176,10 +177,10 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization, *, impr
     Examples
     --------
     >>> from refdp.erm import objective_perturbation_budget
-    >>> b = objective_perturbation_budget(1.0, 0.25, 100, 0.1)
+    >>> b = objective_perturbation_budget(1.0, 0.25, 100, 0.1, improved=False)
     >>> round(b.epsilon_prime, 6), b.extra_regularization, round(b.noise_rate, 6)
     (0.950615, 0.0, 0.475307)
-    >>> b = objective_perturbation_budget(0.1, 0.25, 100, 0.01)   # epsilon' <= 0
+    >>> b = objective_perturbation_budget(0.1, 0.25, 100, 0.01, improved=False)   # epsilon' <= 0
     >>> b.epsilon_prime, b.noise_rate, round(b.extra_regularization, 6)
     (0.05, 0.025, 0.088755)
     >>> b = objective_perturbation_budget(1.0, 0.25, 100, 0.1, improved=True)
@@ -233,8 +234,8 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
                             improved=bool(getattr(budget, "improved", False)))
 
 
-def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
-                           clip=False, rng=None, improved=False):
+def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
+                           clip=False, rng=None, improved=True):
     """Release the minimiser of the noisy objective ([CMS11]_ Algorithm 2).
 
     Parameters
@@ -257,10 +258,10 @@ def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_T
     clip : bool, default False
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Normalised with :func:`numpy.random.default_rng`.
-    improved : bool, default False
+    improved : bool, default True
         Use the improved budget of Wang, Kifer and Lee (single Jacobian
-        factor; see :func:`objective_perturbation_budget`). The default keeps
-        the paper's Algorithm 2 reproducible.
+        factor; see :func:`objective_perturbation_budget`), the default of
+        every refdp entry point. False reproduces the paper's Algorithm 2.
 
     Returns
     -------
@@ -300,15 +301,21 @@ def objective_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_T
     >>> from refdp.erm import HuberHingeLoss, objective_perturbation
     >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
     >>> y = np.array([1, -1, 1, -1])
-    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 2.0, 0.5, rng=0)
-    >>> res.method, res.extra_regularization          # 2 ln(1 + c/(n Lambda)) < epsilon
-    ('objective', 0.0)
-    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 0.5, 0.5, rng=0)
-    >>> res.epsilon_prime, res.extra_regularization > 0   # Delta branch: epsilon' = epsilon / 2
-    (0.25, True)
-    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), 0.5, 0.5, rng=0, improved=True)
+    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), epsilon=0.5, regularization=0.5, rng=0)
     >>> res.improved, res.extra_regularization          # ln(1 + c/(n Lambda)) = ln 1.5 < epsilon
     (True, 0.0)
+
+    The paper's Algorithm 2 (``improved=False``) pays the Jacobian factor
+    twice, and here enters its Delta branch:
+
+    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), epsilon=0.5, regularization=0.5, rng=0,
+    ...                              improved=False)
+    >>> res.epsilon_prime, res.extra_regularization > 0   # Delta branch: epsilon' = epsilon / 2
+    (0.25, True)
+    >>> res = objective_perturbation(X, y, HuberHingeLoss(0.5), epsilon=2.0, regularization=0.5, rng=0,
+    ...                              improved=False)
+    >>> res.method, res.extra_regularization          # 2 ln(1 + c/(n Lambda)) < epsilon
+    ('objective', 0.0)
     """
     owner = "objective_perturbation"
     improved = check_flag(improved, "improved", owner)

@@ -226,7 +226,7 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
                             noise="gaussian", noise_scale=budget.noise_scale, improved=budget.improved)
 
 
-def objective_perturbation_zcdp(X, y, loss, rho, regularization, *, improved=True, tol=DEFAULT_TOL,
+def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=True, tol=DEFAULT_TOL,
                                 norm_bound=1.0, clip=False, rng=None):
     """Release the minimiser of ``J(f) + b^T f / n + Delta ||f||^2 / 2``, ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
@@ -297,7 +297,7 @@ def objective_perturbation_zcdp(X, y, loss, rho, regularization, *, improved=Tru
     >>> from refdp.erm import LogisticLoss, objective_perturbation_zcdp
     >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
     >>> y = np.array([1, -1, 1, -1])
-    >>> res = objective_perturbation_zcdp(X, y, LogisticLoss(), 2.0, 0.5, rng=0)
+    >>> res = objective_perturbation_zcdp(X, y, LogisticLoss(), rho=2.0, regularization=0.5, rng=0)
     >>> res.method, res.privacy, res.noise, res.improved, res.extra_regularization
     ('objective', 'zcdp', 'gaussian', True, 0.0)
     """

@@ -125,7 +125,7 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
     return max(rate, 5e-324) if rate < math.inf else 1.7976931348623157e308
 
 
-def output_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
+def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
                         clip=False, rng=None, secure=True):
     """Release ``argmin_f J(f, D) + b`` with spherical Laplace noise ([CMS11]_ Algorithm 1).
 
@@ -190,7 +190,7 @@ def output_perturbation(X, y, loss, epsilon, regularization, *, tol=DEFAULT_TOL,
     >>> from refdp.erm import LogisticLoss, output_perturbation
     >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
     >>> y = np.array([1, -1, 1, -1])
-    >>> res = output_perturbation(X, y, LogisticLoss(), 1.0, 0.5, rng=0)
+    >>> res = output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.5, rng=0)
     >>> res.method, res.noise_rate == output_perturbation_rate(1.0, 4, 0.5, 1e-8)
     ('output', True)
     """
@@ -262,7 +262,7 @@ def output_perturbation_sigma(rho, n, regularization, tol=0.0):
     return upward_gaussian_sigma(sensitivity, rho)
 
 
-def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL, norm_bound=1.0,
+def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
                              clip=False, rng=None, secure=True):
     """Release ``argmin_f J(f, D) + b`` with Gaussian noise ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
@@ -328,7 +328,7 @@ def output_perturbation_zcdp(X, y, loss, rho, regularization, *, tol=DEFAULT_TOL
     >>> from refdp.erm import LogisticLoss, output_perturbation_zcdp
     >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.6], [-0.2, -0.1]])
     >>> y = np.array([1, -1, 1, -1])
-    >>> res = output_perturbation_zcdp(X, y, LogisticLoss(), 0.5, 0.5, rng=0)
+    >>> res = output_perturbation_zcdp(X, y, LogisticLoss(), rho=0.5, regularization=0.5, rng=0)
     >>> res.privacy, res.noise, res.epsilon, res.noise_scale == output_perturbation_sigma(0.5, 4, 0.5, 1e-8)
     ('zcdp', 'gaussian', None, True)
     """
