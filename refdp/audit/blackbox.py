@@ -64,7 +64,7 @@ import numpy as np
 from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import Objective, build_scores, select_events
+from .events import Objective, build_scores, rescore, select_events
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "check_pairs_argument"]
 
@@ -72,7 +72,8 @@ _OWNER = "audit_black_box"
 _EPS = Interval(float, 0, None, closed="left")
 _DELTA = Interval(float, 0, 1, closed="left")
 _CONF = Interval(float, 0, 1, closed="neither")
-_CHUNK = 1 << 18  # largest single call of the mechanism
+_CHUNK = 1 << 20  # largest single call of the mechanism
+_MIN_SELECTION = 32  # the selection draws at least 1/32 of the budget before it may stop
 
 
 @dataclass
@@ -277,21 +278,41 @@ class _Progress:
             print(f"[audit {time.perf_counter() - self.t0:7.1f}s] {text}", file=sys.stderr, flush=True)
 
 
+def _chunk(layout):
+    """Outputs per call of the mechanism: about 2**21 numbers, at most 2**20 outputs."""
+    width = int(np.prod(layout[1])) if layout is not None and layout[0] else 1
+    return int(max(1 << 12, min(_CHUNK, (1 << 21) // max(width, 1))))
+
+
 def _draw_many(mechanism, dataset, n, rng, layout):
     parts = []
+    chunk = _chunk(layout)
     while n > 0:
-        m = min(n, _CHUNK)
+        m = min(n, chunk)
         s, layout = draw(mechanism, dataset, m, rng, _OWNER, layout)
         parts.append(s)
         n -= m
     return Sample.concat(parts), layout
 
 
-def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_bits, report, progress):
-    """Step 1 on one pair: the best candidate per objective and the selection size."""
+def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, tolerance, float_bits, report,
+            progress):
+    """Step 1 on one pair: the best candidate per objective and the selection size.
+
+    Batches double the selection samples; after each, every candidate is
+    scored by the bound it would get from the ``n_budget - total`` held-out
+    outputs that would remain if the selection stopped now. The selection
+    stops when the event chosen after a doubling beats the one chosen before
+    it, both scored on the new tune samples, by at most ``tolerance`` times
+    the projected bound (once at least ``n_budget / 32`` outputs
+    were drawn: on smaller samples a weak signal hides under the noise and
+    two batches without progress prove little), or when ``n_max`` outputs
+    were drawn.
+    """
+    n_min = min(n_max, n_budget // _MIN_SELECTION)
     fit, tune = [[], []], [[], []]
     layout, shape = None, ()
-    history, total, best = [], 0, None
+    total, best = 0, None
     batch = n0
     while True:
         for side, data in enumerate((d, e)):
@@ -306,15 +327,19 @@ def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_
         fit = [[fa], [fb]]
         tune = [[ta], [tb]]
         scores = build_scores(fa, fb, shape, float_bits=float_bits, rng=rng)
-        best = select_events(scores, ta, tb, objectives, beta)
+        n_project = max(1, n_budget - total)
+        previous = best
+        best = select_events(scores, ta, tb, objectives, beta, n_project=n_project)
         values = tuple(-math.inf if c is None else c.value for c in best)
-        history.append(values)
         shown = ", ".join(f"{o.kind} {v:.4g}" for o, v in zip(objectives, values))
-        progress(f"{report.label}: {total} outputs per dataset drawn for selection; provisional {shown}")
-        stable = tolerance > 0 and len(history) >= 3 and all(
-            (h2 - h0 <= tolerance) or (h2 == h0) for h0, h2 in zip(history[-3], history[-1]))
-        if stable or total >= n_max:
+        progress(f"{report.label}: {total} outputs per dataset drawn for selection; projected {shown}")
+        if total >= n_max:
             break
+        if tolerance > 0 and total >= n_min and previous is not None:
+            # the event chosen before this doubling, scored on the same tune samples
+            before = tuple(-math.inf if c is None else rescore(c, ta, tb, beta, n_project) for c in previous)
+            if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)):
+                break
         batch = min(total, n_max - total)  # doubling
     report.selection_samples = total
     for o, c in zip(objectives, best):
@@ -324,14 +349,24 @@ def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_
     return best, total, layout
 
 
+def _converged(before, after, tolerance):
+    """True when a doubling of the selection improved the projected bound by at most ``tolerance`` of it."""
+    if not math.isfinite(after):
+        return not math.isfinite(before) or after < 0  # nothing found twice; an infinite bound stays
+    if not math.isfinite(before):
+        return False
+    return after - before <= tolerance * max(abs(after), 1e-3)
+
+
 def _held_out(mechanism, d, e, rng, candidates, n, layout):
     """Step 2: event counts on fresh outputs of both datasets."""
     counts = [[0, 0] for _ in candidates]
+    chunk = _chunk(layout)
     for side, data in enumerate((d, e)):
         left = n
         while left > 0:
-            m = min(left, _CHUNK)
-            s, layout = draw(mechanism, data, m, rng, _OWNER, layout)
+            m = min(left, chunk)
+            s, layout = draw(mechanism, data, m, rng, _OWNER, layout, copy=False)
             for i, c in enumerate(candidates):
                 counts[i][side] += int(np.count_nonzero(c.event.contains(s)))
             left -= m
@@ -413,7 +448,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     ...     return np.where(rng.random(n) < 0.9, bit, 1 - bit)
     >>> r = audit_black_box(rr, [(0, 1)], claimed_epsilon=np.log(3), n_samples=100_000, rng=1)
     >>> r.violation, round(r.epsilon_lower, 2)
-    (True, 2.17)
+    (True, 2.18)
     """
     owner = _OWNER
     t0 = time.perf_counter()
@@ -450,7 +485,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     drawn = 0
     for i, (d, e, label) in enumerate(plist):
         rep = PairReport(i, label, (d, e))
-        best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance,
+        best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_samples, n_max, n0, tolerance,
                                      bool(float_bits), rep, say)
         drawn += 2 * used
         reports.append(rep)
@@ -471,7 +506,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         live = [oi for oi in objs if candidates[p][oi] is not None]
         if not live:
             continue
-        n_hold = reports[p].selection_samples
+        n_hold = n_samples - reports[p].selection_samples  # the rest of the budget
         say(f"{label}: drawing {n_hold} fresh outputs per dataset for the held-out bound")
         counts = _held_out(mechanism, d, e, rng, [candidates[p][oi] for oi in live], n_hold, layouts[p])
         drawn += 2 * n_hold
