@@ -66,7 +66,7 @@ from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
 from .events import Objective, build_scores, rescore, select_events
 
-__all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "check_pairs_argument"]
+__all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
 _OWNER = "audit_black_box"
 _EPS = Interval(float, 0, None, closed="left")
@@ -375,7 +375,7 @@ def _held_out(mechanism, d, e, rng, candidates, n, layout):
 
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
-                    holdout_pairs=1, float_bits=False, rng=None, progress=None):
+                    holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None):
     """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
 
     Parameters
@@ -419,6 +419,9 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     float_bits : bool, default False
         Also search events on the sign, exponent and last mantissa bits of
         float outputs (Mironov's floating-point attack).
+    epsilon_bound : bool, default True
+        False: only the delta bound at ``delta_at_epsilon`` is computed (one
+        held-out test per pair instead of two); see :func:`audit_delta`.
     rng : None, int, SeedSequence, BitGenerator or Generator
         Normalised with :func:`numpy.random.default_rng` and passed to the
         mechanism.
@@ -471,9 +474,15 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     plist = check_pairs_argument(pairs, owner)
     say = _Progress(progress)
 
-    objectives = [Objective("epsilon", claimed_delta)]
+    if not isinstance(epsilon_bound, (bool, np.bool_)):
+        raise parameter_error("epsilon_bound", owner, "a bool", epsilon_bound)
+    if not epsilon_bound and delta_at_epsilon is None:
+        raise parameter_error("delta_at_epsilon", owner, "a float >= 0 when epsilon_bound is False",
+                              delta_at_epsilon)
+    objectives = [Objective("epsilon", claimed_delta)] if epsilon_bound else []
     if delta_at_epsilon is not None:
         objectives.append(Objective("delta", delta_at_epsilon))
+    kinds = [o.kind for o in objectives]
     k_hold = min(holdout_pairs, len(plist))
     tests = k_hold * len(objectives)
     alpha = 1.0 - confidence
@@ -523,15 +532,19 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
             reports[p].held_out[objectives[oi].kind] = row
             results[(p, oi)] = row
 
-    def best_of(oi):
+    def best_of(kind):
+        if kind not in kinds:
+            return None, None
+        oi = kinds.index(kind)
         rows = [(p, r) for (p, o), r in results.items() if o == oi]
         if not rows:
             return None, None
         return max(rows, key=lambda pr: (pr[1]["bound"], -pr[0]))
 
-    p_eps, row_eps = best_of(0)
+    p_eps, row_eps = best_of("epsilon")
     if row_eps is None:
-        eps_lower, pair, label, event, counts, lo, hi = 0.0, None, "", "no event found", (0, 0, 0, 0), 0.0, 1.0
+        eps_lower, pair, label, counts, lo, hi = 0.0, None, "", (0, 0, 0, 0), 0.0, 1.0
+        event = "no event found" if epsilon_bound else "no epsilon bound asked for"
         turned = False
     else:
         d, e, label = plist[p_eps]
@@ -543,7 +556,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     violation = eps_lower > claimed_epsilon
     delta_lower, delta_detail = None, {}
     if delta_at_epsilon is not None:
-        p_del, row_del = best_of(1)
+        p_del, row_del = best_of("delta")
         delta_lower = 0.0 if row_del is None else row_del["bound"]
         if row_del is not None:
             dd, de, dl = plist[p_del]
@@ -562,3 +575,60 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         counts=counts, p_lower=lo, p_upper=hi, delta_at_epsilon=delta_at_epsilon,
         delta_lower=delta_lower, delta_detail=delta_detail, tests=tests, beta=beta,
         pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports)
+
+
+def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
+    """Audit an ``(epsilon, delta)`` claim through a lower bound on delta at the claimed epsilon.
+
+    For an event ``E`` and neighbours ``D, D'``, an ``(epsilon, delta)``-DP
+    mechanism satisfies ``delta >= P[M(D) in E] - e^epsilon P[M(D') in E]``
+    ([DR14]_ Definition 2.4; the supremum of the right side over events is
+    the hockey-stick divergence). The event ``E`` and the direction are
+    chosen on selection samples; the report is ``delta_lower = p_lo -
+    e^epsilon p'_hi``, with ``p_lo`` the Clopper--Pearson lower bound of the
+    held-out frequency under ``D`` and ``p'_hi`` the upper bound under
+    ``D'``, each at error ``(1 - confidence) / (2 m)`` for ``m`` held-out
+    pairs (a union bound over both bounds of every test). A violation is
+    reported when ``delta_lower > claimed_delta``; for a true claim this
+    happens with probability at most ``1 - confidence``.
+
+    Parameters
+    ----------
+    mechanism, pairs :
+        As for :func:`audit_black_box`.
+    claimed_epsilon : float >= 0
+    claimed_delta : float in [0, 1)
+    **options
+        Any other keyword of :func:`audit_black_box` (``confidence``,
+        ``n_samples``, ``tolerance``, ``holdout_pairs``, ``float_bits``,
+        ``rng``, ``progress``).
+
+    Returns
+    -------
+    BlackBoxAudit
+        With ``delta_at_epsilon = claimed_epsilon``, ``delta_lower`` and
+        ``delta_detail`` filled in, and ``epsilon_lower = 0`` (not computed).
+
+    References
+    ----------
+    .. [DR14] C. Dwork and A. Roth, "The Algorithmic Foundations of
+       Differential Privacy", Foundations and Trends in TCS 9(3-4), 2014.
+
+    Examples
+    --------
+    Randomised response (``ln 3``) that leaks the bit with probability 0.05 is
+    exactly ``(ln 3, 0.05)``-DP; a claim of ``delta = 0.01`` is refuted:
+
+    >>> import numpy as np
+    >>> def leaky(bit, n, rng):
+    ...     leak = rng.random(n) < 0.05
+    ...     return np.where(leak, 2 + bit, np.where(rng.random(n) < 0.75, bit, 1 - bit))
+    >>> r = audit_delta(leaky, [(0, 1)], np.log(3), 0.01, n_samples=200_000, rng=3)
+    >>> bool(r.violation), bool(0.01 < r.delta_lower <= 0.05)
+    (True, True)
+    """
+    for name in ("delta_at_epsilon", "epsilon_bound", "claimed_delta"):
+        if name in options:
+            raise parameter_error(name, "audit_delta", "not given (audit_delta sets it)", options[name])
+    return audit_black_box(mechanism, pairs, claimed_epsilon, claimed_delta=claimed_delta,
+                           delta_at_epsilon=claimed_epsilon, epsilon_bound=False, **options)
