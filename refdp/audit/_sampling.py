@@ -215,7 +215,9 @@ def draw(mechanism, dataset, n, rng, owner, layout=None, copy=True):
         if arr.ndim == 0 or arr.shape[0] != n:
             raise _fail(owner, expected, f"an array of shape {arr.shape} returned {where}")
         real = np.array(arr.reshape(n, -1), dtype=np.float64, copy=copy or None)
-        if arr.dtype.kind == "f" and not np.isfinite(real).all():
+        # a sum is finite only if every term is (NaN and infinities propagate), and
+        # is cheaper than an elementwise test; the test runs only to locate a bad value
+        if arr.dtype.kind == "f" and not (np.isfinite(real.sum()) or np.isfinite(real).all()):
             bad = int(np.argmax(~np.isfinite(real).all(axis=1)))
             raise _fail(owner, expected + " that are finite numbers",
                         f"{real[bad].tolist() if real.shape[1] > 1 else real[bad, 0]} "
