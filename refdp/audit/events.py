@@ -13,6 +13,9 @@ chosen on another (the *tune* part). The families of scores are
 * ``cells``: the same on histogram cells (each coordinate cut at quantiles of
   the fit samples, with frequent values, e.g. a flag such as ``-1`` for
   "aborted", kept as cells of their own);
+* ``naive Bayes``: the sum of per-coordinate log-likelihood ratios estimated
+  on quantile cells (vector outputs with continuous coordinates): the exact
+  likelihood ratio when the coordinates are independent given the input;
 * ``classifier``: a logistic regression trained to tell the two datasets'
   outputs apart (DP-Sniper's idea, [BSBV21]_), for vector outputs;
 * ``float bits`` (opt-in): the sign, exponent and last four mantissa bits of a
@@ -54,6 +57,7 @@ _SCREEN = 16             # thresholds per score and orientation re-scored with e
 _MAX_COORDINATES = 32    # coordinates given their own threshold score
 _MAX_ATOMS = 8           # frequent values per coordinate kept as cells / flags
 _MAX_FIT = 100_000       # fit samples per dataset used by the classifier
+_NB_BINS = 64            # quantile cells per coordinate of the naive-Bayes score
 _DISCRETE = 0.99         # share of fit outputs seen twice or more above which outputs count as discrete
 _SELECTION_PENALTY = 64   # the selection's bounds use error beta / (4 * 64 * number of scores)
 #: Standard errors by which a tune estimate is moved against a candidate event
@@ -290,6 +294,42 @@ class _FloatBitsScore(_Score):
                                             f"{_coordinate_name(self.j, self.shape)}")
 
 
+class _NaiveBayesScore(_Score):
+    """Sum over coordinates of each coordinate's estimated log-likelihood ratio.
+
+    Each coordinate is cut into its frequent values and ``_NB_BINS`` quantile
+    bins of the fit samples; the score of an output is the sum of the
+    smoothed log frequency ratios of its coordinates' cells. When the
+    coordinates are independent given the input (noisy histograms, i.i.d.
+    noise on each answer), this is an estimate of the exact log-likelihood
+    ratio, so its upper level sets are the Neyman--Pearson events; a cell
+    product such as "count 0 low and count 1 high" is one of them.
+    """
+
+    family = "naive Bayes"
+
+    def __init__(self, fit_a, fit_b, pooled):
+        self.edges, self.tables = [], []
+        na, nb = len(fit_a), len(fit_b)
+        for j in range(pooled.shape[1]):
+            qs = np.quantile(pooled[:, j], np.linspace(0, 1, _NB_BINS + 1)[1:-1])
+            edges = np.unique(qs)
+            ca = np.bincount(np.searchsorted(edges, fit_a.real[:, j], side="right"), minlength=edges.size + 1)
+            cb = np.bincount(np.searchsorted(edges, fit_b.real[:, j], side="right"), minlength=edges.size + 1)
+            self.edges.append(edges)
+            self.tables.append(np.log((ca + _SMOOTH) / (na + _SMOOTH)) - np.log((cb + _SMOOTH) / (nb + _SMOOTH)))
+
+    def __call__(self, sample):
+        out = np.zeros(len(sample))
+        for j, (edges, table) in enumerate(zip(self.edges, self.tables)):
+            out += table[np.searchsorted(edges, sample.real[:, j], side="right")]
+        return out
+
+    def describe(self, side, t):
+        return (f"sum of the coordinates' estimated log-likelihood ratios {side} {_fmt(float(t))} "
+                f"({len(self.edges)} coordinates, up to {_NB_BINS} quantile cells each)")
+
+
 class _ClassifierScore(_Score):
     family = "classifier"
 
@@ -384,6 +424,8 @@ def build_scores(fit_a: Sample, fit_b: Sample, shape, *, float_bits=False, rng=N
     coder = _CellCoder(pooled)
     if coder.continuous:
         scores.append(_CellScore(coder, fit_a, fit_b, shape))
+        if d >= 2:
+            scores.append(_NaiveBayesScore(fit_a, fit_b, pooled))
     if d >= 2 and outcome.table.repeated < _DISCRETE:
         # on (nearly) discrete outputs the outcome ratios are already the
         # likelihood-ratio ordering a classifier would estimate
@@ -446,11 +488,14 @@ def _wilson(k, n, z):
 
 def _orientations(sa, sb):
     """Threshold grid and, per orientation, (counts of numerator, of denominator)."""
-    pooled = np.concatenate([sa, sb])
-    grid = np.unique(pooled)
-    if grid.size > _MAX_THRESHOLDS:
-        grid = np.unique(np.quantile(pooled, np.linspace(0, 1, _MAX_THRESHOLDS), method="inverted_cdf"))
     sa, sb = np.sort(sa), np.sort(sb)
+    pooled = np.sort(np.concatenate([sa, sb]), kind="stable")  # two sorted runs: a merge
+    distinct = 1 + int(np.count_nonzero(pooled[1:] != pooled[:-1])) if pooled.size else 0
+    if distinct <= _MAX_THRESHOLDS:
+        grid = np.unique(pooled)
+    else:  # the pooled quantiles at levels i / (T - 1) (inverted CDF), from the sorted scores
+        at = np.ceil(np.linspace(0, 1, _MAX_THRESHOLDS) * pooled.size).astype(np.int64) - 1
+        grid = np.unique(pooled[np.clip(at, 0, pooled.size - 1)])
     ge_a = len(sa) - np.searchsorted(sa, grid, side="left")
     ge_b = len(sb) - np.searchsorted(sb, grid, side="left")
     le_a = np.searchsorted(sa, grid, side="right")
