@@ -1,4 +1,4 @@
-"""Auditing other implementations (SPEC section 8).
+"""Auditing other implementations: black-box lower bounds, exact audits, pair search.
 
 * :func:`audit_black_box` -- a lower bound on the epsilon (and delta) of a
   mechanism known only through samples, at a stated confidence, with events

@@ -1,20 +1,25 @@
 """Black-box audit: a lower bound on the epsilon of a mechanism from its samples.
 
-The procedure (SPEC section 8; the idea of choosing the event on one sample and
-bounding its probabilities on another is that of StatDP [DWWZK18]_ and
-DP-Sniper [BSBV21]_; the proofs are on the theory page of the audit):
+The procedure (the idea of choosing the event on one sample and bounding its
+probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
+[BSBV21]_; the proofs are on the theory page of the audit):
 
 1. **Selection** (per candidate pair ``(D, D')``). Draw outputs of ``M(D)``
    and ``M(D')`` in batches of doubling size; split each batch into a *fit*
    half and a *tune* half. Fit score functions on the fit half
    (:mod:`refdp.audit.events`), and on the tune half choose the score, the
    threshold, the direction (``D`` over ``D'`` or the reverse) and so the
-   event ``E`` that maximises the objective computed with Clopper--Pearson
-   bounds. Stop when that provisional value improved by at most
-   ``tolerance`` over the last two batches (never, if ``tolerance = 0``), or
-   when ``n_samples / 2`` outputs per dataset were drawn.
+   event ``E`` whose *projected* held-out bound is largest: the bound the
+   held-out stage would certify on the rest of the budget, were the tune
+   frequencies (moved two standard errors against the event) the true
+   probabilities. Stop when a doubling no longer finds a better event (the
+   events chosen before and after it, scored on the same tune samples,
+   differ by at most ``tolerance`` times the projected bound, once 1/32 of
+   the budget was drawn; never, if ``tolerance = 0``), or when
+   ``n_samples / 2`` outputs per dataset were drawn.
 2. **Held-out bound.** For the ``holdout_pairs`` pairs with the best
-   provisional values, draw *fresh* outputs (as many as the selection used)
+   projected values, draw *fresh* outputs (the rest of the budget,
+   ``n_samples`` minus the selection's outputs)
    and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
    of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
    the number of held-out tests (pairs times objectives), report
@@ -32,7 +37,7 @@ selection saw, ``E``, the direction and the held-out sizes are fixed and the
 held-out counts are binomial, so each Clopper--Pearson bound fails with
 probability at most ``beta``, and a union bound over the ``2 m`` bounds gives
 the rest. Searching many events and pairs in step 1 costs nothing, because
-step 2 never reuses its samples; stopping step 1 when the provisional value is
+step 2 never reuses its samples; stopping step 1 when the projected value is
 stable is allowed for the same reason. The false-alarm probability (a
 correct claim reported as violated) is therefore at most ``1 - confidence``.
 
@@ -91,7 +96,8 @@ class PairReport:
     selection_samples : int
         Outputs drawn per dataset for the selection (fit + tune).
     provisional : dict
-        Objective kind -> provisional value on the tune samples.
+        Objective kind -> projected held-out value of the chosen event, from
+        the tune samples.
     events : dict
         Objective kind -> description of the chosen event.
     directions : dict
@@ -405,14 +411,15 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         Probability that every reported bound holds; ``1 - confidence``
         bounds the false-alarm probability.
     n_samples : int >= 4, default 1_000_000
-        Most outputs drawn per dataset of each pair (selection at most half,
-        held-out as many as the selection used).
+        Outputs drawn per dataset of each pair: the selection at most half,
+        the held-out stage the rest (for the held-out pairs).
     initial_samples : int >= 2, default 20_000
         Outputs per dataset in the first selection batch.
     tolerance : float >= 0, default 0.01
-        Selection stops once the provisional value improved by at most this
-        over the last two batches; 0 never stops early (the whole budget is
-        used).
+        Selection stops once a doubling of its samples finds an event better
+        by at most this fraction of the projected bound (and at least 1/32
+        of the budget was drawn); 0 never stops early (the selection uses
+        half the budget).
     holdout_pairs : int >= 1, default 1
         How many pairs (best provisional values first) get held-out bounds;
         the Bonferroni correction counts exactly these.
