@@ -20,7 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = ["bench_votes.py", "bench_walk.py", "bench_projected_walk.py", "bench_accountant.py",
            "bench_logsumexp.py", "bench_posterior_sampling.py", "bench_pate_analysis.py",
-           "bench_samplers.py"]
+           "bench_samplers.py", "bench_audit.py"]
 
 
 def main():

@@ -46,13 +46,14 @@ def test_detects_randomised_response_claiming_too_little():
     r = audit_black_box(rr(0.9), [(0, 1)], math.log(3), n_samples=100_000, rng=1)
     assert r.violation and math.log(3) < r.epsilon_lower <= math.log(9)
     k, n, k2, n2 = r.counts
-    assert n == n2 == r.pairs[0].selection_samples
+    # the held-out stage spends what the selection left of the budget
+    assert n == n2 == 100_000 - r.pairs[0].selection_samples
     # the reported bound is recomputed from the reported evidence
     assert r.epsilon_lower == pytest.approx(math.log(r.p_lower / r.p_upper), rel=1e-12)
     assert r.p_lower <= k / n and r.p_upper >= k2 / n2
     assert r.tests == 1 and r.beta == pytest.approx(0.025)
     assert r.false_alarm_probability == pytest.approx(0.05)
-    assert r.samples == 4 * n
+    assert r.samples == 2 * 100_000
 
 
 def test_exact_claim_is_not_flagged_and_bound_is_close():

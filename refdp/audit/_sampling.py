@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,16 +26,30 @@ __all__ = ["Sample", "vectorise", "draw", "same_dataset", "describe_dataset", "h
 _MULTIPLIERS = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
 
 
-@dataclass
 class Sample:
-    """Outputs of one batch: numeric rows (or None) and exact row keys."""
+    """Outputs of one batch: numeric rows (or None) and exact row keys.
 
-    real: np.ndarray | None
-    key: np.ndarray
-    raw: list | None = None  # non-numeric outputs only, kept to describe events
+    For numeric outputs the keys are computed on first use only: counting
+    outputs in a threshold event never hashes them, which keeps the held-out
+    stage of an audit at the speed of the mechanism itself.
+    """
+
+    __slots__ = ("real", "_key", "raw")
+
+    def __init__(self, real, key=None, raw=None):
+        self.real = real
+        self._key = key
+        self.raw = raw  # non-numeric outputs only, kept to describe events
+
+    @property
+    def key(self) -> np.ndarray:
+        """A 64-bit key per output; equal outputs (``-0.0`` and ``0.0`` included) have equal keys."""
+        if self._key is None:
+            self._key = hash_rows(self.real + 0.0)  # + 0.0 maps -0.0 to 0.0
+        return self._key
 
     def __len__(self):
-        return len(self.key)
+        return len(self.real) if self.real is not None else len(self._key)
 
     def output(self, i):
         """The i-th output as a plain Python value (for reports)."""
@@ -47,18 +60,24 @@ class Sample:
 
     def take(self, index) -> "Sample":
         """The outputs at ``index`` (a slice or an integer array)."""
-        raw = None
-        if self.raw is not None:
-            raw = [self.raw[i] for i in np.arange(len(self.key))[index]]
-        return Sample(None if self.real is None else self.real[index], self.key[index], raw)
+        if self.real is not None:
+            return Sample(self.real[index], None if self._key is None else self._key[index])
+        raw = [self.raw[i] for i in np.arange(len(self._key))[index]]
+        return Sample(None, self._key[index], raw)
 
     @staticmethod
     def concat(parts) -> "Sample":
         parts = list(parts)
-        real = None if parts[0].real is None else np.concatenate([p.real for p in parts])
+        if len(parts) == 1:
+            return parts[0]
+        if parts[0].real is not None:
+            real = np.concatenate([p.real for p in parts])
+            key = (np.concatenate([p._key for p in parts])
+                   if all(p._key is not None for p in parts) else None)
+            return Sample(real, key)
         key = np.concatenate([p.key for p in parts])
-        raw = None if parts[0].raw is None else [x for p in parts for x in p.raw]
-        return Sample(real, key, raw)
+        raw = [x for p in parts for x in p.raw]
+        return Sample(None, key, raw)
 
 
 def hash_rows(matrix: np.ndarray) -> np.ndarray:
@@ -154,7 +173,7 @@ def _signature_hint(mechanism):
     return ""
 
 
-def draw(mechanism, dataset, n, rng, owner, layout=None):
+def draw(mechanism, dataset, n, rng, owner, layout=None, copy=True):
     """Call the mechanism for ``n`` outputs on ``dataset`` and validate them.
 
     Parameters
@@ -162,6 +181,10 @@ def draw(mechanism, dataset, n, rng, owner, layout=None):
     layout : tuple or None
         ``(numeric, trailing_shape)`` fixed by the first batch; later batches
         (and the other dataset of the pair) must match it.
+    copy : bool, default True
+        Copy float64 outputs (the batch is kept); False when the batch is
+        only counted and dropped, so that a mechanism returning its own
+        buffer is read once, without a copy.
 
     Returns
     -------
@@ -194,8 +217,10 @@ def draw(mechanism, dataset, n, rng, owner, layout=None):
     if numeric:
         if arr.ndim == 0 or arr.shape[0] != n:
             raise _fail(owner, expected, f"an array of shape {arr.shape} returned {where}")
-        real = arr.reshape(n, -1).astype(np.float64)
-        if arr.dtype.kind == "f" and not np.all(np.isfinite(real)):
+        real = np.array(arr.reshape(n, -1), dtype=np.float64, copy=copy or None)
+        # a sum is finite only if every term is (NaN and infinities propagate), and
+        # is cheaper than an elementwise test; the test runs only to locate a bad value
+        if arr.dtype.kind == "f" and not (np.isfinite(real.sum()) or np.isfinite(real).all()):
             bad = int(np.argmax(~np.isfinite(real).all(axis=1)))
             raise _fail(owner, expected + " that are finite numbers",
                         f"{real[bad].tolist() if real.shape[1] > 1 else real[bad, 0]} "
@@ -216,8 +241,7 @@ def draw(mechanism, dataset, n, rng, owner, layout=None):
     if numeric:
         if real.shape[1] == 0:
             raise _fail(owner, expected, f"empty outputs (shape {arr.shape}) returned {where}")
-        key = hash_rows(real + 0.0)  # + 0.0 maps -0.0 to 0.0
-        return Sample(real, key), this
+        return Sample(real), this
     memo = {}
 
     def key_of(o):

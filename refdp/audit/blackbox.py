@@ -1,20 +1,25 @@
 """Black-box audit: a lower bound on the epsilon of a mechanism from its samples.
 
-The procedure (docs/theory/audit.rst; the idea of choosing the event on one sample and
-bounding its probabilities on another is that of StatDP [DWWZK18]_ and
-DP-Sniper [BSBV21]_; the proofs are on the theory page of the audit):
+The procedure (the idea of choosing the event on one sample and bounding its
+probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
+[BSBV21]_; the proofs are on the theory page of the audit):
 
 1. **Selection** (per candidate pair ``(D, D')``). Draw outputs of ``M(D)``
    and ``M(D')`` in batches of doubling size; split each batch into a *fit*
    half and a *tune* half. Fit score functions on the fit half
    (:mod:`refdp.audit.events`), and on the tune half choose the score, the
    threshold, the direction (``D`` over ``D'`` or the reverse) and so the
-   event ``E`` that maximises the objective computed with Clopper--Pearson
-   bounds. Stop when that provisional value improved by at most
-   ``tolerance`` over the last two batches (never, if ``tolerance = 0``), or
-   when ``n_samples / 2`` outputs per dataset were drawn.
+   event ``E`` whose *projected* held-out bound is largest: the bound the
+   held-out stage would certify on the rest of the budget, were the tune
+   frequencies (moved two standard errors against the event) the true
+   probabilities. Stop when a doubling no longer finds a better event (the
+   events chosen before and after it, scored on the same tune samples,
+   differ by at most ``tolerance`` times the projected bound, once 1/32 of
+   the budget was drawn; never, if ``tolerance = 0``), or when
+   ``n_samples / 2`` outputs per dataset were drawn.
 2. **Held-out bound.** For the ``holdout_pairs`` pairs with the best
-   provisional values, draw *fresh* outputs (as many as the selection used)
+   projected values, draw *fresh* outputs (the rest of the budget,
+   ``n_samples`` minus the selection's outputs)
    and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
    of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
    the number of held-out tests (pairs times objectives), report
@@ -32,7 +37,7 @@ selection saw, ``E``, the direction and the held-out sizes are fixed and the
 held-out counts are binomial, so each Clopper--Pearson bound fails with
 probability at most ``beta``, and a union bound over the ``2 m`` bounds gives
 the rest. Searching many events and pairs in step 1 costs nothing, because
-step 2 never reuses its samples; stopping step 1 when the provisional value is
+step 2 never reuses its samples; stopping step 1 when the projected value is
 stable is allowed for the same reason. The false-alarm probability (a
 correct claim reported as violated) is therefore at most ``1 - confidence``.
 
@@ -64,15 +69,16 @@ import numpy as np
 from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import Objective, build_scores, select_events
+from .events import Objective, build_scores, rescore, select_events
 
-__all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "check_pairs_argument"]
+__all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
 _OWNER = "audit_black_box"
 _EPS = Interval(float, 0, None, closed="left")
 _DELTA = Interval(float, 0, 1, closed="left")
 _CONF = Interval(float, 0, 1, closed="neither")
-_CHUNK = 1 << 18  # largest single call of the mechanism
+_CHUNK = 1 << 20  # largest single call of the mechanism
+_MIN_SELECTION = 32  # the selection draws at least 1/32 of the budget before it may stop
 
 
 @dataclass
@@ -90,7 +96,8 @@ class PairReport:
     selection_samples : int
         Outputs drawn per dataset for the selection (fit + tune).
     provisional : dict
-        Objective kind -> provisional value on the tune samples.
+        Objective kind -> projected held-out value of the chosen event, from
+        the tune samples.
     events : dict
         Objective kind -> description of the chosen event.
     directions : dict
@@ -277,21 +284,41 @@ class _Progress:
             print(f"[audit {time.perf_counter() - self.t0:7.1f}s] {text}", file=sys.stderr, flush=True)
 
 
+def _chunk(layout):
+    """Outputs per call of the mechanism: about 2**21 numbers, at most 2**20 outputs."""
+    width = int(np.prod(layout[1])) if layout is not None and layout[0] else 1
+    return int(max(1 << 12, min(_CHUNK, (1 << 21) // max(width, 1))))
+
+
 def _draw_many(mechanism, dataset, n, rng, layout):
     parts = []
+    chunk = _chunk(layout)
     while n > 0:
-        m = min(n, _CHUNK)
+        m = min(n, chunk)
         s, layout = draw(mechanism, dataset, m, rng, _OWNER, layout)
         parts.append(s)
         n -= m
     return Sample.concat(parts), layout
 
 
-def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_bits, report, progress):
-    """Step 1 on one pair: the best candidate per objective and the selection size."""
+def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, tolerance, float_bits, report,
+            progress):
+    """Step 1 on one pair: the best candidate per objective and the selection size.
+
+    Batches double the selection samples; after each, every candidate is
+    scored by the bound it would get from the ``n_budget - total`` held-out
+    outputs that would remain if the selection stopped now. The selection
+    stops when the event chosen after a doubling beats the one chosen before
+    it, both scored on the new tune samples, by at most ``tolerance`` times
+    the projected bound (once at least ``n_budget / 32`` outputs
+    were drawn: on smaller samples a weak signal hides under the noise and
+    two batches without progress prove little), or when ``n_max`` outputs
+    were drawn.
+    """
+    n_min = min(n_max, n_budget // _MIN_SELECTION)
     fit, tune = [[], []], [[], []]
     layout, shape = None, ()
-    history, total, best = [], 0, None
+    total, best = 0, None
     batch = n0
     while True:
         for side, data in enumerate((d, e)):
@@ -306,15 +333,19 @@ def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_
         fit = [[fa], [fb]]
         tune = [[ta], [tb]]
         scores = build_scores(fa, fb, shape, float_bits=float_bits, rng=rng)
-        best = select_events(scores, ta, tb, objectives, beta)
+        n_project = max(1, n_budget - total)
+        previous = best
+        best = select_events(scores, ta, tb, objectives, beta, n_project=n_project)
         values = tuple(-math.inf if c is None else c.value for c in best)
-        history.append(values)
         shown = ", ".join(f"{o.kind} {v:.4g}" for o, v in zip(objectives, values))
-        progress(f"{report.label}: {total} outputs per dataset drawn for selection; provisional {shown}")
-        stable = tolerance > 0 and len(history) >= 3 and all(
-            (h2 - h0 <= tolerance) or (h2 == h0) for h0, h2 in zip(history[-3], history[-1]))
-        if stable or total >= n_max:
+        progress(f"{report.label}: {total} outputs per dataset drawn for selection; projected {shown}")
+        if total >= n_max:
             break
+        if tolerance > 0 and total >= n_min and previous is not None:
+            # the event chosen before this doubling, scored on the same tune samples
+            before = tuple(-math.inf if c is None else rescore(c, ta, tb, beta, n_project) for c in previous)
+            if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)):
+                break
         batch = min(total, n_max - total)  # doubling
     report.selection_samples = total
     for o, c in zip(objectives, best):
@@ -324,14 +355,24 @@ def _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance, float_
     return best, total, layout
 
 
+def _converged(before, after, tolerance):
+    """True when a doubling of the selection improved the projected bound by at most ``tolerance`` of it."""
+    if not math.isfinite(after):
+        return not math.isfinite(before) or after < 0  # nothing found twice; an infinite bound stays
+    if not math.isfinite(before):
+        return False
+    return after - before <= tolerance * max(abs(after), 1e-3)
+
+
 def _held_out(mechanism, d, e, rng, candidates, n, layout):
     """Step 2: event counts on fresh outputs of both datasets."""
     counts = [[0, 0] for _ in candidates]
+    chunk = _chunk(layout)
     for side, data in enumerate((d, e)):
         left = n
         while left > 0:
-            m = min(left, _CHUNK)
-            s, layout = draw(mechanism, data, m, rng, _OWNER, layout)
+            m = min(left, chunk)
+            s, layout = draw(mechanism, data, m, rng, _OWNER, layout, copy=False)
             for i, c in enumerate(candidates):
                 counts[i][side] += int(np.count_nonzero(c.event.contains(s)))
             left -= m
@@ -340,7 +381,7 @@ def _held_out(mechanism, d, e, rng, candidates, n, layout):
 
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
-                    holdout_pairs=1, float_bits=False, rng=None, progress=None):
+                    holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None):
     """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
 
     Parameters
@@ -370,20 +411,24 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         Probability that every reported bound holds; ``1 - confidence``
         bounds the false-alarm probability.
     n_samples : int >= 4, default 1_000_000
-        Most outputs drawn per dataset of each pair (selection at most half,
-        held-out as many as the selection used).
+        Outputs drawn per dataset of each pair: the selection at most half,
+        the held-out stage the rest (for the held-out pairs).
     initial_samples : int >= 2, default 20_000
         Outputs per dataset in the first selection batch.
     tolerance : float >= 0, default 0.01
-        Selection stops once the provisional value improved by at most this
-        over the last two batches; 0 never stops early (the whole budget is
-        used).
+        Selection stops once a doubling of its samples finds an event better
+        by at most this fraction of the projected bound (and at least 1/32
+        of the budget was drawn); 0 never stops early (the selection uses
+        half the budget).
     holdout_pairs : int >= 1, default 1
         How many pairs (best provisional values first) get held-out bounds;
         the Bonferroni correction counts exactly these.
     float_bits : bool, default False
         Also search events on the sign, exponent and last mantissa bits of
         float outputs (Mironov's floating-point attack).
+    epsilon_bound : bool, default True
+        False: only the delta bound at ``delta_at_epsilon`` is computed (one
+        held-out test per pair instead of two); see :func:`audit_delta`.
     rng : None, int, SeedSequence, BitGenerator or Generator
         Normalised with :func:`numpy.random.default_rng` and passed to the
         mechanism.
@@ -413,7 +458,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     ...     return np.where(rng.random(n) < 0.9, bit, 1 - bit)
     >>> r = audit_black_box(rr, [(0, 1)], claimed_epsilon=np.log(3), n_samples=100_000, rng=1)
     >>> r.violation, round(r.epsilon_lower, 2)
-    (True, 2.17)
+    (True, 2.18)
     """
     owner = _OWNER
     t0 = time.perf_counter()
@@ -436,9 +481,15 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     plist = check_pairs_argument(pairs, owner)
     say = _Progress(progress)
 
-    objectives = [Objective("epsilon", claimed_delta)]
+    if not isinstance(epsilon_bound, (bool, np.bool_)):
+        raise parameter_error("epsilon_bound", owner, "a bool", epsilon_bound)
+    if not epsilon_bound and delta_at_epsilon is None:
+        raise parameter_error("delta_at_epsilon", owner, "a float >= 0 when epsilon_bound is False",
+                              delta_at_epsilon)
+    objectives = [Objective("epsilon", claimed_delta)] if epsilon_bound else []
     if delta_at_epsilon is not None:
         objectives.append(Objective("delta", delta_at_epsilon))
+    kinds = [o.kind for o in objectives]
     k_hold = min(holdout_pairs, len(plist))
     tests = k_hold * len(objectives)
     alpha = 1.0 - confidence
@@ -450,7 +501,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     drawn = 0
     for i, (d, e, label) in enumerate(plist):
         rep = PairReport(i, label, (d, e))
-        best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_max, n0, tolerance,
+        best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_samples, n_max, n0, tolerance,
                                      bool(float_bits), rep, say)
         drawn += 2 * used
         reports.append(rep)
@@ -471,7 +522,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         live = [oi for oi in objs if candidates[p][oi] is not None]
         if not live:
             continue
-        n_hold = reports[p].selection_samples
+        n_hold = n_samples - reports[p].selection_samples  # the rest of the budget
         say(f"{label}: drawing {n_hold} fresh outputs per dataset for the held-out bound")
         counts = _held_out(mechanism, d, e, rng, [candidates[p][oi] for oi in live], n_hold, layouts[p])
         drawn += 2 * n_hold
@@ -488,15 +539,19 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
             reports[p].held_out[objectives[oi].kind] = row
             results[(p, oi)] = row
 
-    def best_of(oi):
+    def best_of(kind):
+        if kind not in kinds:
+            return None, None
+        oi = kinds.index(kind)
         rows = [(p, r) for (p, o), r in results.items() if o == oi]
         if not rows:
             return None, None
         return max(rows, key=lambda pr: (pr[1]["bound"], -pr[0]))
 
-    p_eps, row_eps = best_of(0)
+    p_eps, row_eps = best_of("epsilon")
     if row_eps is None:
-        eps_lower, pair, label, event, counts, lo, hi = 0.0, None, "", "no event found", (0, 0, 0, 0), 0.0, 1.0
+        eps_lower, pair, label, counts, lo, hi = 0.0, None, "", (0, 0, 0, 0), 0.0, 1.0
+        event = "no event found" if epsilon_bound else "no epsilon bound asked for"
         turned = False
     else:
         d, e, label = plist[p_eps]
@@ -508,7 +563,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     violation = eps_lower > claimed_epsilon
     delta_lower, delta_detail = None, {}
     if delta_at_epsilon is not None:
-        p_del, row_del = best_of(1)
+        p_del, row_del = best_of("delta")
         delta_lower = 0.0 if row_del is None else row_del["bound"]
         if row_del is not None:
             dd, de, dl = plist[p_del]
@@ -527,3 +582,60 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         counts=counts, p_lower=lo, p_upper=hi, delta_at_epsilon=delta_at_epsilon,
         delta_lower=delta_lower, delta_detail=delta_detail, tests=tests, beta=beta,
         pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports)
+
+
+def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
+    """Audit an ``(epsilon, delta)`` claim through a lower bound on delta at the claimed epsilon.
+
+    For an event ``E`` and neighbours ``D, D'``, an ``(epsilon, delta)``-DP
+    mechanism satisfies ``delta >= P[M(D) in E] - e^epsilon P[M(D') in E]``
+    ([DR14]_ Definition 2.4; the supremum of the right side over events is
+    the hockey-stick divergence). The event ``E`` and the direction are
+    chosen on selection samples; the report is ``delta_lower = p_lo -
+    e^epsilon p'_hi``, with ``p_lo`` the Clopper--Pearson lower bound of the
+    held-out frequency under ``D`` and ``p'_hi`` the upper bound under
+    ``D'``, each at error ``(1 - confidence) / (2 m)`` for ``m`` held-out
+    pairs (a union bound over both bounds of every test). A violation is
+    reported when ``delta_lower > claimed_delta``; for a true claim this
+    happens with probability at most ``1 - confidence``.
+
+    Parameters
+    ----------
+    mechanism, pairs :
+        As for :func:`audit_black_box`.
+    claimed_epsilon : float >= 0
+    claimed_delta : float in [0, 1)
+    **options
+        Any other keyword of :func:`audit_black_box` (``confidence``,
+        ``n_samples``, ``tolerance``, ``holdout_pairs``, ``float_bits``,
+        ``rng``, ``progress``).
+
+    Returns
+    -------
+    BlackBoxAudit
+        With ``delta_at_epsilon = claimed_epsilon``, ``delta_lower`` and
+        ``delta_detail`` filled in, and ``epsilon_lower = 0`` (not computed).
+
+    References
+    ----------
+    .. [DR14] C. Dwork and A. Roth, "The Algorithmic Foundations of
+       Differential Privacy", Foundations and Trends in TCS 9(3-4), 2014.
+
+    Examples
+    --------
+    Randomised response (``ln 3``) that leaks the bit with probability 0.05 is
+    exactly ``(ln 3, 0.05)``-DP; a claim of ``delta = 0.01`` is refuted:
+
+    >>> import numpy as np
+    >>> def leaky(bit, n, rng):
+    ...     leak = rng.random(n) < 0.05
+    ...     return np.where(leak, 2 + bit, np.where(rng.random(n) < 0.75, bit, 1 - bit))
+    >>> r = audit_delta(leaky, [(0, 1)], np.log(3), 0.01, n_samples=200_000, rng=3)
+    >>> bool(r.violation), bool(0.01 < r.delta_lower <= 0.05)
+    (True, True)
+    """
+    for name in ("delta_at_epsilon", "epsilon_bound", "claimed_delta"):
+        if name in options:
+            raise parameter_error(name, "audit_delta", "not given (audit_delta sets it)", options[name])
+    return audit_black_box(mechanism, pairs, claimed_epsilon, claimed_delta=claimed_delta,
+                           delta_at_epsilon=claimed_epsilon, epsilon_bound=False, **options)

@@ -3,7 +3,8 @@
 Usage::
 
     refdp audit module:callable --claimed-epsilon E [--claimed-delta D]
-                [--pair JSON ...] [--samples N] [--confidence 0.95] [--seed S]
+                [--pair JSON ... | --search-pairs DIM [--patterns NAME ...]
+                 [--screen-samples N]] [--samples N] [--confidence 0.95] [--seed S]
                 [--delta-at-epsilon E2] [--tolerance T] [--holdout-pairs K]
                 [--float-bits] [--per-call] [--exact] [--orders A ...]
                 [--json] [--quiet | --progress]
@@ -22,7 +23,15 @@ label: ``--pair '[[0,0,0,0,0], [1,1,1,1,1]]'`` or
 of numbers becomes a NumPy float array, other JSON values are passed as they
 are; for the exact audit arrays become tuples. Without ``--pair`` the
 callable's attribute ``audit_pairs`` is used: an iterable of pairs, or a
-function of no argument returning one.
+function of no argument returning one. With ``--search-pairs DIM`` no pair
+is needed: inputs of length ``DIM`` are generated from StatDP's patterns
+(``--patterns`` picks some by name) and a local search, screened, and the
+best audited on fresh outputs (:func:`refdp.audit.search_pairs`).
+
+**(epsilon, delta) claims.** With ``--claimed-delta D > 0`` the black-box
+audit also bounds from below the delta the mechanism needs at the claimed
+epsilon (hockey-stick events); a bound above ``D`` is a violation. The
+epsilon bound (at delta ``D``) is reported too; the confidence covers both.
 
 **Exit status.** 0: no violation found (black box: the lower bound does not
 exceed the claim; exact: the claim holds); 1: violation (exact: the claim
@@ -54,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pair", action="append", default=None, metavar="JSON",
                         help="a pair of neighbouring datasets as a JSON array [D, D'] or [D, D', label]; "
                              "repeat for more pairs (default: the callable's audit_pairs)")
+    parser.add_argument("--search-pairs", type=int, default=None, metavar="DIM",
+                        help="search neighbouring inputs of length DIM (StatDP's patterns and a local "
+                             "search) instead of --pair")
+    parser.add_argument("--patterns", nargs="+", default=None, metavar="NAME",
+                        help="with --search-pairs: the patterns to start from (default all)")
+    parser.add_argument("--screen-samples", type=int, default=100_000, metavar="N",
+                        help="with --search-pairs: outputs per dataset to screen each pair (default 100000)")
     parser.add_argument("--samples", type=int, default=1_000_000, metavar="N",
                         help="most outputs drawn per dataset and pair (default 1000000)")
     parser.add_argument("--confidence", type=float, default=0.95, metavar="C",
@@ -62,7 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delta-at-epsilon", type=float, default=None, metavar="E2",
                         help="also bound delta from below at this epsilon")
     parser.add_argument("--tolerance", type=float, default=0.01, metavar="T",
-                        help="stop the event selection when it improves by at most T (0: whole budget)")
+                        help="stop the event selection when a doubling of its samples improves the "
+                             "projected bound by at most T times the bound (0: half the budget)")
     parser.add_argument("--holdout-pairs", type=int, default=1, metavar="K",
                         help="pairs given held-out bounds (Bonferroni over these; default 1)")
     parser.add_argument("--float-bits", action="store_true",
@@ -149,23 +166,37 @@ def _pairs(args, target, exact):
 
 def run(args) -> int:
     """Run ``refdp audit`` with parsed arguments; returns the exit status."""
-    from . import audit_black_box, audit_exact, vectorise
+    from . import audit_black_box, audit_exact, search_pairs, vectorise
 
     try:
         target = _resolve(args.target)
         exact = bool(args.exact or getattr(target, "audit_distribution", False))
-        pairs = _pairs(args, target, exact)
+        search = args.search_pairs is not None
+        if search and (exact or args.pair):
+            raise _Usage("--search-pairs cannot be combined with --pair or --exact")
+        pairs = None if search else _pairs(args, target, exact)
         if exact:
             result = audit_exact(target, args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                  pairs=pairs, orders=list(args.orders or ()))
         else:
             mech = vectorise(target) if (args.per_call or getattr(target, "audit_per_call", False)) else target
             progress = False if args.quiet else (True if args.progress else None)
-            result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
-                                     delta_at_epsilon=args.delta_at_epsilon, confidence=args.confidence,
-                                     n_samples=args.samples, tolerance=args.tolerance,
-                                     holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
-                                     rng=args.seed, progress=progress)
+            delta_at = args.delta_at_epsilon
+            if delta_at is None and args.claimed_delta > 0:
+                delta_at = args.claimed_epsilon  # audit the (epsilon, delta) claim through delta too
+            if search:
+                result = search_pairs(mech, args.search_pairs, args.claimed_epsilon, patterns=args.patterns,
+                                      screen_samples=args.screen_samples, claimed_delta=args.claimed_delta,
+                                      delta_at_epsilon=delta_at, confidence=args.confidence,
+                                      n_samples=args.samples, tolerance=args.tolerance,
+                                      holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
+                                      rng=args.seed, progress=progress)
+            else:
+                result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
+                                         delta_at_epsilon=delta_at, confidence=args.confidence,
+                                         n_samples=args.samples, tolerance=args.tolerance,
+                                         holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
+                                         rng=args.seed, progress=progress)
     except _Usage as exc:
         print(f"refdp audit: {exc}", file=sys.stderr)
         return 2
@@ -174,7 +205,7 @@ def run(args) -> int:
         return 2
     if args.json:
         out = result.as_dict()
-        out["mode"] = "exact" if exact else "black-box"
+        out["mode"] = "exact" if exact else ("pair search" if search else "black-box")
         out["target"] = args.target
         json.dump(out, sys.stdout, indent=2, default=str)
         print()

@@ -13,6 +13,9 @@ chosen on another (the *tune* part). The families of scores are
 * ``cells``: the same on histogram cells (each coordinate cut at quantiles of
   the fit samples, with frequent values, e.g. a flag such as ``-1`` for
   "aborted", kept as cells of their own);
+* ``naive Bayes``: the sum of per-coordinate log-likelihood ratios estimated
+  on quantile cells (vector outputs with continuous coordinates): the exact
+  likelihood ratio when the coordinates are independent given the input;
 * ``classifier``: a logistic regression trained to tell the two datasets'
   outputs apart (DP-Sniper's idea, [BSBV21]_), for vector outputs;
 * ``float bits`` (opt-in): the sign, exponent and last four mantissa bits of a
@@ -46,7 +49,7 @@ from ._sampling import Sample, hash_rows
 from .clopper_pearson import lower_unchecked, upper_unchecked
 from .logistic import fit_logistic
 
-__all__ = ["Objective", "Event", "Candidate", "build_scores", "select_events"]
+__all__ = ["Objective", "Event", "Candidate", "build_scores", "select_events", "rescore"]
 
 _SMOOTH = 0.5            # additive smoothing of outcome counts in the likelihood-ratio estimate
 _MAX_THRESHOLDS = 2048   # thresholds examined per score (quantiles of the tune scores)
@@ -54,7 +57,12 @@ _SCREEN = 16             # thresholds per score and orientation re-scored with e
 _MAX_COORDINATES = 32    # coordinates given their own threshold score
 _MAX_ATOMS = 8           # frequent values per coordinate kept as cells / flags
 _MAX_FIT = 100_000       # fit samples per dataset used by the classifier
+_NB_BINS = 64            # quantile cells per coordinate of the naive-Bayes score
+_DISCRETE = 0.99         # share of fit outputs seen twice or more above which outputs count as discrete
 _SELECTION_PENALTY = 64   # the selection's bounds use error beta / (4 * 64 * number of scores)
+#: Standard errors by which a tune estimate is moved against a candidate event
+#: before its held-out bound is projected (guards the choice among many thresholds).
+SELECTION_Z = 2.0
 
 
 def _fmt(x) -> str:
@@ -286,6 +294,42 @@ class _FloatBitsScore(_Score):
                                             f"{_coordinate_name(self.j, self.shape)}")
 
 
+class _NaiveBayesScore(_Score):
+    """Sum over coordinates of each coordinate's estimated log-likelihood ratio.
+
+    Each coordinate is cut into its frequent values and ``_NB_BINS`` quantile
+    bins of the fit samples; the score of an output is the sum of the
+    smoothed log frequency ratios of its coordinates' cells. When the
+    coordinates are independent given the input (noisy histograms, i.i.d.
+    noise on each answer), this is an estimate of the exact log-likelihood
+    ratio, so its upper level sets are the Neyman--Pearson events; a cell
+    product such as "count 0 low and count 1 high" is one of them.
+    """
+
+    family = "naive Bayes"
+
+    def __init__(self, fit_a, fit_b, pooled):
+        self.edges, self.tables = [], []
+        na, nb = len(fit_a), len(fit_b)
+        for j in range(pooled.shape[1]):
+            qs = np.quantile(pooled[:, j], np.linspace(0, 1, _NB_BINS + 1)[1:-1])
+            edges = np.unique(qs)
+            ca = np.bincount(np.searchsorted(edges, fit_a.real[:, j], side="right"), minlength=edges.size + 1)
+            cb = np.bincount(np.searchsorted(edges, fit_b.real[:, j], side="right"), minlength=edges.size + 1)
+            self.edges.append(edges)
+            self.tables.append(np.log((ca + _SMOOTH) / (na + _SMOOTH)) - np.log((cb + _SMOOTH) / (nb + _SMOOTH)))
+
+    def __call__(self, sample):
+        out = np.zeros(len(sample))
+        for j, (edges, table) in enumerate(zip(self.edges, self.tables)):
+            out += table[np.searchsorted(edges, sample.real[:, j], side="right")]
+        return out
+
+    def describe(self, side, t):
+        return (f"sum of the coordinates' estimated log-likelihood ratios {side} {_fmt(float(t))} "
+                f"({len(self.edges)} coordinates, up to {_NB_BINS} quantile cells each)")
+
+
 class _ClassifierScore(_Score):
     family = "classifier"
 
@@ -380,7 +424,11 @@ def build_scores(fit_a: Sample, fit_b: Sample, shape, *, float_bits=False, rng=N
     coder = _CellCoder(pooled)
     if coder.continuous:
         scores.append(_CellScore(coder, fit_a, fit_b, shape))
-    if d >= 2:
+        if d >= 2:
+            scores.append(_NaiveBayesScore(fit_a, fit_b, pooled))
+    if d >= 2 and outcome.table.repeated < _DISCRETE:
+        # on (nearly) discrete outputs the outcome ratios are already the
+        # likelihood-ratio ordering a classifier would estimate
         scores.append(_ClassifierScore(coder, fit_a, fit_b, rng))
     if float_bits:
         scores.extend(_FloatBitsScore(j, shape, fit_a, fit_b) for j in range(min(d, 4)))
@@ -440,11 +488,14 @@ def _wilson(k, n, z):
 
 def _orientations(sa, sb):
     """Threshold grid and, per orientation, (counts of numerator, of denominator)."""
-    pooled = np.concatenate([sa, sb])
-    grid = np.unique(pooled)
-    if grid.size > _MAX_THRESHOLDS:
-        grid = np.unique(np.quantile(pooled, np.linspace(0, 1, _MAX_THRESHOLDS), method="inverted_cdf"))
     sa, sb = np.sort(sa), np.sort(sb)
+    pooled = np.sort(np.concatenate([sa, sb]), kind="stable")  # two sorted runs: a merge
+    distinct = 1 + int(np.count_nonzero(pooled[1:] != pooled[:-1])) if pooled.size else 0
+    if distinct <= _MAX_THRESHOLDS:
+        grid = np.unique(pooled)
+    else:  # the pooled quantiles at levels i / (T - 1) (inverted CDF), from the sorted scores
+        at = np.ceil(np.linspace(0, 1, _MAX_THRESHOLDS) * pooled.size).astype(np.int64) - 1
+        grid = np.unique(pooled[np.clip(at, 0, pooled.size - 1)])
     ge_a = len(sa) - np.searchsorted(sa, grid, side="left")
     ge_b = len(sb) - np.searchsorted(sb, grid, side="left")
     le_a = np.searchsorted(sa, grid, side="right")
@@ -452,7 +503,39 @@ def _orientations(sa, sb):
     return grid, ((0, ">=", ge_a, ge_b), (0, "<=", le_a, le_b), (1, ">=", ge_b, ge_a), (1, "<=", le_b, le_a))
 
 
-def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta):
+def _projected(k, n, z_sel, n_project, beta, upper):
+    """The Clopper--Pearson bound a held-out count would give, from a tune count.
+
+    The tune proportion is first moved toward the unfavourable side by
+    ``z_sel`` standard errors (Wilson), a guard against choosing, among many
+    thresholds, one whose tune count is lucky; the held-out count is then
+    taken to be that proportion of ``n_project`` outputs (a real number,
+    which the incomplete beta function accepts).
+    """
+    lo, hi = _wilson(k, n, z_sel)
+    p = hi if upper else lo
+    kk = np.clip(p * n_project, 0.0, n_project)
+    return upper_unchecked(kk, n_project, beta) if upper else lower_unchecked(kk, n_project, beta)
+
+
+def rescore(candidate, tune_a: Sample, tune_b: Sample, beta, n_project):
+    """The projected held-out value of an already chosen candidate on other tune samples.
+
+    Used by the stopping rule: the event chosen before a doubling and the one
+    chosen after it are compared on the same (new) tune samples, so that the
+    comparison measures whether the doubling found a better event, not how
+    much the estimates sharpened.
+    """
+    inside_a = int(np.count_nonzero(candidate.event.contains(tune_a)))
+    inside_b = int(np.count_nonzero(candidate.event.contains(tune_b)))
+    k = (inside_a, inside_b) if candidate.numerator == 0 else (inside_b, inside_a)
+    n = (len(tune_a), len(tune_b)) if candidate.numerator == 0 else (len(tune_b), len(tune_a))
+    lo = _projected(k[0], n[0], SELECTION_Z, n_project, beta, upper=False)
+    hi = _projected(k[1], n[1], SELECTION_Z, n_project, beta, upper=True)
+    return float(candidate.objective.value(lo, hi))
+
+
+def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_project=None):
     """The best (score, threshold, side, direction) for each objective, on the tune samples.
 
     Parameters
@@ -463,13 +546,19 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta):
         Tune samples of ``M(D)`` and ``M(D')`` (not used by the fit).
     objectives : sequence of Objective
     beta : float
-        Error probability of each final Clopper--Pearson bound. The selection
-        compares candidates with bounds at the smaller error
-        ``beta / (4 * 64 * len(scores))``: a multiplicity penalty (four
-        orientations per score, and many thresholds) that keeps an event
-        that looks good by luck on a few tune outputs from beating a
-        well-estimated one. It only steers the choice; validity comes from
-        the held-out samples.
+        Error probability of each final Clopper--Pearson bound.
+    n_project : int, optional
+        Size of the held-out samples the chosen event will be certified on.
+        Given, every candidate is scored by the bound the held-out stage would
+        report: the Clopper--Pearson bounds at error ``beta`` on
+        ``n_project`` outputs, of event probabilities estimated on the tune
+        samples and moved by :data:`SELECTION_Z` standard errors against the
+        candidate. Events are thus compared at the precision they will be
+        certified with, whatever their probability (no floor on it). Without
+        ``n_project``, candidates are compared with Clopper--Pearson bounds
+        on the tune samples themselves at the smaller error
+        ``beta / (4 * 64 * len(scores))``. Either way the rule only steers
+        the choice; validity comes from the held-out samples.
 
     Returns
     -------
@@ -477,25 +566,36 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta):
         One per objective (None if no event has a finite objective value).
     """
     n = (len(tune_a), len(tune_b))
-    if _SELECTION_PENALTY:
-        beta = beta / (4 * _SELECTION_PENALTY * max(1, len(scores)))
-    z = float(-special.ndtri(beta))
+    if n_project is None:
+        beta_sel = beta / (4 * _SELECTION_PENALTY * max(1, len(scores)))
+        z = float(-special.ndtri(beta_sel))
+    else:
+        z = SELECTION_Z
     best = [None] * len(objectives)
     for score in scores:
         sa, sb = score(tune_a), score(tune_b)
         grid, orients = _orientations(sa, sb)
         for num, side, k_num, k_den in orients:
             n_num, n_den = n[num], n[1 - num]
-            lo_approx = _wilson(k_num, n_num, z)[0]
-            hi_approx = _wilson(k_den, n_den, z)[1]
+            if n_project is None:
+                lo_approx = _wilson(k_num, n_num, z)[0]
+                hi_approx = _wilson(k_den, n_den, z)[1]
+            else:
+                zf = float(-special.ndtri(beta))
+                lo_approx = _wilson(_wilson(k_num, n_num, z)[0] * n_project, n_project, zf)[0]
+                hi_approx = _wilson(_wilson(k_den, n_den, z)[1] * n_project, n_project, zf)[1]
             for i, obj in enumerate(objectives):
                 approx = obj.value(lo_approx, hi_approx)
                 top = np.argsort(-approx, kind="stable")[:_SCREEN]
                 top = top[np.isfinite(approx[top])]
                 if top.size == 0:
                     continue
-                lo = lower_unchecked(k_num[top], n_num, beta)
-                hi = upper_unchecked(k_den[top], n_den, beta)
+                if n_project is None:
+                    lo = lower_unchecked(k_num[top], n_num, beta)
+                    hi = upper_unchecked(k_den[top], n_den, beta)
+                else:
+                    lo = _projected(k_num[top], n_num, z, n_project, beta, upper=False)
+                    hi = _projected(k_den[top], n_den, z, n_project, beta, upper=True)
                 vals = obj.value(lo, hi)
                 j = int(np.argmax(vals))
                 if not np.isfinite(vals[j]):

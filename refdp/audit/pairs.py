@@ -19,11 +19,14 @@ References
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
-from .._validation import Interval, check_scalar, parameter_error
+from .._validation import Described, Interval, check_scalar, parameter_error
 
-__all__ = ["query_answer_pairs"]
+__all__ = ["query_answer_pairs", "pattern_pairs", "search_pairs", "PairSearch", "PATTERNS"]
 
 
 def query_answer_pairs(length, *, componentwise=True):
@@ -94,3 +97,303 @@ def query_answer_pairs(length, *, componentwise=True):
         seen.add(key)
         out.append((d, e, label))
     return out
+
+
+# ---------------------------------------------------------------------------
+# Searching for a violating pair
+# ---------------------------------------------------------------------------
+
+#: The input patterns of StatDP ([DWWZK18]_ Sec. 5, reused by DP-Sniper), by
+#: name: ``D = (1, ..., 1)`` and ``D'`` as below, except ``x shift``.
+PATTERNS = (
+    "one below",             # D' = (0, 1, ..., 1)
+    "one above",             # D' = (2, 1, ..., 1)
+    "one above rest below",  # D' = (2, 0, ..., 0)
+    "one below rest above",  # D' = (0, 2, ..., 2)
+    "half half",             # D' = (2, ..., 2, 0, ..., 0), dim // 2 twos
+    "all above",             # D' = (2, ..., 2)
+    "all below",             # D' = (0, ..., 0)
+    "x shift",               # D = (1, .., 1, 0, .., 0), D' = (0, .., 0, 1, .., 1)
+)
+
+
+def pattern_pairs(dim, patterns=None):
+    """Labelled pairs ``(D, D', label)`` of length ``dim`` from the named patterns.
+
+    Parameters
+    ----------
+    dim : int >= 1
+        Length of the inputs (number of query answers).
+    patterns : sequence of str, optional
+        Names from :data:`PATTERNS` (default: all of them). Pairs that
+        coincide for small ``dim`` (or with ``D = D'``) are listed once.
+
+    Returns
+    -------
+    list of (ndarray, ndarray, str)
+
+    Examples
+    --------
+    >>> [label for _, _, label in pattern_pairs(3, ["one below", "x shift"])]
+    ['one below', 'x shift']
+    """
+    owner = "pattern_pairs"
+    dim = check_scalar(dim, "dim", owner, Interval(int, 1, None))
+    names = _check_patterns(patterns, owner)
+    h = dim // 2
+    ones = np.ones(dim)
+
+    def vec(head, head_len, rest):
+        return np.array([head] * head_len + [rest] * (dim - head_len), dtype=np.float64)
+
+    table = {
+        "one below": (ones, vec(0, 1, 1)),
+        "one above": (ones, vec(2, 1, 1)),
+        "one above rest below": (ones, vec(2, 1, 0)),
+        "one below rest above": (ones, vec(0, 1, 2)),
+        "half half": (ones, vec(2, h, 0)),
+        "all above": (ones, np.full(dim, 2.0)),
+        "all below": (ones, np.zeros(dim)),
+        "x shift": (vec(1, h, 0), vec(0, h, 1)),
+    }
+    out, seen = [], set()
+    for name in names:
+        d, e = table[name]
+        key = (d.tobytes(), e.tobytes())
+        if key in seen or np.array_equal(d, e):
+            continue
+        seen.add(key)
+        out.append((d, e, name))
+    return out
+
+
+def _check_patterns(patterns, owner):
+    if patterns is None:
+        return list(PATTERNS)
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    try:
+        names = list(patterns)
+    except TypeError:
+        raise parameter_error("patterns", owner, f"a sequence of names from {list(PATTERNS)}",
+                              patterns) from None
+    if not names:
+        raise parameter_error("patterns", owner, f"a non-empty sequence of names from {list(PATTERNS)}",
+                              patterns)
+    for name in names:
+        if name not in PATTERNS:
+            raise parameter_error("patterns", owner, f"names from {list(PATTERNS)}",
+                                  Described(f"unknown pattern {name!r}"))
+    return names
+
+
+def _local_moves(d, e, sensitivity, limit, rng):
+    """Neighbours of the pair ``(D, D')``: one entry of ``D'`` moved to another allowed value."""
+    moves = []
+    for i in range(len(d)):
+        for v in (d[i] - sensitivity, d[i], d[i] + sensitivity):
+            if v != e[i]:
+                e2 = e.copy()
+                e2[i] = v
+                if not np.array_equal(d, e2):
+                    moves.append((d, e2))
+    # shifting both inputs by one keeps the difference and moves where the answers sit
+    for s in (-sensitivity, sensitivity):
+        moves.append((d + s, e + s))
+    if len(moves) > limit:
+        keep = np.sort(rng.choice(len(moves), limit, replace=False))
+        moves = [moves[i] for i in keep]
+    return moves
+
+
+@dataclass
+class PairSearch:
+    """Result of :func:`search_pairs`.
+
+    Attributes
+    ----------
+    audit : BlackBoxAudit
+        The final audit of the finalists, on outputs drawn after the search.
+    screened : list of dict
+        Every pair screened: ``label``, ``D``, ``D'``, ``projected`` (the
+        held-out bound its best event was projected to reach), ``samples``
+        (outputs per dataset the screening drew) and ``stage`` (``pattern``
+        or ``local``).
+    finalists : list of str
+        Labels of the pairs handed to the final audit.
+    screening_samples : int
+        Outputs drawn by the screening (both datasets, all pairs).
+    """
+
+    audit: object
+    screened: list
+    finalists: list
+    screening_samples: int
+
+    @property
+    def violation(self) -> bool:
+        return self.audit.violation
+
+    @property
+    def epsilon_lower(self) -> float:
+        return self.audit.epsilon_lower
+
+    def __bool__(self) -> bool:
+        return not self.violation
+
+    def summary(self) -> str:
+        lines = [self.audit.summary(),
+                 f"  pair search: {len(self.screened)} pair(s) screened on {self.screening_samples} outputs "
+                 f"not reused by the audit; finalists: {', '.join(self.finalists)}"]
+        top = sorted(self.screened, key=lambda r: -r["projected"])[:5]
+        for r in top:
+            lines.append(f"    {r['label']}: projected epsilon >= {r['projected']:.4g} ({r['stage']})")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        out = self.audit.as_dict()
+        out["pair_search"] = {
+            "screened": [{"label": r["label"], "D": r["D"].tolist(), "D'": r["D'"].tolist(),
+                          "projected": r["projected"], "samples": r["samples"], "stage": r["stage"]}
+                         for r in self.screened],
+            "finalists": self.finalists, "screening_samples": self.screening_samples}
+        return out
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=1.0, local_rounds=2,
+                 local_moves=16, screen_samples=100_000, finalists=3, confidence=0.95, n_samples=1_000_000,
+                 claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
+                 rng=None, progress=None):
+    """Search neighbouring inputs for a violation, then audit the best on fresh outputs.
+
+    1. **Patterns.** The pairs of :func:`pattern_pairs` (StatDP's patterns,
+       [DWWZK18]_) of length ``dim``.
+    2. **Screening.** On each pair the event selection of
+       :func:`refdp.audit.audit_black_box` runs on ``screen_samples`` outputs
+       per dataset; its best event gives a *projected* bound (what the
+       held-out stage of the final audit would certify if the estimates were
+       right).
+    3. **Local search.** Around the best pair so far, ``local_moves`` pairs
+       that move one entry of ``D'`` to another value within ``sensitivity``
+       of ``D`` (or shift both inputs by ``sensitivity``) are screened; this
+       repeats ``local_rounds`` times, from the best pair found.
+    4. **Final audit.** The ``finalists`` best pairs are audited by
+       :func:`refdp.audit.audit_black_box` with fresh outputs (its own
+       selection, then held-out bounds on ``holdout_pairs`` of them).
+
+    **Multiplicity.** The screening and the local search only choose which
+    pairs reach the final audit; the final audit never reuses their outputs,
+    so, conditionally on them, its finalists are fixed pairs and its
+    guarantee holds as stated: the Bonferroni correction counts the
+    ``holdout_pairs`` held-out tests (times the objectives). The
+    false-alarm probability is at most ``1 - confidence`` however many pairs
+    were screened.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(dataset, n_samples, rng)``, datasets being float arrays of
+        shape ``(dim,)`` (vectors of query answers).
+    dim : int >= 1
+    claimed_epsilon : float >= 0
+    patterns : sequence of str, optional
+        Names from :data:`PATTERNS`; default all.
+    sensitivity : float > 0, default 1
+        How far one entry may move between neighbours (local search).
+    local_rounds : int >= 0, default 2
+    local_moves : int >= 1, default 16
+        Pairs screened per round of the local search (a random subset when
+        there are more).
+    screen_samples : int >= 4, default 100_000
+        Outputs per dataset and pair for the screening.
+    finalists : int >= 1, default 3
+    confidence, n_samples, claimed_delta, delta_at_epsilon, tolerance, holdout_pairs, float_bits, progress :
+        Passed to the final :func:`refdp.audit.audit_black_box`.
+    rng : None, int, SeedSequence, BitGenerator or Generator
+        Seeds the screening, the local search and the final audit.
+
+    Returns
+    -------
+    PairSearch
+
+    Examples
+    --------
+    Report-noisy-max that releases the noisy maximum claims 0.5 but is not
+    0.5-DP; the search finds a violating pair without being given one:
+
+    >>> import numpy as np
+    >>> def noisy_max_value(a, n, rng):
+    ...     return (a + rng.laplace(0.0, 4.0, size=(n, a.size))).max(axis=1)
+    >>> r = search_pairs(noisy_max_value, 4, 0.5, n_samples=200_000, screen_samples=40_000,
+    ...                  local_rounds=1, rng=1, progress=False)
+    >>> bool(r.violation)
+    True
+    """
+    from .blackbox import _Progress, _select, audit_black_box, check_pairs_argument
+    from .events import Objective
+    from .._validation import check_rng
+
+    owner = "search_pairs"
+    if not callable(mechanism):
+        raise parameter_error("mechanism", owner, "a callable (dataset, n_samples, rng) -> outputs", mechanism)
+    dim = check_scalar(dim, "dim", owner, Interval(int, 1, None))
+    claimed_epsilon = check_scalar(claimed_epsilon, "claimed_epsilon", owner,
+                                   Interval(float, 0, None, closed="left"))
+    names = _check_patterns(patterns, owner)
+    sensitivity = check_scalar(sensitivity, "sensitivity", owner, Interval(float, 0, None, closed="neither"))
+    local_rounds = check_scalar(local_rounds, "local_rounds", owner, Interval(int, 0, None))
+    local_moves = check_scalar(local_moves, "local_moves", owner, Interval(int, 1, None))
+    screen_samples = check_scalar(screen_samples, "screen_samples", owner, Interval(int, 4, None))
+    finalists = check_scalar(finalists, "finalists", owner, Interval(int, 1, None))
+    n_samples = check_scalar(n_samples, "n_samples", owner, Interval(int, 4, None))
+    confidence = check_scalar(confidence, "confidence", owner, Interval(float, 0, 1, closed="neither"))
+    holdout_pairs = check_scalar(holdout_pairs, "holdout_pairs", owner, Interval(int, 1, None))
+    rng = check_rng(rng)
+    say = _Progress(progress)
+    # the objective the final audit will certify, projected on its held-out size
+    objectives = [Objective("epsilon", float(claimed_delta))]
+    beta = (1.0 - confidence) / (2 * holdout_pairs)
+    screened, drawn, seen = [], 0, set()
+
+    def screen(pairs, stage):
+        nonlocal drawn
+        for d, e, label in check_pairs_argument(pairs, owner):
+            key = (np.asarray(d).tobytes(), np.asarray(e).tobytes())
+            if key in seen:
+                continue
+            seen.add(key)
+            from .blackbox import PairReport
+            rep = PairReport(len(screened), label, (d, e))
+            best, used, _ = _select(mechanism, d, e, rng, objectives, beta, n_samples, screen_samples,
+                                    min(screen_samples, 20_000), 0.0, bool(float_bits), rep, say)
+            drawn += 2 * used
+            value = -math.inf if best[0] is None else best[0].value
+            screened.append({"label": label, "D": np.asarray(d, dtype=np.float64),
+                             "D'": np.asarray(e, dtype=np.float64), "projected": value,
+                             "samples": used, "stage": stage})
+            say(f"screened {label}: projected epsilon >= {value:.4g}")
+
+    screen(pattern_pairs(dim, names), "pattern")
+    for r in range(local_rounds):
+        top = max(screened, key=lambda s: s["projected"])
+        moves = _local_moves(top["D"], top["D'"], sensitivity, local_moves, rng)
+        before = top["projected"]
+        screen([(d, e, f"local {r + 1}.{i}: {_show(d)} vs {_show(e)}") for i, (d, e) in enumerate(moves)],
+               "local")
+        if max(s["projected"] for s in screened) <= before:
+            break
+    ranked = sorted(screened, key=lambda s: -s["projected"])[:finalists]
+    final_pairs = [(s["D"], s["D'"], s["label"]) for s in ranked]
+    audit = audit_black_box(mechanism, final_pairs, claimed_epsilon, claimed_delta=claimed_delta,
+                            delta_at_epsilon=delta_at_epsilon, confidence=confidence, n_samples=n_samples,
+                            tolerance=tolerance, holdout_pairs=holdout_pairs, float_bits=float_bits,
+                            rng=rng, progress=progress)
+    return PairSearch(audit, screened, [s["label"] for s in ranked], drawn)
+
+
+def _show(x):
+    x = np.asarray(x)
+    return "(" + ", ".join(f"{v:g}" for v in x[:12]) + (", ..." if x.size > 12 else "") + ")"
