@@ -108,8 +108,8 @@ def breast_cancer(seed=0):
 def makers(DPLogReg, eps, n):
     def refdp_fit(seed):
         # improved=False: Algorithm 2 as published, the algorithm diffprivlib implements
-        return PrivateLogisticRegression(epsilon=eps, regularization=LAMBDA, classes=(0, 1), clip=True,
-                                         improved=False, rng=seed)
+        return PrivateLogisticRegression(epsilon=eps, regularization=LAMBDA, method="objective",
+                                         classes=(0, 1), clip=True, improved=False, rng=seed)
 
     def dpl_fit(seed):
         return DPLogReg(epsilon=eps, data_norm=1.0, C=1.0 / (n * LAMBDA), fit_intercept=False,

@@ -13,9 +13,9 @@ def test_erm_page_examples_run():
     for code in blocks:
         exec(compile(code, "erm.rst", "exec"), ns)
     release = ns["release"]
-    assert release.method == "objective" and release.epsilon == 1.0 and release.norm_bound == 3.0
+    assert release.method == "output" and release.epsilon == 1.0 and release.norm_bound == 3.0
     assert ns["accuracy"] > 0.9                       # fixed seeds: deterministic
-    assert ns["svm"].result_.method == "output"
+    assert ns["svm"].result_.method == "objective"
     assert ns["features"].transform(ns["X"]).shape == (4000, 100)
     assert ns["lam"] in (1e-4, 1e-3, 1e-2) and ns["chosen"].result_.n == 1000
     assert not hasattr(ns["clf"], "minimiser_") and set(vars(release)) >= {"theta", "noise_rate"}

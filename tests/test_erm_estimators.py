@@ -122,7 +122,7 @@ def test_data_validation(cls):
 def test_params_protocol_and_repr():
     est = PrivateHuberSVM(epsilon=2.0, huber_width=0.25, rng=1)
     params = est.get_params()
-    assert params == {"epsilon": 2.0, "regularization": 0.01, "method": "objective", "huber_width": 0.25,
+    assert params == {"epsilon": 2.0, "regularization": 0.01, "method": "output", "huber_width": 0.25,
                       "classes": (-1, 1), "norm_bound": 1.0, "clip": False, "tol": 1e-8, "rng": 1,
                       "improved": True, "rho": None}
     assert est.set_params(epsilon=3.0) is est and est.epsilon == 3.0

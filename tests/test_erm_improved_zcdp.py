@@ -167,21 +167,21 @@ def test_gaussian_objective_noise_enters_the_first_order_condition():
 @pytest.mark.parametrize("cls", [PrivateLogisticRegression, PrivateHuberSVM])
 def test_estimators_improved_and_rho(cls):
     X, y = _data(n=200)
-    est = cls(epsilon=None, rho=0.5, rng=0)
+    est = cls(epsilon=None, rho=0.5, method="objective", rng=0)
     assert est.get_params()["rho"] == 0.5 and est.get_params()["improved"] is True
     res = est.fit(X, y).result_
     assert res.privacy == "zcdp" and res.rho == 0.5 and res.method == "objective"
     assert res.improved                        # the improved bound by default, under zCDP ...
-    assert cls(rng=0).fit(X, y).result_.improved              # ... and under epsilon-DP
-    assert not cls(improved=False, rng=0).fit(X, y).result_.improved    # Algorithm 2 as published
-    paper = cls(epsilon=None, rho=0.5, improved=False, rng=0).fit(X, y).result_
+    assert cls(method="objective", rng=0).fit(X, y).result_.improved              # ... and under epsilon-DP
+    assert not cls(improved=False, method="objective", rng=0).fit(X, y).result_.improved    # Algorithm 2 as published
+    paper = cls(epsilon=None, rho=0.5, improved=False, method="objective", rng=0).fit(X, y).result_
     assert not paper.improved
     for r, flag in ((res, True), (paper, False)):
         expect = objective_perturbation_zcdp_budget(0.5, r.loss.curvature, 200, 0.01, improved=flag)
         assert (r.noise_scale, r.extra_regularization) == (expect.noise_scale, expect.extra_regularization)
     out = cls(epsilon=None, rho=0.5, method="output", rng=0).fit(X, y).result_
     assert out.method == "output" and out.noise_scale == output_perturbation_sigma(0.5, 200, 0.01, 1e-8)
-    imp = cls(improved=True, rng=0).fit(X, y).result_
+    imp = cls(improved=True, method="objective", rng=0).fit(X, y).result_
     assert imp.improved and imp.privacy == "pure"
     assert not est.set_params(improved=False).fit(X, y).result_.improved
     with pytest.raises(ValueError, match=r"The 'epsilon' parameter of \w+\.fit must be None when rho is given"):

@@ -103,7 +103,8 @@ def run(data_fn, reps, seed):
                         est = cls(epsilon=eps, regularization=lam, method=method, classes=(0, 1),
                                   clip=True, improved=False, rng=int(master.integers(2**32))).fit(X, y)
                         errors.setdefault((method, lname, eps, lam), []).append(1 - est.score(Xt, yt))
-            out = private_tuning(PrivateLogisticRegression(epsilon=eps, classes=(0, 1), clip=True, improved=False),
+            out = private_tuning(PrivateLogisticRegression(epsilon=eps, method="objective", classes=(0, 1), clip=True,
+                                                           improved=False),
                                  X, y,
                                  LAMBDAS,
                                  rng=int(master.integers(2**32)))

@@ -181,12 +181,14 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         ``rho`` is given.
     regularization : float > 0, default 0.01
         ``Lambda``.
-    method : {"objective", "output"}, default "objective"
-        ``"output"`` is released float-safe (private for the doubles
-        returned); ``"objective"`` is **not**: its guarantee is about the
-        real-valued mechanism only (see :func:`refdp.erm.objective_perturbation`,
-        Warnings). Use ``"output"`` where the release must be private as
-        implemented.
+    method : {"output", "objective"}, default "output"
+        ``"output"`` (the default) is released float-safe (private for the
+        doubles returned); ``"objective"`` is **not**: its guarantee is about
+        the real-valued mechanism only (see
+        :func:`refdp.erm.objective_perturbation`, Warnings; refdp's own
+        float-bits audit finds epsilon >= 2.4 at a claimed 0.1 in one
+        dimension). Choose ``"objective"`` for its accuracy only where the
+        floating-point leak is acceptable, e.g. to reproduce the paper.
     classes : pair of labels or "infer", default (-1, 1)
         Declared labels; ``classes[0]`` is mapped to -1 and ``classes[1]`` to
         +1. ``"infer"`` reads them from ``y`` (not private; see the module
@@ -242,7 +244,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     True
     """
 
-    def __init__(self, epsilon=1.0, regularization=0.01, method="objective", *, classes=(-1, 1),
+    def __init__(self, epsilon=1.0, regularization=0.01, method="output", *, classes=(-1, 1),
                  norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=True, rho=None):
         self.epsilon = epsilon
         self.regularization = regularization
@@ -275,9 +277,9 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     ----------
     epsilon : float > 0, default 1.0
     regularization : float > 0, default 0.01
-    method : {"objective", "output"}, default "objective"
-        ``"objective"`` is not float-safe (see :class:`PrivateLogisticRegression`'s
-        ``method``); ``"output"`` is.
+    method : {"output", "objective"}, default "output"
+        ``"output"`` is float-safe; ``"objective"`` is not (see
+        :class:`PrivateLogisticRegression`'s ``method``).
     huber_width : float > 0, default 0.5
         ``h``; smaller values approach the hinge loss but raise the
         curvature ``c = 1/(2h)`` that objective perturbation pays for.
@@ -306,7 +308,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     True
     """
 
-    def __init__(self, epsilon=1.0, regularization=0.01, method="objective", huber_width=0.5, *,
+    def __init__(self, epsilon=1.0, regularization=0.01, method="output", huber_width=0.5, *,
                  classes=(-1, 1), norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=True,
                  rho=None):
         self.epsilon = epsilon
