@@ -95,10 +95,10 @@ def sweep(max_size, epsilons, exact_kinds=(True, False)):
 @register("exponential_mechanism_learner.privacy_exhaustive",
           "exp(-eps n R(h)/2) over a finite class, loss in [0, 1], is eps-DP (replace-one): exact max "
           "divergence over all neighbours of datasets of 1..3 labelled records, 8 labelings and 27 soft "
-          "predictors, eps in {1, 2}, exact and float laws",
+          "predictors, eps = 1, exact and float laws (eps in {0.5, 1, 2} and 4 records in the full run)",
           covers=COVERS)
 def privacy_quick():
-    return summarise(*sweep(3, (1.0, 2.0)))
+    return summarise(*sweep(3, (1.0,)))
 
 
 @register("exponential_mechanism_learner.privacy_exhaustive_full",

@@ -134,7 +134,7 @@ def sweep(configs, orders):
 @register("pate.smooth_sensitivity_bound_exhaustive",
           "smooth_sensitivity is >= the true smooth sensitivity of the released log-moment and "
           "beta-smooth, on every vote matrix (T <= 6, Q <= 2, C <= 3)",
-          covers=("refdp.pate.release_epsilon", "refdp.pate.smooth_sensitivity"))
+          covers=("refdp.pate.release_epsilon", "refdp.pate.smooth_sensitivity"), cost=2)
 def bound_quick():
     return sweep([(6, 2, 2, 1.0), (5, 1, 3, 1.0)], (8.0,))
 

@@ -70,7 +70,7 @@ F = Fraction
 improved_budget = functools.partial(objective_perturbation_budget, improved=True)
 
 HUBER_KINK = QUICK[2]                                         # huber h=1/2, (2, 2, 19/20), 1-D
-HUBER_DELTA = Setting("huber_hinge", 0.5, 1.0, 2, 0.25, 1, 801)
+HUBER_DELTA = Setting("huber_hinge", 0.5, 1.0, 2, 0.25, 1, 401)
 IMPROVED_QUICK = QUICK + (HUBER_DELTA,)
 
 
@@ -166,7 +166,7 @@ def run(settings, power=POWER) -> CheckResult:
           "improved objective perturbation (epsilon' = epsilon - ln(1 + c/(n Lambda)), Delta branch at "
           "e^{epsilon/2}): ln p_D(f) - ln p_D'(f) <= epsilon on output grids and all neighbour pairs of small "
           "1-D and 2-D datasets; the check flags half the slack, no slack and a too small Delta",
-          covers=COVERS, quick=True)
+          covers=COVERS, quick=True, cost=3)
 def improved_objective_perturbation_quick() -> CheckResult:
     return run(IMPROVED_QUICK)
 

@@ -346,7 +346,7 @@ COVERS = ("refdp.erm.objective_perturbation_zcdp", "refdp.erm.release_objective_
           "Gaussian objective perturbation: the Renyi divergences of the exact output densities of all "
           "neighbour pairs of small 1-D datasets are below the derived bound B(alpha) <= rho alpha "
           "(Huber hinge and logistic, both branches); the check flags sigma halved",
-          covers=COVERS, quick=True)
+          covers=COVERS, quick=True, cost=2)
 def objective_perturbation_zcdp_quick() -> CheckResult:
     return run(QUICK)
 

@@ -100,18 +100,24 @@ class Check:
     covers: tuple = ()
     quick: bool = True
     module: str = ""
+    cost: float = 1.0
 
 
 _REGISTRY: dict[str, Check] = {}
 
 
-def register(name: str, claim: str, *, covers=(), quick: bool = True):
-    """Decorator registering a check function under a unique ``name``."""
+def register(name: str, claim: str, *, covers=(), quick: bool = True, cost: float = 1.0):
+    """Decorator registering a check function under a unique ``name``.
+
+    ``cost`` is a rough relative running time (1 for a check of about a
+    second); ``refdp verify`` starts the costliest checks first so that its
+    worker processes finish together. It never affects a result.
+    """
 
     def deco(func):
         if name in _REGISTRY and _REGISTRY[name].func.__qualname__ != func.__qualname__:
             raise ValueError(f"duplicate check name {name!r}")
-        _REGISTRY[name] = Check(name, claim, func, tuple(covers), quick, func.__module__)
+        _REGISTRY[name] = Check(name, claim, func, tuple(covers), quick, func.__module__, float(cost))
         return func
 
     return deco
