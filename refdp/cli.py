@@ -348,7 +348,9 @@ def _main(argv=None) -> int:
     modules = {}
     for name, (module, help_text) in SUBCOMMANDS.items():
         modules[name] = importlib.import_module(module)
-        modules[name].add_arguments(sub.add_parser(name, help=help_text, description=help_text))
+        description = getattr(modules[name], "DESCRIPTION", help_text)
+        modules[name].add_arguments(sub.add_parser(name, help=help_text, description=description,
+                                                   formatter_class=argparse.RawDescriptionHelpFormatter))
     args = parser.parse_args(argv)
     if args.command == "verify":
         return _verify(args)

@@ -158,7 +158,7 @@ def test_summary_and_dict():
     assert "VIOLATION" in text and "false-alarm probability <= 0.05" in text and str(r) == text
     d = r.as_dict()
     assert d["violation"] is True and d["epsilon_lower"] == r.epsilon_lower
-    assert d["pair"] == ["0", "1"] and len(d["pairs"]) == 1
+    assert d["pair"] == [0, 1] and d["pair_text"] == ["0", "1"] and len(d["pairs"]) == 1
 
 
 def test_objective_values():

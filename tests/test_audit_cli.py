@@ -81,7 +81,7 @@ def test_vector_pairs_from_json_become_arrays(capsys):
     rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--samples", "20000",
                "--seed", "3", "--quiet", "--json", "--pair", "[[0], [1]]"])
     assert rc == 1
-    assert sorted(json.loads(capsys.readouterr().out)["pair"]) == ["[0.0]", "[1.0]"]
+    assert sorted(json.loads(capsys.readouterr().out)["pair"]) == [[0.0], [1.0]]
 
 
 def test_per_call_attribute_and_delta(capsys):
@@ -134,3 +134,62 @@ def test_main_entry_point(capsys):
     assert cli.main(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "5", "--samples", "20000",
                      "--seed", "6", "--quiet"]) == 0
     assert "no violation found" in capsys.readouterr().out
+
+
+def rr_per_call_unmarked(bit, rng):
+    """A per-call mechanism without audit_per_call: needs --per-call on the command line."""
+    return bit if rng.random() < 0.75 else 1 - bit
+
+
+def test_help_states_the_signature_and_the_pair_conversion(capsys):
+    from refdp import cli as top
+
+    with pytest.raises(SystemExit):
+        top.main(["audit", "--help"])
+    text = capsys.readouterr().out
+    assert "mechanism(dataset, n_samples, rng) -> n_samples outputs" in text
+    assert "--per-call" in text and "NumPy float64 array" in text
+
+
+def test_wrong_signature_suggests_per_call(capsys):
+    rc = _run(["tests.test_audit_cli:rr_per_call_unmarked", "--claimed-epsilon", "1.1", "--pair", "[0, 1]",
+               "--samples", "200000", "--seed", "1", "--quiet"])
+    assert rc == 2 and "--per-call" in capsys.readouterr().err
+    rc = _run(["tests.test_audit_cli:rr_per_call_unmarked", "--per-call", "--claimed-epsilon", "1.1",
+               "--pair", "[0, 1]", "--samples", "200000", "--seed", "1", "--quiet"])
+    assert rc == 0
+
+
+def test_small_budget_warns(capsys):
+    _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "2000", "--seed", "1"])
+    assert "warning: --samples 2000 is below" in capsys.readouterr().err
+
+
+def test_a_py_file_can_import_its_neighbours(tmp_path, capsys):
+    (tmp_path / "helper_mod_for_audit.py").write_text("P = 0.75\n")
+    (tmp_path / "mech_file.py").write_text(
+        "import numpy as np\nfrom helper_mod_for_audit import P\n"
+        "def rr(bit, n, rng):\n"
+        "    b = int(np.asarray(bit).reshape(-1)[0])\n"
+        "    return np.where(rng.random(n) < P, b, 1 - b)\n")
+    rc = _run([f"{tmp_path / 'mech_file.py'}:rr", "--claimed-epsilon", "1.1", "--pair", "[0, 1]",
+               "--samples", "200000", "--seed", "2", "--quiet"])
+    assert rc == 0, capsys.readouterr().err
+
+
+def test_json_pairs_are_arrays(capsys):
+    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1.0986", "--pair", "[[0, 0], [1, 0]]",
+               "--samples", "200000", "--seed", "3", "--json", "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1)
+    assert out["pair"] == [[0.0, 0.0], [1.0, 0.0]]            # arrays, not their text
+    assert out["pair_text"] == ["[0.0, 0.0]", "[1.0, 0.0]"]
+
+
+def test_exact_summary_prints_the_claim_exactly(capsys):
+    # ln 3 = 1.0986122886681098; a claim just above it holds, and must not be
+    # printed rounded (1.09861) below the exact value printed to 12 digits.
+    claim = "1.09861228866811"
+    rc = _run(["tests.test_audit_cli:rr_law", "--claimed-epsilon", claim])
+    out = capsys.readouterr().out
+    assert rc == 0 and f"claim {float(claim)!r}-DP: HOLDS" in out

@@ -219,7 +219,7 @@ class BlackBoxAudit:
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
-        """JSON-ready summary (datasets shown as text)."""
+        """JSON-ready summary: datasets as JSON values (arrays as lists), with their text in ``pair_text``."""
         return {
             "epsilon_lower": self.epsilon_lower,
             "claimed_epsilon": self.claimed_epsilon,
@@ -227,7 +227,8 @@ class BlackBoxAudit:
             "confidence": self.confidence,
             "false_alarm_probability": self.false_alarm_probability,
             "violation": self.violation,
-            "pair": None if self.pair is None else [describe_dataset(d) for d in self.pair],
+            "pair": None if self.pair is None else [_json_dataset(d) for d in self.pair],
+            "pair_text": None if self.pair is None else [describe_dataset(d) for d in self.pair],
             "reversed": self.reversed,
             "pair_label": self.pair_label,
             "event": self.event,
@@ -249,6 +250,19 @@ class BlackBoxAudit:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def _json_dataset(d):
+    """A dataset as a JSON value: arrays and tuples as lists, NumPy scalars as numbers, else its text."""
+    if isinstance(d, np.ndarray):
+        return d.tolist()
+    if isinstance(d, np.generic):
+        return d.item()
+    if isinstance(d, (list, tuple)):
+        return [_json_dataset(v) for v in d]
+    if d is None or isinstance(d, (bool, int, float, str)):
+        return d
+    return repr(d)
 
 
 def check_pairs_argument(pairs, owner):

@@ -1,5 +1,8 @@
 """``refdp audit``: audit a mechanism named on the command line.
 
+The mechanism is called as ``mechanism(dataset, n_samples, rng)`` and returns
+``n_samples`` outputs (``--per-call``: ``mechanism(dataset, rng)`` returns one).
+
 Usage::
 
     refdp audit module:callable --claimed-epsilon E [--claimed-delta D]
@@ -49,7 +52,31 @@ import sys
 
 import numpy as np
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "DESCRIPTION"]
+
+#: The text of ``refdp audit --help`` above the options.
+DESCRIPTION = """\
+Black-box audit of a mechanism: a lower bound on its epsilon (and delta) at a
+stated confidence, from its outputs on neighbouring datasets.
+
+The target module:callable is called as
+
+    mechanism(dataset, n_samples, rng) -> n_samples outputs
+
+(an array whose first dimension is n_samples, or a sequence); with --per-call
+as mechanism(dataset, rng) -> one output; with --exact as
+distribution(dataset) -> probabilities. module may be a path to a .py file
+(its folder is put on the import path).
+
+Each --pair is a JSON array [D, D'] or [D, D', "label"]. A JSON array of
+numbers becomes a NumPy float64 array; other JSON values (strings, nested
+mixed lists) are passed as they are; with --exact arrays become tuples.
+
+Exit status: 0 no violation found, 1 violation, 2 the command could not run.
+"""
+
+#: Fewer outputs per dataset than this rarely give a bound worth reading.
+MEANINGFUL_SAMPLES = 100_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,6 +137,9 @@ def _resolve(target: str):
         if mod_name.endswith(".py") or os.sep in mod_name:
             path = os.path.abspath(mod_name)
             name = os.path.splitext(os.path.basename(path))[0]
+            folder = os.path.dirname(path)
+            if folder not in sys.path:      # so that the file can import its neighbours
+                sys.path.insert(0, folder)
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:
                 raise ImportError(f"cannot load {path}")
@@ -175,6 +205,9 @@ def run(args) -> int:
         if search and (exact or args.pair):
             raise _Usage("--search-pairs cannot be combined with --pair or --exact")
         pairs = None if search else _pairs(args, target, exact)
+        if not exact and 0 < args.samples < MEANINGFUL_SAMPLES and not args.quiet:
+            print(f"refdp audit: warning: --samples {args.samples} is below {MEANINGFUL_SAMPLES}; the bound "
+                  "will be weak (a lower bound from few outputs says little)", file=sys.stderr)
         if exact:
             result = audit_exact(target, args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                  pairs=pairs, orders=list(args.orders or ()))
@@ -201,17 +234,37 @@ def run(args) -> int:
         print(f"refdp audit: {exc}", file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"refdp audit: {exc}", file=sys.stderr)
+        hint = ""
+        if (not args.per_call and "vectorise" in str(exc)):
+            hint = "\nrefdp audit: hint: a mechanism (dataset, rng) -> one output needs --per-call"
+        print(f"refdp audit: {exc}{hint}", file=sys.stderr)
+        return 2
+    except TypeError as exc:
+        if args.per_call or exact:
+            raise
+        print(f"refdp audit: calling {args.target}(dataset, n_samples, rng) failed: {exc}\n"
+              "refdp audit: hint: a mechanism (dataset, rng) -> one output needs --per-call", file=sys.stderr)
         return 2
     if args.json:
         out = result.as_dict()
         out["mode"] = "exact" if exact else ("pair search" if search else "black-box")
         out["target"] = args.target
-        json.dump(out, sys.stdout, indent=2, default=str)
+        json.dump(out, sys.stdout, indent=2, default=_json_default)
         print()
     else:
         print(result.summary())
     return 1 if result.violation else 0
+
+
+def _json_default(value):
+    """Arrays as JSON arrays (not their string form), NumPy scalars as numbers, the rest as text."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return list(value)
+    return str(value)
 
 
 def main(argv=None) -> int:

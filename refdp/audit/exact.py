@@ -100,12 +100,14 @@ class ExactAudit:
 
     def summary(self) -> str:
         """A few lines for people."""
-        claim = f"({self.claimed_epsilon:g}, {self.claimed_delta:g})-DP" if self.claimed_delta else \
-            f"{self.claimed_epsilon:g}-DP"
+        # the claim at its exact value (shortest round-trip repr): a holding claim never
+        # prints below the exact epsilon because of rounding
+        claim = f"({self.claimed_epsilon!r}, {self.claimed_delta!r})-DP" if self.claimed_delta else \
+            f"{self.claimed_epsilon!r}-DP"
         lines = [f"claim {claim}: {self.verdict.value.upper()} over {self.pairs_checked} pair(s)",
                  f"  exact epsilon (max divergence) = {mpmath.nstr(self.epsilon, 12)} on "
                  f"d = {self.worst_pair[0]!r}, d' = {self.worst_pair[1]!r}, output {self.worst_output!r}",
-                 f"  delta at epsilon = {self.claimed_epsilon:g}: {mpmath.nstr(self.delta, 12)} on "
+                 f"  delta at epsilon = {self.claimed_epsilon!r}: {mpmath.nstr(self.delta, 12)} on "
                  f"d = {self.delta_pair[0]!r}, d' = {self.delta_pair[1]!r}, event {self.delta_event!r}"]
         for order, (value, pair) in self.renyi.items():
             lines.append(f"  Renyi divergence of order {order:g}: {mpmath.nstr(value, 12)} on {pair!r}")
