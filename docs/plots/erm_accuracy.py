@@ -175,8 +175,11 @@ def plot(results, fixed_lambda):
                 ax.loglog(EPSILONS, ys, style, marker=marker, ms=4, color=colour, label=f"{method}, {lname}")
             np_err = min(np.mean(v) for (ln, _), v in nonprivate.items() if ln == lname)
             ax.axhline(np_err, color="k", ls=style, lw=0.8, label=f"non-private, {lname}")
-            ax.annotate(f"non-private, {lname}", (1.0, np_err), xycoords=("axes fraction", "data"),
-                        xytext=(-4, 2), textcoords="offset points", ha="right", va="bottom", fontsize=7)
+            # the two reference lines can be close: logistic labelled at the left, Huber at the right
+            left = lname == "logistic"
+            ax.annotate(f"non-private, {lname}", (0.0 if left else 1.0, np_err),
+                        xycoords=("axes fraction", "data"), xytext=(4 if left else -4, 2),
+                        textcoords="offset points", ha="left" if left else "right", va="bottom", fontsize=7)
         if fixed is None:
             ax.loglog(EPSILONS, [np.mean(tuned[e]) for e in EPSILONS], ":", marker="s", ms=4, color="C2",
                       label="objective, logistic, private tuning (Alg. 4)")
@@ -185,8 +188,10 @@ def plot(results, fixed_lambda):
             ax.set_title(f"{title}\nfixed Λ = {fixed:g}", fontsize=10)
         ax.set_xlabel("ε")
         ax.grid(alpha=0.3, which="both")
-        for axis in (ax.xaxis, ax.yaxis):      # plain numbers, not 10^-1 notation
-            axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")   # plain numbers, not 10^-1 notation
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
     axes[0].set_ylabel("test error (mean over repetitions)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncol=4)   # off the data
