@@ -310,3 +310,27 @@ def test_one_order_and_one_default_for_every_erm_release():
     for f in (objective_perturbation, objective_perturbation_zcdp, objective_perturbation_budget,
               private_confidence_intervals, PrivateLogisticRegression, PrivateHuberSVM):
         assert inspect.signature(f).parameters["improved"].default is True, f
+
+
+def test_every_erm_release_takes_declared_classes():
+    # The functions and private_confidence_intervals take the estimators' classes
+    # parameter: 0/1 labels with classes=(0, 1) give the release of the +-1 labels.
+    from refdp.erm import objective_perturbation_zcdp, output_perturbation_zcdp, private_confidence_intervals
+
+    X, y = _data()
+    y01 = (y + 1) // 2
+    for f, kw in ((objective_perturbation, dict(epsilon=1.0)), (output_perturbation, dict(epsilon=1.0)),
+                  (objective_perturbation_zcdp, dict(rho=1.0)), (output_perturbation_zcdp, dict(rho=1.0))):
+        a = f(X, y, LogisticLoss(), regularization=0.1, rng=4, **kw)
+        b = f(X, y01, LogisticLoss(), regularization=0.1, rng=4, classes=(0, 1), **kw)
+        assert np.array_equal(a.theta, b.theta)
+        with pytest.raises(ValueError, match=r"'y' parameter of \w+ must be an array of labels among the declared"):
+            f(X, y01, LogisticLoss(), regularization=0.1, rng=4, **kw)
+    rng = np.random.default_rng(0)
+    Xc = rng.normal(size=(400, 2)) / 3
+    Xc /= np.maximum(1, 1.001 * np.linalg.norm(Xc, axis=1))[:, None]
+    yc = np.where(rng.random(400) < 1 / (1 + np.exp(-2 * Xc[:, 0])), 1, -1)
+    a = private_confidence_intervals(Xc, yc, LogisticLoss(), regularization=0.1, epsilon=2.0, rng=1)
+    b = private_confidence_intervals(Xc, (yc + 1) // 2, LogisticLoss(), regularization=0.1, epsilon=2.0, rng=1,
+                                     classes=(0, 1))
+    assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)

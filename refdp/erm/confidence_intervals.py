@@ -65,7 +65,7 @@ from .._rounding import floor_fraction
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
 from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
-from ._data import PM1, prepare, signed_labels, unit_ball_rows
+from ._data import check_classes, PM1, prepare, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
                                release_private_hessian)
@@ -493,7 +493,7 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
 def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rho=None, method="objective",
                                  improved=True, split=DEFAULT_SPLIT, level=0.95, delta=None, tol=DEFAULT_TOL,
                                  norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None,
-                                 secure=True):
+                                 secure=True, classes=(-1, 1)):
     """Fit privately and release confidence intervals, within one total budget ([WKL19]_).
 
     Parameters
@@ -501,7 +501,7 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
     X : array_like of float, shape (n, d)
         Rows with ``||x|| <= norm_bound`` (or any rows with ``clip=True``).
     y : array_like, shape (n,)
-        Labels in ``{-1, +1}``.
+        Labels among the declared ``classes``.
     loss : MarginLoss
         E.g. :class:`LogisticLoss` or :class:`HuberHingeLoss`.
     regularization : float > 0
@@ -543,6 +543,10 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
         no float-safe form: ``docs/theory/secure_noise.rst``, "What is not
         covered".)
 
+    classes : pair of labels, keyword-only, default (-1, 1)
+        The declared labels, as for the estimators: ``classes[0]`` is mapped
+        to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
+        Never inferred from ``y``.
     Returns
     -------
     PrivateConfidenceIntervals
@@ -587,7 +591,8 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
                               "summing to 1", split)
     parts = split_budget(value, split, owner, "split")
     Z, ys, loss, _, regularization, tol = prepare(
-        owner, X, y, loss, parts[0], regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+        owner, X, y, loss, parts[0], regularization, tol=tol, norm_bound=norm_bound, clip=clip,
+        classes=check_classes(classes, owner, binary=True))
     secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
     release = _fit(owner, Z, ys, loss, regularization, privacy, parts[0], method, improved, tol, norm_bound,

@@ -52,7 +52,7 @@ from .._validation import Interval, check_rng, check_scalar
 from .._rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..mechanisms._args import check_flag
-from ._data import prepare
+from ._data import check_classes, prepare
 from ._solver import minimise
 from .output_perturbation import DEFAULT_TOL
 from .result import PrivateERMResult
@@ -235,7 +235,7 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
 
 
 def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
-                           clip=False, rng=None, improved=True):
+                           clip=False, rng=None, improved=True, classes=(-1, 1)):
     """Release the minimiser of the noisy objective ([CMS11]_ Algorithm 2).
 
     Parameters
@@ -244,7 +244,7 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
         Features; every row must satisfy ``||x|| <= norm_bound`` unless
         ``clip`` is True.
     y : array_like, shape (n,)
-        Labels in ``{-1, +1}``.
+        Labels among the declared ``classes``.
     loss : MarginLoss
         Convex, ``|l'| <= 1``, ``l'' <= loss.curvature``.
     epsilon : float > 0
@@ -263,6 +263,10 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
         factor; see :func:`objective_perturbation_budget`), the default of
         every refdp entry point. False reproduces the paper's Algorithm 2.
 
+    classes : pair of labels, keyword-only, default (-1, 1)
+        The declared labels, as for the estimators: ``classes[0]`` is mapped
+        to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
+        Never inferred from ``y``.
     Returns
     -------
     PrivateERMResult
@@ -320,7 +324,8 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
     owner = "objective_perturbation"
     improved = check_flag(improved, "improved", owner)
     Z, ys, loss, epsilon, regularization, tol = prepare(
-        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
+        classes=check_classes(classes, owner, binary=True))
     budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization,
                                            improved=improved)
     return release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol, rng=rng,

@@ -51,7 +51,7 @@ from typing import NamedTuple
 from .._validation import Interval, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms._args import check_flag
-from ._data import prepare
+from ._data import check_classes, prepare
 from ._solver import minimise
 from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, extra_regularization
 from .output_perturbation import DEFAULT_TOL
@@ -227,7 +227,7 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
 
 
 def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=True, tol=DEFAULT_TOL,
-                                norm_bound=1.0, clip=False, rng=None):
+                                norm_bound=1.0, clip=False, rng=None, classes=(-1, 1)):
     """Release the minimiser of ``J(f) + b^T f / n + Delta ||f||^2 / 2``, ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
     Parameters
@@ -236,7 +236,7 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
         Features; every row must satisfy ``||x|| <= norm_bound`` unless
         ``clip`` is True.
     y : array_like, shape (n,)
-        Labels in ``{-1, +1}``.
+        Labels among the declared ``classes``.
     loss : MarginLoss
         Convex, ``|l'| <= 1``, ``l'' <= loss.curvature``.
     rho : float > 0
@@ -253,6 +253,10 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Normalised with :func:`numpy.random.default_rng`.
 
+    classes : pair of labels, keyword-only, default (-1, 1)
+        The declared labels, as for the estimators: ``classes[0]`` is mapped
+        to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
+        Never inferred from ``y``.
     Returns
     -------
     PrivateERMResult
@@ -305,7 +309,7 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
     improved = check_flag(improved, "improved", owner)
     Z, ys, loss, rho, regularization, tol = prepare(
         owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        budget_name="rho")
+        budget_name="rho", classes=check_classes(classes, owner, binary=True))
     budget = _zcdp_budget(rho, loss.curvature, Z.shape[0], regularization,
                           IMPROVED_POWER if improved else JACOBIAN_POWER, owner)
     return release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, tol=tol, rng=rng,

@@ -44,7 +44,7 @@ from .._rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import gaussian_mechanism, spherical_laplace
 from ..mechanisms._args import check_flag
 from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid
-from ._data import prepare
+from ._data import check_classes, prepare
 from ._solver import minimise
 from .result import PrivateERMResult
 
@@ -126,7 +126,7 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
 
 
 def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
-                        clip=False, rng=None, secure=True):
+                        clip=False, rng=None, secure=True, classes=(-1, 1)):
     """Release ``argmin_f J(f, D) + b`` with spherical Laplace noise ([CMS11]_ Algorithm 1).
 
     Parameters
@@ -135,7 +135,7 @@ def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL,
         Features; every row must satisfy ``||x|| <= norm_bound`` unless
         ``clip`` is True (see :mod:`refdp.erm._data`).
     y : array_like, shape (n,)
-        Labels in ``{-1, +1}``.
+        Labels among the declared ``classes``.
     loss : MarginLoss
         Convex, differentiable, ``|l'| <= 1`` (e.g. :class:`LogisticLoss`,
         :class:`HuberHingeLoss`).
@@ -163,6 +163,10 @@ def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL,
         in doubles, **not private as implemented** (Mironov 2012), for
         comparison only.
 
+    classes : pair of labels, keyword-only, default (-1, 1)
+        The declared labels, as for the estimators: ``classes[0]`` is mapped
+        to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
+        Never inferred from ``y``.
     Returns
     -------
     PrivateERMResult
@@ -196,7 +200,8 @@ def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL,
     """
     owner = "output_perturbation"
     Z, ys, loss, epsilon, regularization, tol = prepare(
-        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip)
+        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
+        classes=check_classes(classes, owner, binary=True))
     secure = check_flag(secure, "secure", owner)
     return release_output_perturbation(Z, ys, loss, epsilon, regularization, tol=tol, rng=rng,
                                        norm_bound=norm_bound, clip=clip, secure=secure)
@@ -263,7 +268,7 @@ def output_perturbation_sigma(rho, n, regularization, tol=0.0):
 
 
 def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
-                             clip=False, rng=None, secure=True):
+                             clip=False, rng=None, secure=True, classes=(-1, 1)):
     """Release ``argmin_f J(f, D) + b`` with Gaussian noise ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
     The zCDP counterpart of :func:`output_perturbation` ([WKL19]_): the computed minimiser has L2 sensitivity at most ``S =
@@ -277,7 +282,7 @@ def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL
         Features; every row must satisfy ``||x|| <= norm_bound`` unless
         ``clip`` is True.
     y : array_like, shape (n,)
-        Labels in ``{-1, +1}``.
+        Labels among the declared ``classes``.
     loss : MarginLoss
         Convex, differentiable, ``|l'| <= 1``.
     rho : float > 0
@@ -298,6 +303,10 @@ def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL
         2**-10)`` per coordinate. False: ``f_hat + N(0, sigma^2 I)`` in
         doubles, **not private as implemented**, for comparison only.
 
+    classes : pair of labels, keyword-only, default (-1, 1)
+        The declared labels, as for the estimators: ``classes[0]`` is mapped
+        to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
+        Never inferred from ``y``.
     Returns
     -------
     PrivateERMResult
@@ -335,7 +344,7 @@ def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL
     owner = "output_perturbation_zcdp"
     Z, ys, loss, rho, regularization, tol = prepare(
         owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        budget_name="rho")
+        budget_name="rho", classes=check_classes(classes, owner, binary=True))
     secure = check_flag(secure, "secure", owner)
     return release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, tol=tol, rng=rng,
                                             norm_bound=norm_bound, clip=clip, owner=owner, secure=secure)
