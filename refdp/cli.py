@@ -222,14 +222,14 @@ def _verify(args) -> int:
         os.makedirs(args.certificate, exist_ok=True)
     client = None
     if args.scheduler:
-        from .distributed import connect
+        from .distributed import connect, n_workers
 
         try:
             client = connect(args.scheduler, owner="refdp verify")
         except (ValueError, ImportError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        jobs = len(client.scheduler_info().get("workers", {}))
+        jobs = n_workers(client)
     try:
         return _report(args, checks, jobs, client)
     finally:

@@ -154,13 +154,16 @@ class PrivacyFilter:
     def _composed(self, eps, delta, rho, n, unit):
         """Upper bound (EpsilonDelta) of the composition of the ledger (eps, delta, rho, n, unit)."""
         if self.composition == "basic":
-            return EpsilonDelta(_ceil(eps), min(1.0, _ceil(delta)))
+            return EpsilonDelta(ceil_fraction(eps), min(1.0, ceil_fraction(delta)))
         if self.composition == "zcdp":
-            return EpsilonDelta(zcdp_to_dp(_ceil(rho), self.delta) if rho else 0.0, self.delta if rho else 0.0)
+            if not rho:
+                return EpsilonDelta(0.0, 0.0)
+            return EpsilonDelta(zcdp_to_dp(ceil_fraction(rho), self.delta), self.delta)
         if n == 0:
             return EpsilonDelta(0.0, 0.0)
         e0, d0 = unit
-        basic = EpsilonDelta(_ceil(n * Fraction(e0)), min(1.0, _ceil(n * Fraction(d0))))
+        basic = EpsilonDelta(ceil_fraction(n * Fraction(e0)),
+                             min(1.0, ceil_fraction(n * Fraction(d0))))
         if self._fits(basic):
             return basic
         return advanced_composition(e0, n, self.delta_prime, d0)
@@ -246,10 +249,6 @@ class PrivacyFilter:
                     f"(epsilon = {after.epsilon:.6g}, delta = {after.delta:.3g}); already spent "
                     f"(epsilon = {spent.epsilon:.6g}, delta = {spent.delta:.3g}) in {self.n_charges} charge(s)")
             self._eps, self._delta, self._rho, self.n_charges, self._unit = eps, dl, r, n + count, unit
-
-
-def _ceil(q: Fraction) -> float:
-    return ceil_fraction(q)
 
 
 def check_budget(budget, owner):

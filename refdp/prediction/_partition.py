@@ -254,11 +254,16 @@ def fit_teachers(make, X, y, assignment, k, streams, classes, client=None, owner
     part and the same spawned stream as locally, so the fitted teachers (and
     their votes) are identical to the local run.
     """
-    parts = [(X[idx], y[idx], streams[j]) for j, idx in
-             ((j, np.flatnonzero(assignment == j)) for j in range(k))]
+    def part(j):
+        idx = np.flatnonzero(assignment == j)
+        return X[idx], y[idx], streams[j]
+
     if client is None:
-        return [train_teacher(make, Xj, yj, stream, classes) for Xj, yj, stream in parts]
+        # one part at a time: its copy of the data is freed once its teacher is trained
+        return [train_teacher(make, *part(j), classes) for j in range(k)]
     from ..distributed import check_picklable, map_ordered
+
+    parts = [part(j) for j in range(k)]     # every part is sent, so all are built
 
     check_picklable(make, "learner", owner)
     return map_ordered(client, _TrainTask(make, classes), parts, label=f"{owner}: teachers")

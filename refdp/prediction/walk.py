@@ -198,6 +198,16 @@ def _points(x, name, owner, min_size=0):
     return arr
 
 
+def _binary_labels(y, n, owner):
+    """Labels in {0, 1}, shape (n,), as an integer array."""
+    y = check_array(y, "y", owner, dtype="integer", shape=(n,))
+    if not np.all((y == 0) | (y == 1)):
+        i = int(np.argmax((y != 0) & (y != 1)))
+        raise parameter_error("y", owner, "an array of labels in {0, 1}",
+                              Described(f"{y[i].item()} at position ({i},)"))
+    return y
+
+
 class ProjectedWalk:
     """Exponential projected walk: private prediction for thresholds and unions of intervals.
 
@@ -287,11 +297,7 @@ class ProjectedWalk:
         owner = type(self).__name__
         eps, alpha, nb = self._validated()
         x = _points(x, "x", owner, min_size=1)
-        y = check_array(y, "y", owner, dtype="integer", shape=(x.shape[0],))
-        if y.size and not np.all((y == 0) | (y == 1)):
-            i = int(np.argmax((y != 0) & (y != 1)))
-            raise parameter_error("y", owner, "an array of labels in {0, 1}",
-                                  Described(f"{y[i].item()} at position ({i},)"))
+        y = _binary_labels(y, x.shape[0], owner)
         self.step_ = walk_step(eps, nb)
         self.bound_ = math.log((1 - alpha) / alpha)
         self.x_, self.y_ = _sort_by_tie_rule(x, y)
@@ -375,11 +381,7 @@ class ProjectedWalk:
         """
         owner = type(self).__name__
         proba = self.predict_proba(_points(x, "x", owner, min_size=1))
-        y = check_array(y, "y", owner, dtype="integer", shape=(proba.shape[0],))
-        if not np.all((y == 0) | (y == 1)):
-            i = int(np.argmax((y != 0) & (y != 1)))
-            raise parameter_error("y", owner, "an array of labels in {0, 1}",
-                                  Described(f"{y[i].item()} at position ({i},)"))
+        y = _binary_labels(y, proba.shape[0], owner)
         return float(np.mean(proba[np.arange(y.size), y]))
 
     def exact_proba(self, x_query, dps=50, ctx=None):
