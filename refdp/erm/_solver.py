@@ -18,7 +18,8 @@ Rounding-error bound. Rows satisfy ``||x_i|| <= 1`` (so ``|x_ij| <= 1``) and
 ``|l'| <= 1``. With ``u = 2**-53`` and ``gamma_k = k u / (1 - k u)``, the
 computed margin has error at most ``gamma_d ||f||_1``, which moves ``l'`` by
 at most ``c`` times that (``l'`` is ``c``-Lipschitz) plus a few ulps of its
-evaluation; the sum over ``n`` records adds ``gamma_n`` (any summation order)
+evaluation (:meth:`~refdp.erm.losses.MarginLoss.derivative_rounding`: ``8 u``, more for a
+narrow Huber hinge); the sum over ``n`` records adds ``gamma_n`` (any summation order)
 and the other terms a few ulps each. The bound used is twice the sum of these
 terms, times ``sqrt(d)`` for the Euclidean norm.
 """
@@ -70,7 +71,7 @@ def gradient(loss, X, y, mu, g, f):
 
 def rounding_bound(loss, n, d, mu, g, f):
     """A-priori bound of ``||computed grad F(f) - grad F(f)||`` (see the module docstring)."""
-    per = (_gamma(n + 2) + loss.curvature * _gamma(d + 1) * float(np.sum(np.abs(f))) + 8 * _U
+    per = (_gamma(n + 2) + loss.curvature * _gamma(d + 1) * float(np.sum(np.abs(f))) + loss.derivative_rounding()
            + 4 * _U * (mu * float(np.max(np.abs(f))) + float(np.max(np.abs(g)))))
     return 2.0 * per * math.sqrt(d)
 

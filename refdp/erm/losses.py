@@ -94,6 +94,15 @@ class MarginLoss:
         """``l''(m)`` for a float array of margins."""
         raise NotImplementedError
 
+    def derivative_rounding(self) -> float:
+        """A bound of ``|computed l'(m) - l'(m)|`` for a double ``m`` (evaluation error only).
+
+        ``8 u`` (``u = 2**-53``) for a derivative evaluated to a few units in
+        the last place of a value in ``[-1, 1]``; losses whose formula loses
+        more override it.
+        """
+        return 8 * 2.0 ** -53
+
     def derivative_exact(self, m: Fraction, ctx=mpmath.mp):
         """``l'(m)`` at an exact rational margin, in ``ctx`` (``mpmath.mp`` or ``mpmath.iv``)."""
         raise NotImplementedError
@@ -203,6 +212,11 @@ class HuberHingeLoss(MarginLoss):
         m = np.asarray(m, dtype=np.float64)
         h = self.h
         return np.where(np.abs(1.0 - m) <= h, 1.0 / (2.0 * h), 0.0)
+
+    def derivative_rounding(self) -> float:
+        """``-(1 + h - m) / (2h)`` loses ``u (1 + h) / (2h)`` to the rounding of ``1 + h``, plus a few ulps."""
+        u = 2.0 ** -53
+        return math.nextafter(u * (1.0 + self.h) / (2.0 * self.h) * (1 + 4 * u) + 8 * u, math.inf)
 
     def derivative_exact(self, m, ctx=mpmath.mp):
         m, h = Fraction(m), Fraction(self.h)

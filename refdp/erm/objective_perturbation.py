@@ -51,8 +51,10 @@ from typing import NamedTuple
 from .._validation import Interval, check_rng, check_scalar
 from .._rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
+from ..mechanisms._lazy import BitSource, LazySphericalLaplace
 from ..mechanisms._args import check_flag
 from ._data import check_classes, prepare
+from ._grid_minimiser import secure_minimiser
 from ._solver import minimise
 from .output_perturbation import DEFAULT_TOL
 from .result import PrivateERMResult
@@ -197,7 +199,7 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization, *, impr
 
 
 def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=DEFAULT_TOL, rng=None,
-                                   norm_bound=1.0, clip=False):
+                                   norm_bound=1.0, clip=False, secure=True):
     """Steps 3 and 4 of Algorithm 2 for a given budget (inputs already validated).
 
     Parameters
@@ -217,6 +219,10 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
     rng : numpy.random.Generator or seed
     norm_bound, clip
         Recorded in the result.
+    secure : bool, default True
+        True: the float-safe release of :func:`objective_perturbation`
+        (Theorem 6 of ``docs/theory/secure_noise.rst``). False: the textbook
+        path (float noise, computed minimiser), not private as implemented.
 
     Returns
     -------
@@ -224,18 +230,25 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
     """
     rng = check_rng(rng)
     n, d = Z.shape
-    b = spherical_laplace(d, budget.noise_rate, rng=rng)
-    sol = minimise(loss, Z, ys, budget.total_regularization, b / n, tol=tol)
-    return PrivateERMResult(theta=sol.theta, method="objective", loss=loss, epsilon=budget.epsilon,
+    mu = budget.total_regularization
+    step = None
+    if secure:
+        noise = LazySphericalLaplace(BitSource(rng.bit_generator), d, Fraction(budget.noise_rate))
+        theta, step = secure_minimiser(loss, Z, ys, mu, noise, 1.0 / (n * mu * budget.noise_rate), tol=tol)
+    else:
+        b = spherical_laplace(d, budget.noise_rate, rng=rng, secure=False)
+        theta = minimise(loss, Z, ys, mu, b / n, tol=tol).theta
+    return PrivateERMResult(theta=theta, method="objective", loss=loss, epsilon=budget.epsilon,
                             regularization=regularization, n=n, d=d, noise_rate=budget.noise_rate,
                             sensitivity=None, epsilon_prime=budget.epsilon_prime,
                             extra_regularization=budget.extra_regularization, tol=tol,
                             norm_bound=float(norm_bound), clip=bool(clip),
-                            improved=bool(getattr(budget, "improved", False)))
+                            improved=bool(getattr(budget, "improved", False)), grid_step=step)
 
 
 def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
-                           clip=False, rng=None, improved=True, classes=(-1, 1)):
+                           clip=False, rng=None, improved=True, classes=(-1, 1),
+                           secure=True):
     """Release the minimiser of the noisy objective ([CMS11]_ Algorithm 2).
 
     Parameters
@@ -267,6 +280,19 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
         The declared labels, as for the estimators: ``classes[0]`` is mapped
         to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
         Never inferred from ``y``.
+    secure : bool, default True
+        True: the float-safe release (``docs/theory/secure_noise.rst``,
+        Theorem 6): ``b`` is an exact draw of its continuous law, kept as
+        intervals whose digits are drawn only as needed, and the release is
+        ``g * round(theta*(b) / g)`` for the exact minimiser ``theta*(b)``,
+        with ``g`` (``result.grid_step``) the largest power of two at most
+        ``2**-10`` times the noise's unit effect on ``theta``; the grid cell
+        is certified by strong convexity and interval bounds. The privacy
+        proof of the real-valued mechanism then holds for the doubles
+        returned (post-processing). Cost: at most ``g / 2`` per coordinate
+        of extra error, and a few extra gradient evaluations. False: the
+        textbook float path (see Warnings).
+
     Returns
     -------
     PrivateERMResult
@@ -279,16 +305,12 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
 
     Warnings
     --------
-    **Not float-safe.** The noise vector ``b`` is drawn in double precision
-    and the release is the computed minimiser, so the guarantee above is a
-    statement about the real-valued mechanism, not about the doubles
-    returned (Mironov 2012). The float-safe grid construction used by every
-    additive release in refdp does not apply: the proof of [CMS11]_ Theorem 2 is a change
-    of variables through the continuous density of ``b``, and a ``b`` on a
-    grid makes the output supports of neighbouring datasets almost surely
-    disjoint (``docs/theory/secure_noise.rst``, "What is not covered"). For a
-    release that is private as implemented use :func:`refdp.erm.output_perturbation`, whose ``secure=True``
-    default is.
+    With ``secure=False`` the release is **not float-safe**: the noise
+    vector ``b`` is drawn in double precision and the release is the
+    computed minimiser, so the guarantee is a statement about the
+    real-valued mechanism, not about the doubles returned (Mironov 2012;
+    refdp's float-bits audit flags it). That path is kept for comparison
+    and teaching only.
 
     Notes
     -----
@@ -323,10 +345,11 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
     """
     owner = "objective_perturbation"
     improved = check_flag(improved, "improved", owner)
+    secure = check_flag(secure, "secure", owner)
     Z, ys, loss, epsilon, regularization, tol = prepare(
         owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
         classes=check_classes(classes, owner, binary=True))
     budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization,
                                            improved=improved)
     return release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
-                                          norm_bound=norm_bound, clip=clip)
+                                          norm_bound=norm_bound, clip=clip, secure=secure)

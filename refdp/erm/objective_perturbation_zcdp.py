@@ -52,6 +52,8 @@ from .._validation import Interval, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms._args import check_flag
 from ._data import check_classes, prepare
+from ..mechanisms._lazy import BitSource, LazyGaussianVector
+from ._grid_minimiser import secure_minimiser
 from ._solver import minimise
 from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, extra_regularization
 from .output_perturbation import DEFAULT_TOL
@@ -192,7 +194,7 @@ def objective_perturbation_zcdp_budget(rho, curvature, n, regularization, *, imp
 
 
 def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, tol=DEFAULT_TOL, rng=None,
-                                        norm_bound=1.0, clip=False):
+                                        norm_bound=1.0, clip=False, secure=True):
     """Draw ``b ~ N(0, sigma^2 I)`` and minimise the perturbed objective (inputs already validated).
 
     Parameters
@@ -209,6 +211,11 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
     rng : numpy.random.Generator or seed
     norm_bound, clip
         Recorded in the result.
+    secure : bool, default True
+        True: the float-safe release (exact Gaussian draw, certified grid cell
+        of the exact minimiser; Theorem 6 of ``docs/theory/secure_noise.rst``).
+        False: the textbook path (float noise, computed minimiser), not
+        private as implemented.
 
     Returns
     -------
@@ -216,18 +223,25 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
     """
     rng = check_rng(rng)
     n, d = Z.shape
-    b = rng.normal(0.0, budget.noise_scale, size=d)
-    sol = minimise(loss, Z, ys, budget.total_regularization, b / n, tol=tol)
-    return PrivateERMResult(theta=sol.theta, method="objective", loss=loss, epsilon=None,
+    mu = budget.total_regularization
+    step = None
+    if secure:
+        noise = LazyGaussianVector(BitSource(rng.bit_generator), d, Fraction(budget.noise_scale))
+        theta, step = secure_minimiser(loss, Z, ys, mu, noise, budget.noise_scale / (n * mu), tol=tol)
+    else:
+        b = rng.normal(0.0, budget.noise_scale, size=d)
+        theta = minimise(loss, Z, ys, mu, b / n, tol=tol).theta
+    return PrivateERMResult(theta=theta, method="objective", loss=loss, epsilon=None,
                             regularization=regularization, n=n, d=d, noise_rate=None,
                             sensitivity=None, epsilon_prime=None,
                             extra_regularization=budget.extra_regularization, tol=tol,
                             norm_bound=float(norm_bound), clip=bool(clip), privacy="zcdp", rho=budget.rho,
-                            noise="gaussian", noise_scale=budget.noise_scale, improved=budget.improved)
+                            noise="gaussian", noise_scale=budget.noise_scale, improved=budget.improved,
+                            grid_step=step)
 
 
 def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=True, tol=DEFAULT_TOL,
-                                norm_bound=1.0, clip=False, rng=None, classes=(-1, 1)):
+                                norm_bound=1.0, clip=False, rng=None, classes=(-1, 1), secure=True):
     """Release the minimiser of ``J(f) + b^T f / n + Delta ||f||^2 / 2``, ``b ~ N(0, sigma^2 I)``: rho-zCDP.
 
     Parameters
@@ -257,6 +271,19 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
         The declared labels, as for the estimators: ``classes[0]`` is mapped
         to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
         Never inferred from ``y``.
+    secure : bool, default True
+        True: the float-safe release (``docs/theory/secure_noise.rst``,
+        Theorem 6): ``b`` is an exact draw of its continuous law, kept as
+        intervals whose digits are drawn only as needed, and the release is
+        ``g * round(theta*(b) / g)`` for the exact minimiser ``theta*(b)``,
+        with ``g`` (``result.grid_step``) the largest power of two at most
+        ``2**-10`` times the noise's unit effect on ``theta``; the grid cell
+        is certified by strong convexity and interval bounds. The privacy
+        proof of the real-valued mechanism then holds for the doubles
+        returned (post-processing). Cost: at most ``g / 2`` per coordinate
+        of extra error, and a few extra gradient evaluations. False: the
+        textbook float path (see Warnings).
+
     Returns
     -------
     PrivateERMResult
@@ -271,16 +298,12 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
 
     Warnings
     --------
-    **Not float-safe.** The noise vector ``b`` is drawn in double precision
-    and the release is the computed minimiser, so the guarantee above is a
-    statement about the real-valued mechanism, not about the doubles
-    returned (Mironov 2012). The float-safe grid construction used by every
-    additive release in refdp does not apply: the proof of this release is a change
-    of variables through the continuous density of ``b``, and a ``b`` on a
-    grid makes the output supports of neighbouring datasets almost surely
-    disjoint (``docs/theory/secure_noise.rst``, "What is not covered"). For a
-    release that is private as implemented use :func:`refdp.erm.output_perturbation_zcdp`, whose ``secure=True``
-    default is.
+    With ``secure=False`` the release is **not float-safe**: the noise
+    vector ``b`` is drawn in double precision and the release is the
+    computed minimiser, so the guarantee is a statement about the
+    real-valued mechanism, not about the doubles returned (Mironov 2012;
+    refdp's float-bits audit flags it). That path is kept for comparison
+    and teaching only.
 
     Notes
     -----
@@ -307,10 +330,11 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
     """
     owner = "objective_perturbation_zcdp"
     improved = check_flag(improved, "improved", owner)
+    secure = check_flag(secure, "secure", owner)
     Z, ys, loss, rho, regularization, tol = prepare(
         owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
         budget_name="rho", classes=check_classes(classes, owner, binary=True))
     budget = _zcdp_budget(rho, loss.curvature, Z.shape[0], regularization,
                           IMPROVED_POWER if improved else JACOBIAN_POWER, owner)
     return release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
-                                               norm_bound=norm_bound, clip=clip)
+                                               norm_bound=norm_bound, clip=clip, secure=secure)

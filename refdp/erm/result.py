@@ -93,6 +93,14 @@ class PrivateERMResult:
         the minimiser to the grid; ``noise``, ``noise_rate`` and
         ``noise_scale`` then describe the real-valued mechanism it stands
         for. None for the textbook path and for objective perturbation.
+    grid_step : float or None, default None
+        Set by the float-safe objective-perturbation releases
+        (``docs/theory/secure_noise.rst``, Theorem 6): ``theta`` is exactly
+        ``grid_step * round(theta_exact / grid_step)`` for the exact minimiser
+        of the objective perturbed by an exact draw of the continuous noise
+        (so within ``grid_step / 2`` of it in every coordinate; ``tol`` then
+        only concerns the starting point of the certified search). None
+        otherwise.
     """
 
     theta: np.ndarray
@@ -115,6 +123,7 @@ class PrivateERMResult:
     noise_scale: float | None = None
     improved: bool = False
     grid_noise: object | None = None
+    grid_step: float | None = None
 
     @property
     def noise_mean_norm(self) -> float:

@@ -1,0 +1,312 @@
+"""The grid cell of the exact minimiser of a perturbed ERM objective, certified.
+
+Objective perturbation releases ``theta*(b) = argmin F_b``,
+
+    ``F_b(theta) = (1/n) sum_i l(y_i theta^T x_i) + (mu/2) ||theta||^2 + b^T theta / n``,
+
+for a continuous noise vector ``b``. The float-safe release
+(``docs/theory/secure_noise.rst``, Theorem 6) returns ``g * round(theta*(b) / g)``
+for an exact draw ``b`` of the continuous law and a public power-of-two grid
+step ``g``: a deterministic function of the exact real-valued output, so the
+privacy proof of the real-valued mechanism applies unchanged to the doubles
+returned. This module decides that grid cell without ever knowing ``b`` or
+``theta*(b)`` exactly:
+
+* ``b`` is a :mod:`refdp.mechanisms._lazy` draw, known as a box ``B`` of
+  rational intervals that shrinks when more digits are drawn;
+* ``F_b`` is ``mu``-strongly convex, so for any ``theta`` and every ``b`` in
+  ``B``: ``||theta - theta*(b)|| <= sup_{b in B} ||grad F_b(theta)|| / mu``;
+* the supremum is bounded above by a computed gradient plus a certified
+  rounding-error bound (float stage) or by interval arithmetic on exact
+  rational margins (exact stage, used only when the float stage cannot decide);
+* when the ball of that radius around ``theta`` lies inside one grid cell in
+  every coordinate, the cell is the released value. Otherwise ``b`` is refined,
+  ``theta`` improved, and the test repeated. The cell boundaries have
+  probability zero, so this ends with probability one.
+
+Float-stage rounding bound (``u = 2**-53``, ``gamma_k = k u / (1 - k u)``;
+rows satisfy ``|x_ij| <= 1`` and ``|l'| <= 1``): a computed margin is off by
+at most ``gamma_d ||theta||_1``, so a computed ``l'`` by at most ``e_v = c
+gamma_d ||theta||_1`` plus the evaluation error of ``l'``
+(:meth:`~refdp.erm.losses.MarginLoss.derivative_rounding`: ``8 u``, more for
+a narrow Huber hinge); the sum over records is formed in blocks of ``BLOCK``
+rows (any order inside a block: ``gamma_BLOCK`` times the sum of the absolute
+terms) and the block sums are added by :func:`math.fsum` (correctly
+rounded). The bound is therefore independent of ``n``, unlike the a-priori
+bound of :mod:`refdp.erm._solver`, which is what makes the cell decidable in
+double precision at large ``n``.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+
+import numpy as np
+
+from .._precision import raw_to_fraction
+from .._rounding import interval_context
+
+__all__ = ["GridMinimiser", "grid_cell_minimiser"]
+
+_U = 2.0 ** -53
+#: Rows per block of the certified gradient sum.
+BLOCK = 64
+_INT_LIMIT = 2**53 - 1
+
+
+def _gamma(k):
+    return k * _U / (1.0 - k * _U)
+
+
+def _up(x: float, k: int = 2) -> float:
+    for _ in range(k):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
+class GridMinimiser:
+    """One objective: data, strong convexity ``mu`` and grid step ``g`` (all validated by the caller)."""
+
+    def __init__(self, loss, Z, ys, mu: float, step: float):
+        self.loss, self.Z, self.ys = loss, Z, ys
+        self.n, self.d = Z.shape
+        self.mu = float(mu)
+        self.step = float(step)
+        # C_j >= sum_i |x_ij|: a float sum of n non-negative terms is at least
+        # (1 - gamma_n) times the exact one, in any order
+        self.col_abs = np.abs(Z).sum(axis=0) * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
+        self._exact_rows = None
+        self.stage_counts = {"float": 0, "exact": 0}
+
+    # ------------------------------------------------------------------ float stage
+    def float_gradient(self, theta, g):
+        """(computed grad F_g(theta), per-coordinate bound of its error) for a float vector ``g``."""
+        loss, Z, ys, n, d = self.loss, self.Z, self.ys, self.n, self.d
+        m = ys * (Z @ theta)
+        v = ys * loss.derivative(m)
+        e_v = loss.curvature * _gamma(d + 1) * float(np.sum(np.abs(theta))) + loss.derivative_rounding()
+        full = (n // BLOCK) * BLOCK
+        blocks = np.einsum("bkd,bk->bd", Z[:full].reshape(-1, BLOCK, d), v[:full].reshape(-1, BLOCK))
+        if full < n:
+            blocks = np.vstack([blocks, Z[full:].T @ v[full:]])
+        T = np.array([math.fsum(col) for col in blocks.T])
+        grad = T / n + self.mu * theta + g
+        err_T = (_gamma(BLOCK + 2) * (1.0 + e_v) + e_v) * self.col_abs * (1.0 + 4 * _U) + 2 * _U * np.abs(T)
+        err = (err_T / n) * (1.0 + 4 * _U) + 4 * _U * (np.abs(T) / n + np.abs(self.mu * theta) + np.abs(g))
+        err = err * (1.0 + 8 * _U) + sys.float_info.min
+        return grad, err
+
+    def newton_step(self, theta, grad):
+        s = np.sqrt(self.loss.second_derivative(self.ys * (self.Z @ theta)) / self.n)
+        scaled = self.Z * s[:, None]
+        hess = scaled.T @ scaled + self.mu * np.eye(self.d)
+        return theta - np.linalg.solve(hess, grad)
+
+    # ------------------------------------------------------------------ exact stage
+    def exact_gradient_bound(self, theta_q, box, dps=40):
+        """Upper bound of ``sup_{b in box} ||grad F_b(theta)||`` for rational ``theta_q``, by interval arithmetic."""
+        if self._exact_rows is None:
+            self._exact_rows = [[Fraction(float(x)) for x in row] for row in self.Z]
+        n, d = self.n, self.d
+        with interval_context(int(dps * 3.33) + 8) as iv:
+            acc = [iv.mpf(0) for _ in range(d)]
+            for row, y in zip(self._exact_rows, self.ys):
+                margin = Fraction(int(y)) * sum(x * t for x, t in zip(row, theta_q))
+                dv = self.loss.derivative_exact(margin, iv) * int(y)
+                for j in range(d):
+                    if row[j]:
+                        acc[j] += dv * iv.mpf(row[j].numerator) / row[j].denominator
+            mu = Fraction(self.mu)
+            total = iv.mpf(0)
+            for j in range(d):
+                lo, hi = Fraction(box[j][0]), Fraction(box[j][1])
+                mt = mu * theta_q[j]
+                gj = acc[j] / n + iv.mpf(mt.numerator) / mt.denominator
+                blo = iv.mpf(lo.numerator) / (lo.denominator * n)
+                bhi = iv.mpf(hi.numerator) / (hi.denominator * n)
+                span = gj + iv.mpf([blo.a, bhi.b])          # every value of coordinate j over the box
+                bound = iv.mpf(max(abs(span.a), abs(span.b)))
+                total += bound * bound
+            return raw_to_fraction(iv.sqrt(total)._mpi_[1])
+
+    # ------------------------------------------------------------------ the decision
+    def cells(self, centre, radius: Fraction):
+        """Grid indices fixed by the ball ``(centre, radius)`` in every coordinate, or None.
+
+        The index of a real ``t`` is ``floor(t / g + 1/2)`` (round half up; the
+        cell boundaries have probability zero).
+        """
+        g = Fraction(self.step)
+        out = []
+        for c in centre:
+            c = Fraction(c)
+            lo = math.floor((c - radius) / g + Fraction(1, 2))
+            hi = math.floor((c + radius) / g + Fraction(1, 2))
+            if lo != hi:
+                return None
+            out.append(lo)
+        return out
+
+
+def _box_gap(box, g, n) -> Fraction:
+    """``sup_{b in box} ||b / n - g||_2`` (exact, rational; squared norm bounded then rooted upward)."""
+    sq = Fraction(0)
+    for (lo, hi), gj in zip(box, g):
+        gj = Fraction(float(gj))
+        m = max(abs(Fraction(lo) / n - gj), abs(Fraction(hi) / n - gj))
+        sq += m * m
+    return _sqrt_up(sq)
+
+
+def _sqrt_up(q: Fraction) -> Fraction:
+    if q == 0:
+        return Fraction(0)
+    scale = 1 << 64
+    r = math.isqrt(-(-q.numerator * scale * scale // q.denominator))
+    return Fraction(r + 1, scale)
+
+
+def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=16, max_rounds=200):
+    """The exact ``round(theta*(b) / g)`` for the lazy draw ``noise`` (module docstring).
+
+    Parameters
+    ----------
+    problem : GridMinimiser
+    noise
+        A lazy vector draw with ``bounds()`` (list of rational intervals) and
+        ``refine(k)``.
+    theta0 : ndarray
+        A starting point (e.g. the float solver's output at the box centre).
+
+    Returns
+    -------
+    list of int
+        The grid indices of the exact minimiser.
+    """
+    n, d, mu = problem.n, problem.d, problem.mu
+    theta = np.array(theta0, dtype=np.float64)
+    last_grad = math.inf
+    for _ in range(max_rounds):
+        box = noise.bounds()
+        g = np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+        gap = _box_gap(box, g, n)
+        grad, err = problem.float_gradient(theta, g)
+        grad_ub = _up(float(np.linalg.norm(np.abs(grad) + err)) * (1.0 + 4 * (d + 2) * _U))
+        radius = (Fraction(grad_ub) + gap) / Fraction(mu)
+        cells = problem.cells(theta, radius)
+        if cells is not None:
+            problem.stage_counts["float"] += 1
+            return cells
+        if gap > Fraction(grad_ub):
+            noise.refine(refine_bits)
+            last_grad = math.inf                # the centre moved: Newton steps start afresh
+            continue
+        if grad_ub < 0.5 * last_grad:
+            last_grad = grad_ub
+            theta = problem.newton_step(theta, grad)
+            continue
+        break                                   # float precision exhausted: exact stage
+    return _exact_stage(problem, noise, theta, refine_bits=refine_bits, max_rounds=max_rounds)
+
+
+def _exact_stage(problem, noise, theta, *, refine_bits, max_rounds):
+    n, mu = problem.n, Fraction(problem.mu)
+    theta_q = [Fraction(float(t)) for t in theta]
+    dps = 40
+    for _ in range(max_rounds):
+        box = noise.bounds()
+        bound = problem.exact_gradient_bound(theta_q, box, dps=dps)
+        radius = bound / mu
+        cells = problem.cells(theta_q, radius)
+        if cells is not None:
+            problem.stage_counts["exact"] += 1
+            return cells
+        widths = max(Fraction(hi) - Fraction(lo) for lo, hi in box) / n
+        if widths * 4 > bound:
+            noise.refine(refine_bits)
+            continue
+        # a Newton correction from a float Hessian and the exact gradient at the box centre
+        centre = [(Fraction(lo) + Fraction(hi)) / 2 for lo, hi in box]
+        grad = _exact_gradient_midpoint(problem, theta_q, centre, dps)
+        hess_theta = np.array([float(t) for t in theta_q])
+        s = np.sqrt(problem.loss.second_derivative(problem.ys * (problem.Z @ hess_theta)) / n)
+        scaled = problem.Z * s[:, None]
+        hess = scaled.T @ scaled + problem.mu * np.eye(problem.d)
+        step = np.linalg.solve(hess, np.array([float(x) for x in grad]))
+        theta_q = [t - Fraction(float(s_)) for t, s_ in zip(theta_q, step)]
+        dps += 10
+    raise RuntimeError("the grid cell of the minimiser was not decided within max_rounds refinements")
+
+
+def _exact_gradient_midpoint(problem, theta_q, centre, dps):
+    """``grad F_b(theta)`` at the rational ``b = centre`` (midpoints of an interval evaluation)."""
+    n, d = problem.n, problem.d
+    if problem._exact_rows is None:
+        problem._exact_rows = [[Fraction(float(x)) for x in row] for row in problem.Z]
+    with interval_context(int(dps * 3.33) + 8) as iv:
+        acc = [iv.mpf(0) for _ in range(d)]
+        for row, y in zip(problem._exact_rows, problem.ys):
+            margin = Fraction(int(y)) * sum(x * t for x, t in zip(row, theta_q))
+            dv = problem.loss.derivative_exact(margin, iv) * int(y)
+            for j in range(d):
+                if row[j]:
+                    acc[j] += dv * iv.mpf(row[j].numerator) / row[j].denominator
+        mu = Fraction(problem.mu)
+        out = []
+        for j in range(d):
+            v = acc[j] / n + iv.mpf((mu * theta_q[j]).numerator) / (mu * theta_q[j]).denominator \
+                + iv.mpf(centre[j].numerator) / (centre[j].denominator * n)
+            out.append(raw_to_fraction(v.mid._mpi_[0]))
+        return out
+
+
+#: Bits of every noise coordinate drawn before the first solve.
+_START_BITS = 24
+
+
+def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
+    """The float-safe release ``g * round(theta*(b) / g)`` of a lazy noise draw (Theorem 6).
+
+    Parameters
+    ----------
+    loss, Z, ys
+        Validated data (rows with ``||x|| <= 1``, labels in ``{-1, +1}``).
+    mu : float
+        The solver's strong convexity ``Lambda + Delta`` (the exact value the
+        privacy budget was checked against).
+    noise
+        A lazy draw of ``b`` (:class:`refdp.mechanisms._lazy.LazySphericalLaplace`
+        or :class:`~refdp.mechanisms._lazy.LazyGaussianVector`).
+    unit_scale : float
+        A public scale of the noise's effect on ``theta`` (``1 / (n mu beta)``
+        or ``sigma / (n mu)``); the grid step is the largest power of two at
+        most ``unit_scale / 2**GRID_BITS``.
+    tol : float
+        Tolerance of the first float solve (a starting point only).
+
+    Returns
+    -------
+    theta : ndarray of float, shape (d,)
+        ``g`` times the certified grid indices, clamped to ``+-(2**53 - 1)``
+        (post-processing: every returned double is exact).
+    step : float
+        The grid step ``g``.
+    """
+    from ..mechanisms._float_safe import grid_step
+    from ._solver import minimise
+
+    n, d = Z.shape
+    step = grid_step(unit_scale, 1)
+    noise.refine(_START_BITS)
+    box = noise.bounds()
+    g = np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+    try:
+        theta0 = minimise(loss, Z, ys, mu, g, tol=tol).theta
+    except RuntimeError:                      # a starting point only: the certificate is below
+        theta0 = np.zeros(d)
+    problem = GridMinimiser(loss, Z, ys, mu, step)
+    cells = grid_cell_minimiser(problem, noise, theta0)
+    limit = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
+    cells = [max(-limit, min(limit, k)) for k in cells]
+    return np.array([float(k) * step for k in cells]), step

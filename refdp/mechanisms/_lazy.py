@@ -1,0 +1,267 @@
+"""Exact continuous random variables whose binary digits are drawn only when needed.
+
+A value ``X`` here is an exact draw from a continuous law (exponential,
+normal, the spherical Laplace law of objective perturbation) that is never
+rounded: it is known, at any time, as an interval with rational end points
+that contains it, and :meth:`refine` draws more of its digits to shrink the
+interval. The digits are drawn from the bit generator's 64-bit words with
+integer arithmetic only (the twins of the compiled samplers in
+:mod:`refdp._twins`), so no floating-point operation touches a probability.
+
+A consumer that needs a function ``h(X)`` whose value is constant on small
+cells (for example the grid cell of a minimiser) refines ``X`` until the
+interval fixes ``h``. The returned value is then exactly ``h`` of a draw from
+the continuous law: this is how :func:`refdp.erm.objective_perturbation`
+releases a float-safe minimiser (``docs/theory/secure_noise.rst``,
+Theorem 6).
+
+Laws used:
+
+* **Uniform** on ``[0, 1)``: fair bits, the ``u-rand`` of [Kar16]_.
+* **Exponential** of rate 1: ``K + F`` with ``K`` geometric,
+  ``P[K = k] = (1 - e^{-1}) e^{-k}``, and ``F`` of density proportional to
+  ``e^{-f}`` on ``[0, 1)``, independent of ``K``. Since
+  ``e^{-f} = prod_j e^{-d_j 2^{-j}}`` for the binary digits ``d_j`` of ``f``,
+  the digits of ``F`` are independent with ``P[d_j = 1] = 1 / (1 +
+  e^{2^{-j}})``; each is drawn exactly as Bernoulli(``p / (1 + p)``),
+  ``p = e^{-2^{-j}}`` (a fair bit 0 returns 0; else Bernoulli(``p``) returns
+  1, or the round restarts).
+* **Normal** ``N(0, 1)``: Karney's algorithm N ([Kar16]_), which returns
+  ``s (k + x)`` with ``x`` a u-rand whose remaining digits are uniform.
+* **Spherical Laplace** (density proportional to ``exp(-beta ||b||)`` on
+  ``R^d``): ``b = (R / beta) G / ||G||`` with ``R`` the sum of ``d``
+  exponentials (a Gamma(``d``) radius) and ``G`` a standard normal vector.
+
+References
+----------
+.. [Kar16] C. F. F. Karney, "Sampling exactly from the normal distribution",
+   ACM Transactions on Mathematical Software 42(1), 2016, Algorithms N and B.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .._twins import bernoulli_exp, geometric_exp, uniform_below, word_source
+
+__all__ = ["BitSource", "LazyUniform", "LazyExponential", "LazyNormal", "lazy_normal",
+           "LazySphericalLaplace", "LazyGaussianVector"]
+
+
+class BitSource:
+    """Fair bits and exact integer draws from one bit generator, in a fixed order."""
+
+    def __init__(self, bit_generator):
+        self.words = word_source(bit_generator)
+        self._buffer = 0
+        self._left = 0
+
+    def bit(self) -> int:
+        if self._left == 0:
+            self._buffer = self.words()
+            self._left = 64
+        self._left -= 1
+        return (self._buffer >> self._left) & 1
+
+    def bits(self, k: int) -> int:
+        out = 0
+        for _ in range(k):
+            out = (out << 1) | self.bit()
+        return out
+
+    def below(self, n: int) -> int:
+        return uniform_below(self.words, n)
+
+    def bernoulli_exp(self, num: int, den: int) -> int:
+        """Bernoulli(exp(-num / den)) exactly."""
+        return bernoulli_exp(self.words, num, den)
+
+
+class LazyUniform:
+    """A uniform draw on ``[0, 1)`` known by its first ``length`` binary digits ``m``."""
+
+    __slots__ = ("src", "m", "length")
+
+    def __init__(self, src: BitSource):
+        self.src = src
+        self.m = 0
+        self.length = 0
+
+    def refine(self, k: int = 1) -> None:
+        self.m = (self.m << k) | self.src.bits(k)
+        self.length += k
+
+    def digit(self, i: int) -> int:
+        """The ``i``-th digit after the point (0-based), drawn if not yet known."""
+        if i >= self.length:
+            self.refine(i + 1 - self.length)
+        return (self.m >> (self.length - 1 - i)) & 1
+
+    def less_than(self, other: "LazyUniform") -> bool:
+        """Whether this draw is below ``other`` (equality has probability 0)."""
+        i = 0
+        while True:
+            a, b = self.digit(i), other.digit(i)
+            if a != b:
+                return a < b
+            i += 1
+
+    def bounds(self) -> tuple[Fraction, Fraction]:
+        scale = 1 << self.length
+        return Fraction(self.m, scale), Fraction(self.m + 1, scale)
+
+
+class LazyExponential:
+    """An exponential draw of rate 1: ``K + F`` (module docstring)."""
+
+    __slots__ = ("src", "k", "m", "length")
+
+    def __init__(self, src: BitSource):
+        self.src = src
+        self.k = geometric_exp(src.words, 1, 1)
+        self.m = 0
+        self.length = 0
+
+    def _digit(self, j: int) -> int:
+        # P[digit j = 1] = p / (1 + p), p = exp(-2^-j)
+        while True:
+            if not self.src.bit():
+                return 0
+            if self.src.bernoulli_exp(1, 1 << j):
+                return 1
+
+    def refine(self, k: int = 1) -> None:
+        for _ in range(k):
+            self.length += 1
+            self.m = (self.m << 1) | self._digit(self.length)
+
+    def bounds(self) -> tuple[Fraction, Fraction]:
+        scale = 1 << self.length
+        return Fraction(self.k * scale + self.m, scale), Fraction(self.k * scale + self.m + 1, scale)
+
+
+def _karney_b(src: BitSource, k: int, x: LazyUniform) -> bool:
+    """Bernoulli(exp(-x (2k + x) / (2k + 2))) by Karney's Algorithm B."""
+    y = x
+    n = 0
+    m = 2 * k + 2
+    while True:
+        z = LazyUniform(src)
+        if not z.less_than(y):
+            break
+        # accept with probability (2k + x) / (2k + 2): (2k + 2) r = i + r'
+        i = src.below(m)
+        if i > 2 * k:
+            break
+        if i == 2 * k:
+            r = LazyUniform(src)
+            if not r.less_than(x):
+                break
+        y = z
+        n += 1
+    return n % 2 == 0
+
+
+class LazyNormal:
+    """A standard normal draw ``sign * (k + x)``, ``x`` a :class:`LazyUniform`."""
+
+    __slots__ = ("negative", "k", "x")
+
+    def __init__(self, negative: bool, k: int, x: LazyUniform):
+        self.negative, self.k, self.x = negative, k, x
+
+    def refine(self, k: int = 1) -> None:
+        self.x.refine(k)
+
+    def bounds(self) -> tuple[Fraction, Fraction]:
+        lo, hi = self.x.bounds()
+        lo, hi = self.k + lo, self.k + hi
+        return (-hi, -lo) if self.negative else (lo, hi)
+
+
+def lazy_normal(src: BitSource) -> LazyNormal:
+    """Karney's Algorithm N: an exact standard normal draw."""
+    while True:
+        k = geometric_exp(src.words, 1, 2)                 # P[k] = (1 - e^{-1/2}) e^{-k/2}
+        if not src.bernoulli_exp(k * (k - 1), 2):          # accept with exp(-k (k - 1) / 2)
+            continue
+        x = LazyUniform(src)
+        if all(_karney_b(src, k, x) for _ in range(k + 1)):
+            return LazyNormal(bool(src.bit()), k, x)
+
+
+def _isqrt_bounds(q: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= sqrt(q) <= hi`` with ``hi - lo <= 2^-bits``, for ``q >= 0``."""
+    scale = 1 << bits
+    # sqrt(q) = sqrt(q scale^2) / scale; floor of the square root of a rational
+    num = q.numerator * scale * scale
+    r = math.isqrt(num // q.denominator)
+    return Fraction(r, scale), Fraction(r + 1, scale)
+
+
+def _mul(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> tuple[Fraction, Fraction]:
+    products = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
+    return min(products), max(products)
+
+
+class LazyGaussianVector:
+    """``sigma`` times ``d`` independent exact standard normal draws (``sigma`` an exact rational)."""
+
+    def __init__(self, src: BitSource, dim: int, sigma: Fraction):
+        self.sigma = Fraction(sigma)
+        self.normals = [lazy_normal(src) for _ in range(dim)]
+
+    def refine(self, k: int = 1) -> None:
+        for z in self.normals:
+            z.refine(k)
+
+    def bounds(self) -> list[tuple[Fraction, Fraction]]:
+        return [(self.sigma * lo, self.sigma * hi) for lo, hi in (z.bounds() for z in self.normals)]
+
+
+class LazySphericalLaplace:
+    """A draw with density proportional to ``exp(-beta ||b||)`` on ``R^d`` (``beta`` an exact rational).
+
+    ``b = (R / beta) G / ||G||``: ``R`` a sum of ``d`` rate-1 exponentials
+    (the radius of this law has the Gamma(``d``, ``beta``) density
+    proportional to ``r^{d-1} e^{-beta r}``), ``G`` a standard normal vector
+    (its direction is uniform on the sphere), independent.
+    """
+
+    def __init__(self, src: BitSource, dim: int, beta: Fraction):
+        self.dim = dim
+        self.beta = Fraction(beta)
+        self.radii = [LazyExponential(src) for _ in range(dim)]
+        if dim == 1:
+            self.sign = bool(src.bit())
+            self.normals = []
+        else:
+            self.normals = [lazy_normal(src) for _ in range(dim)]
+        self._root_bits = 8
+
+    def refine(self, k: int = 1) -> None:
+        for e in self.radii:
+            e.refine(k)
+        for z in self.normals:
+            z.refine(k)
+        self._root_bits += k
+
+    def bounds(self) -> list[tuple[Fraction, Fraction]]:
+        lo = sum(e.bounds()[0] for e in self.radii) / self.beta
+        hi = sum(e.bounds()[1] for e in self.radii) / self.beta
+        if self.dim == 1:
+            return [(-hi, -lo)] if self.sign else [(lo, hi)]
+        boxes = [z.bounds() for z in self.normals]
+        sq_lo = sum(Fraction(0) if a <= 0 <= b else min(a * a, b * b) for a, b in boxes)
+        sq_hi = sum(max(a * a, b * b) for a, b in boxes)
+        norm_lo = _isqrt_bounds(sq_lo, self._root_bits)[0]
+        norm_hi = _isqrt_bounds(sq_hi, self._root_bits)[1]
+        if norm_lo <= 0:
+            return [(-hi, hi) for _ in boxes]          # direction unknown: |b_j| <= R / beta
+        inv = (1 / norm_hi, 1 / norm_lo)
+        out = []
+        for box in boxes:
+            theta = _mul(box, inv)
+            theta = (max(theta[0], Fraction(-1)), min(theta[1], Fraction(1)))
+            out.append(_mul(theta, (lo, hi)))
+        return out
