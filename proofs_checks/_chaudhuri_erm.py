@@ -143,3 +143,46 @@ def exact_minimiser(loss, data, mu, tol=TIGHT_TOL):
         if f is not None:
             return f, F(0), theta, gn
     return tuple(F(float(v)) for v in theta), gn / F(mu), theta, gn
+
+
+def grid_release_verdict(loss, data, mu, res, noise, bits=160):
+    """The float-safe release is ``g * round(theta*(b) / g)`` for the replayed exact draw ``b``.
+
+    ``noise`` is a fresh lazy draw on the release's seed: the release refines
+    it by 24 digits and then 16 at a time, so refining the replay the same way
+    extends the very digits the release used. With ``b`` known to ``bits``
+    digits, a float minimiser at the box centre is certified by this module's
+    exact gradient bound (rational margins, independent of the library's
+    certificate): every coordinate's ball must lie in the released cell.
+    Returns UNDECIDED when the ball straddles a cell boundary at this
+    precision.
+    """
+    from refdp.verify.verdict import Verdict
+    Z, ys = as_arrays(data)
+    n, d = Z.shape
+    noise.refine(24)
+    done = 24
+    while done < bits:
+        noise.refine(16)
+        done += 16
+    box = noise.bounds()
+    centre = [(Fraction(lo) + Fraction(hi)) / 2 for lo, hi in box]
+    lin = [c / n for c in centre]
+    half = max(Fraction(hi) - Fraction(lo) for lo, hi in box) / 2
+    try:
+        start = minimise(loss, Z, ys, float(mu), np.array([float(v) for v in lin]), tol=1e-12).theta
+    except RuntimeError:
+        start = res.theta
+    radius = (gradient_norm_upper(loss, data, Fraction(mu), start, lin) + half * d / n) / Fraction(mu)
+    g = Fraction(res.grid_step)
+    verdict = Verdict.HOLDS
+    for t, released in zip(start, res.theta):
+        t = Fraction(float(t))
+        lo = (t - radius) / g + Fraction(1, 2)
+        hi = (t + radius) / g + Fraction(1, 2)
+        k = Fraction(float(released)) / g
+        if lo.__floor__() != hi.__floor__():
+            verdict = Verdict.UNDECIDED if verdict is Verdict.HOLDS else verdict
+        elif k != lo.__floor__():
+            return Verdict.FAILS
+    return verdict

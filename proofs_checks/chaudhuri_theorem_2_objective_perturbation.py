@@ -61,7 +61,7 @@ from typing import NamedTuple
 import mpmath
 import numpy as np
 
-from proofs_checks._chaudhuri_erm import gradient_norm_upper
+from proofs_checks._chaudhuri_erm import gradient_norm_upper, grid_release_verdict
 from refdp._precision import iv_context
 from refdp.audit.erm_whitebox import objective_log_density
 from refdp.erm import (HuberHingeLoss, LogisticLoss, ObjectivePerturbationBudget,
@@ -69,6 +69,7 @@ from refdp.erm import (HuberHingeLoss, LogisticLoss, ObjectivePerturbationBudget
 from refdp.erm._solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.mechanisms import spherical_laplace
+from refdp.mechanisms._lazy import BitSource, LazySphericalLaplace
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_enclosures, enclose, ivworkdps, upper, worst_verdict
 
@@ -284,11 +285,16 @@ def solver_certificate(setting, seed=7) -> Verdict:
         bud = objective_perturbation_budget(setting.epsilon, loss.curvature, setting.n, setting.lam, improved=False)
         noise_seed = int(rng.integers(0, 2**31))
         res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud,
-                                             rng=noise_seed)
+                                             rng=noise_seed, secure=False)
         b = spherical_laplace(setting.dim, bud.noise_rate, rng=noise_seed)     # the same draw
         lin = [F(float(v)) for v in b / setting.n]
         gn = gradient_norm_upper(loss, data, F(bud.total_regularization), res.theta, lin)
         verdicts.append(Verdict.HOLDS if gn <= F(DEFAULT_TOL) else Verdict.FAILS)
+        # the float-safe default: the grid cell of the exact minimiser for the replayed exact draw
+        res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud, rng=noise_seed)
+        replay = LazySphericalLaplace(BitSource(np.random.default_rng(noise_seed).bit_generator), setting.dim,
+                                      F(bud.noise_rate))
+        verdicts.append(grid_release_verdict(loss, data, bud.total_regularization, res, replay))
     return worst_verdict(verdicts)
 
 

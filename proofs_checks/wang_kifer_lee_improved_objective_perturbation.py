@@ -56,13 +56,14 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from proofs_checks._chaudhuri_erm import gradient_norm_upper
+from proofs_checks._chaudhuri_erm import gradient_norm_upper, grid_release_verdict
 from proofs_checks.chaudhuri_theorem_2_objective_perturbation import (ALPHABETS, COVERS, DPS, FULL, QUICK,
                                                                       Setting, make_loss, sweep_report)
 from refdp.erm import (ObjectivePerturbationBudget, objective_perturbation, objective_perturbation_budget,
                        release_objective_perturbation)
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.mechanisms import spherical_laplace
+from refdp.mechanisms._lazy import BitSource, LazySphericalLaplace
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_enclosures, enclose, ivworkdps, worst_verdict
 
@@ -137,16 +138,21 @@ def release_certificate(setting, seed=11) -> Verdict:
         data = [(alphabet[i], F(1)) for i in idx]
         Z = np.array([[float(c) for c in alphabet[i]] for i in idx])
         noise_seed = int(rng.integers(0, 2**31))
-        res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud, rng=noise_seed)
-        same = res.improved
+        res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud, rng=noise_seed,
+                                             secure=False)
+        secure = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud, rng=noise_seed)
+        same = res.improved and secure.improved
         if setting.dim == 1:       # the public entry point uses this budget (1-D rows are exact floats)
             pub = objective_perturbation(Z, np.ones(setting.n), loss, epsilon=setting.epsilon, regularization=setting.lam,
                                          rng=noise_seed, improved=True)
-            same = same and pub.improved and np.array_equal(pub.theta, res.theta)
+            same = same and pub.improved and np.array_equal(pub.theta, secure.theta)
         b = spherical_laplace(setting.dim, bud.noise_rate, rng=noise_seed)     # the same draw
         lin = [F(float(v)) for v in b / setting.n]
         gn = gradient_norm_upper(loss, data, F(bud.total_regularization), res.theta, lin)
         verdicts.append(Verdict.HOLDS if same and gn <= F(DEFAULT_TOL) else Verdict.FAILS)
+        replay = LazySphericalLaplace(BitSource(np.random.default_rng(noise_seed).bit_generator), setting.dim,
+                                      F(bud.noise_rate))
+        verdicts.append(grid_release_verdict(loss, data, bud.total_regularization, secure, replay))
     return worst_verdict(verdicts)
 
 

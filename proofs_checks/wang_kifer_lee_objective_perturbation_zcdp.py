@@ -64,10 +64,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from proofs_checks._chaudhuri_erm import gradient_norm_upper
+from proofs_checks._chaudhuri_erm import gradient_norm_upper, grid_release_verdict
 from refdp.erm import HuberHingeLoss, LogisticLoss, objective_perturbation_zcdp, objective_perturbation_zcdp_budget
 from refdp.erm._solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
+from refdp.mechanisms._lazy import BitSource, LazyGaussianVector
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_enclosures, enclose, ivworkdps, worst_verdict
 
@@ -265,14 +266,21 @@ def release_verdict(setting, bud, seed=5):
     loss = make_loss(setting[0], setting[1])
     data = [ALPHABET[0], ALPHABET[3]]
     X = np.array([[float(u)] for u in data])
-    res = objective_perturbation_zcdp(X, np.ones(N), loss, rho=setting[2], regularization=setting[3], improved=setting[4], rng=seed)
+    res = objective_perturbation_zcdp(X, np.ones(N), loss, rho=setting[2], regularization=setting[3], improved=setting[4], rng=seed,
+                                      secure=False)
     noise = np.random.default_rng(seed).normal(0.0, bud.noise_scale, size=1)
     point = minimise(loss, X, np.ones(N), bud.total_regularization, noise / N, tol=DEFAULT_TOL).theta
     gn = gradient_norm_upper(loss, [((u,), F(1)) for u in data], F(bud.total_regularization), res.theta,
                              [F(float(noise[0] / N))])
     ok = (np.array_equal(res.theta, point) and gn <= F(DEFAULT_TOL) and res.noise_scale == bud.noise_scale
           and res.extra_regularization == bud.extra_regularization and res.rho == setting[2])
-    return Verdict.HOLDS if ok else Verdict.FAILS
+    if not ok:
+        return Verdict.FAILS
+    # the float-safe default: the grid cell of the exact minimiser for the replayed exact Gaussian draw
+    secure = objective_perturbation_zcdp(X, np.ones(N), loss, rho=setting[2], regularization=setting[3],
+                                         improved=setting[4], rng=seed)
+    replay = LazyGaussianVector(BitSource(np.random.default_rng(seed).bit_generator), 1, F(bud.noise_scale))
+    return grid_release_verdict(loss, [((u,), F(1)) for u in data], bud.total_regularization, secure, replay)
 
 
 # ---------------------------------------------------------------------------

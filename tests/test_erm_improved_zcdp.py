@@ -152,10 +152,12 @@ def test_gaussian_output_noise_law():
 
 
 def test_gaussian_objective_noise_enters_the_first_order_condition():
-    # theta minimises J(f) + b^T f / n + Delta ||f||^2/2 with b = Generator(seed).normal(0, sigma, d)
+    # textbook path: theta minimises J(f) + b^T f / n + Delta ||f||^2/2 with
+    # b = Generator(seed).normal(0, sigma, d) (the float-safe path draws b exactly:
+    # tests/test_objective_float_safe.py)
     X, y = _data(n=30)
     loss = HuberHingeLoss(0.5)
-    res = objective_perturbation_zcdp(X, y, loss, rho=1.5, regularization=0.2, rng=7)
+    res = objective_perturbation_zcdp(X, y, loss, rho=1.5, regularization=0.2, rng=7, secure=False)
     b = np.random.default_rng(7).normal(0.0, res.noise_scale, size=2)
     m = y * (X @ res.theta)
     grad = X.T @ (y * loss.derivative(m)) / 30 + (0.2 + res.extra_regularization) * res.theta + b / 30

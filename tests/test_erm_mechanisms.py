@@ -114,7 +114,7 @@ def test_output_perturbation_releases_minimiser_plus_seeded_noise(loss):
 @pytest.mark.parametrize("eps, lam", [(1.0, 0.1), (0.05, 0.001)])
 def test_objective_perturbation_solves_the_seeded_perturbed_objective(loss, eps, lam):
     X, y = _data()
-    res = objective_perturbation(X, y, loss, epsilon=eps, regularization=lam, rng=7)
+    res = objective_perturbation(X, y, loss, epsilon=eps, regularization=lam, rng=7, secure=False)
     bud = objective_perturbation_budget(eps, loss.curvature, 60, lam)
     assert (res.epsilon_prime, res.extra_regularization, res.noise_rate) == (
         bud.epsilon_prime, bud.extra_regularization, bud.noise_rate)
@@ -123,8 +123,14 @@ def test_objective_perturbation_solves_the_seeded_perturbed_objective(loss, eps,
     lin = [F(float(v)) for v in b / 60]
     # the released point minimises J + b^T f / n + Delta ||f||^2 / 2 up to tol (exact gradient)
     assert gradient_norm_upper(loss, data, F(bud.total_regularization), res.theta, lin) <= F(res.tol)
-    same = release_objective_perturbation(X, y.astype(float), loss, lam, bud, rng=7)
+    same = release_objective_perturbation(X, y.astype(float), loss, lam, bud, rng=7, secure=False)
     assert np.array_equal(same.theta, res.theta)
+    # the float-safe default: the grid cell of the exact minimiser for the replayed exact draw
+    from proofs_checks._chaudhuri_erm import grid_release_verdict
+    from refdp.mechanisms._lazy import BitSource, LazySphericalLaplace
+    secure = objective_perturbation(X, y, loss, epsilon=eps, regularization=lam, rng=7)
+    replay = LazySphericalLaplace(BitSource(np.random.default_rng(7).bit_generator), 3, F(bud.noise_rate))
+    assert grid_release_verdict(loss, data, bud.total_regularization, secure, replay) == "holds"
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -145,7 +151,7 @@ def test_result_holds_only_public_state():
     assert set(vars(res)) == {"theta", "method", "loss", "epsilon", "regularization", "n", "d",
                               "noise_rate", "sensitivity", "epsilon_prime", "extra_regularization", "tol",
                               "norm_bound", "clip", "privacy", "rho", "noise", "noise_scale", "improved",
-                              "grid_noise"}   # the grid recipe depends on public parameters only
+                              "grid_noise", "grid_step"}   # grid recipe and step depend on public parameters only
     assert res.noise_mean_norm == 3 / res.noise_rate
 
 

@@ -196,3 +196,22 @@ def test_secure_flag_is_validated():
     X, y = _data(10, 1, 1)
     with pytest.raises(ValueError, match="'secure' parameter of objective_perturbation"):
         objective_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.1, secure="yes")
+
+
+def test_replayed_certificate_detects_a_wrong_cell():
+    """The checks' independent certificate (proofs_checks._chaudhuri_erm.grid_release_verdict) can fail."""
+    import dataclasses
+
+    from proofs_checks._chaudhuri_erm import grid_release_verdict
+    X, y = _data(8, 2, 21)
+    loss = LogisticLoss()
+    budget = objective_perturbation_budget(1.0, loss.curvature, 8, 0.3)
+    res = release_objective_perturbation(X, y, loss, 0.3, budget, rng=4)
+    data = [(tuple(Fraction(float(v)) for v in x), Fraction(int(t))) for x, t in zip(X, y)]
+
+    def replay():
+        return LazySphericalLaplace(BitSource(np.random.default_rng(4).bit_generator), 2,
+                                    Fraction(budget.noise_rate))
+    assert grid_release_verdict(loss, data, budget.total_regularization, res, replay()) == "holds"
+    moved = dataclasses.replace(res, theta=res.theta + np.array([res.grid_step, 0.0]))
+    assert grid_release_verdict(loss, data, budget.total_regularization, moved, replay()) == "fails"

@@ -472,7 +472,8 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
         budget = objective_module.objective_perturbation_budget(value, loss.curvature, Z.shape[0],
                                                                 regularization, **kwargs)
         return objective_module.release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol,
-                                                               rng=rng, norm_bound=norm_bound, clip=clip)
+                                                               rng=rng, norm_bound=norm_bound, clip=clip,
+                                                               secure=secure)
     if method == "output":
         return output_module.release_output_perturbation_zcdp(Z, ys, loss, value, regularization, tol=tol,
                                                               rng=rng, norm_bound=norm_bound, clip=clip,
@@ -487,7 +488,7 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
     budget = zcdp_module.objective_perturbation_zcdp_budget(value, loss.curvature, Z.shape[0], regularization,
                                                             improved=improved)
     return zcdp_module.release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
-                                                           norm_bound=norm_bound, clip=clip)
+                                                           norm_bound=norm_bound, clip=clip, secure=secure)
 
 
 def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rho=None, method="objective",
@@ -536,12 +537,11 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
         One stream: the model's noise, the two matrix releases, then the
         Monte Carlo draws.
     secure : bool, default True
-        True: the matrices, and an output-perturbation ``theta``, are released
-        with the float-safe grid construction, private for the doubles
-        returned. False: continuous noise in floating point, **not private as
-        implemented**; kept for comparison only. (Objective perturbation has
-        no float-safe form: ``docs/theory/secure_noise.rst``, "What is not
-        covered".)
+        True: the matrices and ``theta`` are released float-safe, private for
+        the doubles returned (``docs/theory/secure_noise.rst``: Theorems 2
+        and 3 for the matrices and output perturbation, Theorem 6 for
+        objective perturbation). False: continuous noise in floating point,
+        **not private as implemented**; kept for comparison only.
 
     classes : pair of labels, keyword-only, default (-1, 1)
         The declared labels, as for the estimators: ``classes[0]`` is mapped

@@ -182,13 +182,12 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     regularization : float > 0, default 0.01
         ``Lambda``.
     method : {"output", "objective"}, default "output"
-        ``"output"`` (the default) is released float-safe (private for the
-        doubles returned); ``"objective"`` is **not**: its guarantee is about
-        the real-valued mechanism only (see
-        :func:`refdp.erm.objective_perturbation`, Warnings; refdp's own
-        float-bits audit finds epsilon >= 2.4 at a claimed 0.1 in one
-        dimension). Choose ``"objective"`` for its accuracy only where the
-        floating-point leak is acceptable, e.g. to reproduce the paper.
+        Both are released float-safe (private for the doubles returned):
+        ``"output"`` by the grid construction of Theorem 3 of
+        ``docs/theory/secure_noise.rst``, ``"objective"`` by its Theorem 6
+        (exact noise draw, certified grid cell of the exact minimiser).
+        Objective perturbation adds less noise for the same epsilon when
+        ``n Lambda`` is not small (Chaudhuri et al., Section 5).
     classes : pair of labels or "infer", default (-1, 1)
         Declared labels; ``classes[0]`` is mapped to -1 and ``classes[1]`` to
         +1. ``"infer"`` reads them from ``y`` (not private; see the module
