@@ -11,7 +11,8 @@ import pytest
 
 randomgen = pytest.importorskip("randomgen")
 
-from refdp.erm import LogisticLoss, output_perturbation, output_perturbation_zcdp  # noqa: E402
+from refdp.erm import (LogisticLoss, objective_perturbation, objective_perturbation_zcdp,  # noqa: E402
+                       output_perturbation, output_perturbation_zcdp)
 from refdp.mechanisms import (exponential_mechanism, gaussian_mechanism, laplace_mechanism,  # noqa: E402
                               report_noisy_max, spherical_laplace)
 from refdp.mechanisms.discrete import discrete_gaussian, discrete_laplace  # noqa: E402
@@ -38,6 +39,9 @@ def test_mechanisms_accept_a_cryptographic_generator(crypto_rng):
     y = np.array([1, -1, 1, -1])
     assert output_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.5, rng=crypto_rng).theta.shape == (2,)
     assert output_perturbation_zcdp(X, y, LogisticLoss(), rho=1.0, regularization=0.5, rng=crypto_rng).theta.shape == (2,)
+    # the float-safe objective releases read the generator's raw words (exact lazy draws)
+    assert objective_perturbation(X, y, LogisticLoss(), epsilon=1.0, regularization=0.5, rng=crypto_rng).grid_step
+    assert objective_perturbation_zcdp(X, y, LogisticLoss(), rho=1.0, regularization=0.5, rng=crypto_rng).grid_step
 
 
 def test_the_generator_is_used_as_given(crypto_rng):
