@@ -19,7 +19,11 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    ``n_samples / 2`` outputs per dataset were drawn.
 2. **Held-out bound.** For the ``holdout_pairs`` pairs with the best
    projected values, draw *fresh* outputs (the rest of the budget,
-   ``n_samples`` minus the selection's outputs)
+   ``n_samples`` minus the selection's outputs), in shards of
+   ``shard_size`` outputs, each from its own stream (a
+   :class:`numpy.random.SeedSequence` spawn key ``(pair, side, shard)``
+   under a root drawn from ``rng``), so that the shards can run anywhere
+   (``client=``: a Dask cluster) with the same counts,
    and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
    of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
    the number of held-out tests (pairs times objectives), report
@@ -742,7 +746,7 @@ def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     **options
         Any other keyword of :func:`audit_black_box` (``confidence``,
         ``n_samples``, ``tolerance``, ``holdout_pairs``, ``float_bits``,
-        ``rng``, ``progress``).
+        ``rng``, ``progress``, ``client``, ``shard_size``).
 
     Returns
     -------
