@@ -1,4 +1,4 @@
-"""Exhaustive verification on a Dask cluster: throughput per worker, and the cost model of docs/scaling.rst.
+"""Sweeps and black-box audits on a Dask cluster: throughput per worker, and the cost model of docs/scaling.rst.
 
 Law: the projected walk's prediction at x = 1.5 (ProjectedWalk, epsilon = 1,
 alpha = 0.1, replace-one) as an interval law, on every multiset of labelled
@@ -10,6 +10,17 @@ run's before any time is printed. Reported: neighbouring pairs per second, the
 speed-up of two workers over one, and the number of pairs of the size-9 sweep
 (counted exactly) with its time on one worker at the measured rate.
 
+Audit: report-noisy-max releasing the noisy maximum of five answers (Laplace
+noise of scale 20, the example of docs/audit.rst) on the pair (1,...,1) vs
+(2,...,2). Timed: the held-out stage of refdp.audit.audit_black_box alone
+(its shards of 2**20 outputs per dataset, each from its own stream, counted
+in a fixed event) locally and on 1 and 2 workers, with the counts asserted
+identical; and one whole audit at each setting, with the bounds asserted
+identical. Reported: outputs per second, the efficiency of two workers
+(their throughput over twice one worker's), the scheduler's overhead per task
+(no-op tasks), and the per-shard time that docs/scaling.rst's plan for a
+10**10-output audit starts from.
+
 Run: python benchmarks/bench_distributed.py [--repeats N] [--quick]
 Needs the extra refdp[distributed].
 """
@@ -19,6 +30,9 @@ import statistics
 import time
 
 import _common as bc
+import numpy as np
+from refdp.audit import audit_black_box
+from refdp.audit.blackbox import SHARD_SIZE as SHARD
 from refdp.prediction import ProjectedWalk
 from refdp.verify import check_mechanism
 from refdp.verify.neighbours import all_datasets, labelled_domain, neighbouring_pairs
@@ -39,6 +53,42 @@ def walk_law(dataset, ctx):
     return {0: 1 - p1, 1: p1}
 
 
+ANSWERS = (np.ones(5), np.full(5, 2.0))
+
+
+def noisy_max_value(answers, n, rng):
+    """Report-noisy-max releasing the noisy maximum (Laplace scale 20, claimed 0.1-DP)."""
+    return (np.asarray(answers) + rng.laplace(0.0, 20.0, size=(n, len(answers)))).max(axis=1)
+
+
+def _noop(x):
+    return x
+
+
+def _held_out_stage(shards, client):
+    """The audit's held-out stage on a fixed event: total counts per side (exact integers)."""
+    from refdp.audit.blackbox import HeldOutTask, _held_out, _Progress, held_out_shards
+    from refdp.audit.events import Event
+
+    class _Below:       # the score of a threshold event on the (only) coordinate
+        family = "output"
+
+        def __call__(self, sample):
+            return sample.real[:, 0]
+
+    event = Event(_Below(), "<=", 1.47)
+    plan = {0: (ANSWERS[0], ANSWERS[1], [event], (True, ()))}
+    items = held_out_shards([0], {0: shards * SHARD}, SHARD)
+    task = HeldOutTask(noisy_max_value, np.random.PCG64, (1, 2, 3, 4), plan)
+    counts = _held_out(task, items, client, _Progress(False))
+    return tuple(sum(c[0] for c, it in zip(counts, items) if it[1] == side) for side in (0, 1))
+
+
+def _audit(client, n):
+    return audit_black_box(noisy_max_value, [ANSWERS], 0.1, n_samples=n, rng=2024, progress=False,
+                           client=client)
+
+
 def _run(datasets, client=None):
     return check_mechanism(walk_law, datasets, 1.0, domain=DOMAIN, client=client)
 
@@ -55,15 +105,30 @@ def main():
     import distributed
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    bc.print_machine("exhaustive verification on a Dask LocalCluster")
-    size = 4 if args.quick else 5
-    datasets = list(all_datasets(DOMAIN, size))
-    reference = _run(datasets)
+    bc.print_machine("sweeps and audits on a Dask LocalCluster")
     clusters = {}
     for w in (1, 2):
         cluster = distributed.LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
                                            dashboard_address=":0", silence_logs=40)
         clusters[w] = (cluster, distributed.Client(cluster))
+    try:
+        _sweep(args, clusters)
+        print()
+        _audits(args, clusters)
+        print()
+        _overhead(clusters)
+    finally:
+        for cluster, client in clusters.values():
+            client.close()
+            cluster.close()
+    bc.print_load()
+
+
+def _sweep(args, clusters):
+    size = 4 if args.quick else 5
+    datasets = list(all_datasets(DOMAIN, size))
+    reference = _run(datasets)
+    for w in (1, 2):
         _same(reference, _run(datasets, clusters[w][1]))     # warm-up and equality
     times = {"local": [], 1: [], 2: []}
     for _ in range(args.repeats):
@@ -72,22 +137,73 @@ def main():
             t = time.perf_counter()
             _same(reference, _run(datasets, clusters[w][1]))
             times[w].append(time.perf_counter() - t)
-    for cluster, client in clusters.values():
-        client.close()
-        cluster.close()
     pairs = reference.pairs_checked
     med = {k: statistics.median(v) for k, v in times.items()}
     rows = [[name, f"{pairs}", bc.fmt_s(med[key]), f"{pairs / med[key]:.0f}"]
             for name, key in (("local, 1 process", "local"), ("LocalCluster, 1 worker", 1),
                               ("LocalCluster, 2 workers", 2))]
-    bc.print_table([f"sweep (size <= {size})", "pairs", "median time", "pairs/s"], rows)
+    bc.print_table([f"two-phase sweep (size <= {size})", "pairs", "median time", "pairs/s"], rows)
     per_worker = pairs / med[1]
-    print(f"speed-up of 2 workers over 1: {med[1] / med[2]:.2f}")
+    print(f"sweep: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
+          f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
     t = time.perf_counter()
     big, _ = neighbouring_pairs(all_datasets(DOMAIN, 9), "replace", domain=DOMAIN)
     count = len(big)
     print(f"size <= 9: {count} neighbouring pairs (counted in {time.perf_counter() - t:.1f} s); "
           f"{count / per_worker / 60:.1f} min on one worker at {per_worker:.0f} pairs/s")
+
+
+def _audits(args, clusters):
+    shards = 4 if args.quick else 16          # per dataset: 2 * shards tasks of 2**20 outputs
+    reference = _held_out_stage(shards, None)
+    for w in (1, 2):
+        assert _held_out_stage(shards, clusters[w][1]) == reference     # warm-up and equality
+    times = {"local": [], 1: [], 2: []}
+    for _ in range(args.repeats):
+        t = time.perf_counter(); assert _held_out_stage(shards, None) == reference
+        times["local"].append(time.perf_counter() - t)
+        for w in (1, 2):
+            t = time.perf_counter()
+            assert _held_out_stage(shards, clusters[w][1]) == reference
+            times[w].append(time.perf_counter() - t)
+    outputs = 2 * shards * SHARD
+    med = {k: statistics.median(v) for k, v in times.items()}
+    rows = [[name, f"{outputs}", f"{2 * shards}", bc.fmt_s(med[key]), f"{outputs / med[key]:.3g}"]
+            for name, key in (("local, 1 process", "local"), ("LocalCluster, 1 worker", 1),
+                              ("LocalCluster, 2 workers", 2))]
+    bc.print_table(["audit held-out stage", "outputs", "shards", "median time", "outputs/s"], rows)
+    print(f"audit: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
+          f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
+    print(f"one shard ({SHARD} outputs of one dataset), local: {med['local'] / (2 * shards):.3f} s")
+    # one whole audit (selection here, held-out stage local or on the cluster): identical bounds
+    n = 1 << 21 if args.quick else 1 << 23
+    whole = {}
+    for key in ("local", 1, 2):
+        t = time.perf_counter()
+        r = _audit(None if key == "local" else clusters[key][1], n)
+        whole[key] = (time.perf_counter() - t, r)
+    ref = whole["local"][1]
+    for key in (1, 2):
+        r = whole[key][1]
+        assert (r.epsilon_lower, r.counts, r.event, r.samples) == (ref.epsilon_lower, ref.counts, ref.event,
+                                                                  ref.samples)
+    print(f"whole audit, n_samples = {n} (one run each, bounds identical: epsilon >= {ref.epsilon_lower:.4f}, "
+          f"counts {ref.counts}, {ref.samples} outputs): "
+          + ", ".join(f"{'local' if k == 'local' else f'{k} worker(s)'} {v[0]:.1f} s" for k, v in whole.items()))
+
+
+def _overhead(clusters):
+    n = 500
+    for w in (1, 2):
+        client = clusters[w][1]
+        from refdp.distributed import map_ordered
+
+        map_ordered(client, _noop, range(50), progress=False)
+        t = time.perf_counter()
+        map_ordered(client, _noop, range(n), progress=False)
+        dt = time.perf_counter() - t
+        print(f"scheduler overhead, {w} worker(s): {1e3 * dt / n:.2f} ms per no-op task ({n} tasks)")
+
 
 if __name__ == "__main__":
     main()
