@@ -143,7 +143,8 @@ def map_ordered(client, func, items, *, label="tasks", progress=True, retries=2,
     from distributed import as_completed
 
     items = list(items)
-    futures = [client.submit(func, item, pure=False, retries=retries) for item in items]
+    # one graph: ``func`` is pickled once for all the tasks, not once per task
+    futures = client.map(func, items, pure=False, retries=retries) if items else []
     index = {f.key: i for i, f in enumerate(futures)}
     results = [None] * len(items)
     t0 = last = time.perf_counter()

@@ -168,3 +168,12 @@ def test_two_phase_sweep_evaluates_each_law_once_and_equals_the_local_run(client
     assert evaluated == sorted(f.split(".")[0] for f in os.listdir(local_dir))
     assert len(evaluated) == len(datasets) == len(set(evaluated))
     assert remote.pairs_checked == 80 and remote.max_dps_used == 30 and bool(remote)
+
+
+def test_max_selection_caps_the_selection_and_leaves_the_rest_to_the_held_out_bound():
+    capped = audit_black_box(leaky_rr, PAIRS[:1], np.log(3), **dict(OPTIONS, max_selection=8_000))
+    assert capped.pairs[0].selection_samples == 8_000
+    assert capped.counts[1] == capped.counts[3] == 60_000 - 8_000
+    assert capped.violation            # a weaker selection still finds the leak
+    with pytest.raises(ValueError, match=r"max_selection.*\[2, inf\)\. Got 1"):
+        audit_black_box(leaky_rr, PAIRS, 1.0, **dict(OPTIONS, max_selection=1))

@@ -486,7 +486,7 @@ def _held_out(task, items, client, say):
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
                     holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None,
-                    client=None, shard_size=SHARD_SIZE):
+                    client=None, shard_size=SHARD_SIZE, max_selection=None):
     """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
 
     Parameters
@@ -554,6 +554,15 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         on the seed, the budget and ``shard_size``, not on where or in
         which order the shards run. The selection (step 1) always runs
         in this process, from ``rng``.
+    max_selection : int >= 2, optional
+        Most outputs per dataset drawn for the selection (default, and at
+        most, ``n_samples // 2``); when it is below ``n_samples / 32`` the
+        selection draws exactly this many (its early stop needs
+        ``n_samples / 32``). For budgets far beyond
+        what one process holds in memory (the selection keeps its outputs),
+        e.g. ``n_samples = 10**10`` on a cluster with ``max_selection =
+        10**7``: the held-out stage gets the rest of the budget. The
+        guarantee does not depend on it (the held-out outputs are fresh).
 
     Returns
     -------
@@ -620,6 +629,9 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     alpha = 1.0 - confidence
     beta = alpha / (2 * tests)
     n_max = max(2, n_samples // 2)
+    if max_selection is not None:
+        max_selection = check_scalar(max_selection, "max_selection", owner, Interval(int, 2, None))
+        n_max = min(n_max, max_selection)
     n0 = min(max(2, initial_samples), n_max)
 
     reports, candidates, layouts = [], [], []
@@ -746,7 +758,7 @@ def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     **options
         Any other keyword of :func:`audit_black_box` (``confidence``,
         ``n_samples``, ``tolerance``, ``holdout_pairs``, ``float_bits``,
-        ``rng``, ``progress``, ``client``, ``shard_size``).
+        ``rng``, ``progress``, ``client``, ``shard_size``, ``max_selection``).
 
     Returns
     -------

@@ -10,7 +10,7 @@ Usage::
                  [--screen-samples N]] [--samples N] [--confidence 0.95] [--seed S]
                 [--delta-at-epsilon E2] [--tolerance T] [--holdout-pairs K]
                 [--float-bits] [--per-call] [--exact] [--orders A ...]
-                [--scheduler ADDRESS | local:N] [--json] [--quiet | --progress]
+                [--max-selection N] [--scheduler ADDRESS | local:N] [--json] [--quiet | --progress]
 
 **The target.** ``module:callable`` is imported (``module`` may also be a path
 to a ``.py`` file; ``callable`` may be dotted, e.g. ``mod:Class.method``). By
@@ -125,6 +125,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the callable returns the output distribution; compute exact divergences")
     parser.add_argument("--orders", type=float, nargs="*", default=(), metavar="A",
                         help="Renyi orders to report (exact audit)")
+    parser.add_argument("--max-selection", type=int, default=None, metavar="N",
+                        help="most outputs per dataset for the event selection (default --samples / 2); "
+                             "the held-out bound gets the rest")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="draw the held-out outputs on a Dask cluster: a scheduler address "
                              "(tcp://host:8786) or local:N for N worker processes here; needs "
@@ -245,13 +248,15 @@ def run(args) -> int:
                                       delta_at_epsilon=delta_at, confidence=args.confidence,
                                       n_samples=args.samples, tolerance=args.tolerance,
                                       holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
-                                      rng=args.seed, progress=progress, client=client)
+                                      rng=args.seed, progress=progress, client=client,
+                                      max_selection=args.max_selection)
             else:
                 result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                          delta_at_epsilon=delta_at, confidence=args.confidence,
                                          n_samples=args.samples, tolerance=args.tolerance,
                                          holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
-                                         rng=args.seed, progress=progress, client=client)
+                                         rng=args.seed, progress=progress, client=client,
+                                         max_selection=args.max_selection)
     except _Usage as exc:
         print(f"refdp audit: {exc}", file=sys.stderr)
         return 2

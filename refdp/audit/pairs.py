@@ -266,7 +266,7 @@ class PairSearch:
 def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=1.0, local_rounds=2,
                  local_moves=16, screen_samples=100_000, finalists=3, confidence=0.95, n_samples=1_000_000,
                  claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
-                 rng=None, progress=None, client=None):
+                 rng=None, progress=None, client=None, max_selection=None):
     """Search neighbouring inputs for a violation, then audit the best on fresh outputs.
 
     1. **Patterns.** The pairs of :func:`pattern_pairs` (StatDP's patterns,
@@ -311,6 +311,8 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
         Outputs per dataset and pair for the screening.
     finalists : int >= 1, default 3
     confidence, n_samples, claimed_delta, delta_at_epsilon, tolerance, holdout_pairs, float_bits, progress :
+        Passed to the final :func:`refdp.audit.audit_black_box`.
+    max_selection : int, optional
         Passed to the final :func:`refdp.audit.audit_black_box`.
     rng : None, int, SeedSequence, BitGenerator or Generator
         Seeds the screening, the local search and the final audit.
@@ -399,7 +401,7 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     audit = audit_black_box(mechanism, final_pairs, claimed_epsilon, claimed_delta=claimed_delta,
                             delta_at_epsilon=delta_at_epsilon, confidence=confidence, n_samples=n_samples,
                             tolerance=tolerance, holdout_pairs=holdout_pairs, float_bits=float_bits,
-                            rng=rng, progress=progress, client=client)
+                            rng=rng, progress=progress, client=client, max_selection=max_selection)
     return PairSearch(audit, screened, [s["label"] for s in ranked], drawn)
 
 
