@@ -146,6 +146,7 @@ def _sweep(args, clusters):
     per_worker = pairs / med[1]
     print(f"sweep: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
           f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
+    _phase_costs(datasets)
     t = time.perf_counter()
     big, _ = neighbouring_pairs(all_datasets(DOMAIN, 9), "replace", domain=DOMAIN)
     count = len(big)
@@ -153,9 +154,34 @@ def _sweep(args, clusters):
           f"{count / per_worker / 60:.1f} min on one worker at {per_worker:.0f} pairs/s")
 
 
+def _phase_costs(datasets):
+    """CPU seconds per law and per pair of a local sweep, and the bytes of a law's record (the cost model)."""
+    import pickle
+    from fractions import Fraction
+
+    from refdp.verify.check import _decide_all, _Law
+
+    plist, _ = neighbouring_pairs(datasets, "replace", domain=DOMAIN)
+    law = _Law(walk_law, "bench")
+    names = list(dict.fromkeys(x for pair in plist for x in pair))
+    t = time.process_time()
+    for d in names:
+        law.get(d, 30)
+    laws_cpu = time.process_time() - t
+    nbytes = len(pickle.dumps(law.cache))
+    t = time.process_time()
+    _decide_all(law, plist, Fraction(1), Fraction(0), 30, 200, "bench")
+    pairs_cpu = time.process_time() - t
+    print(f"local phases (CPU): {len(names)} laws in {laws_cpu:.2f} s ({1e3 * laws_cpu / len(names):.2f} ms "
+          f"per law), {len(plist)} pairs in {pairs_cpu:.2f} s ({1e3 * pairs_cpu / len(plist):.3f} ms per pair); "
+          f"a law's record pickles to {nbytes / len(names):.0f} bytes")
+
+
 def _audits(args, clusters):
     shards = 4 if args.quick else 16          # per dataset: 2 * shards tasks of 2**20 outputs
+    t = time.process_time()
     reference = _held_out_stage(shards, None)
+    shard_cpu = (time.process_time() - t) / (2 * shards)
     for w in (1, 2):
         assert _held_out_stage(shards, clusters[w][1]) == reference     # warm-up and equality
     times = {"local": [], 1: [], 2: []}
@@ -174,7 +200,9 @@ def _audits(args, clusters):
     bc.print_table(["audit held-out stage", "outputs", "shards", "median time", "outputs/s"], rows)
     print(f"audit: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
           f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
-    print(f"one shard ({SHARD} outputs of one dataset), local: {med['local'] / (2 * shards):.3f} s")
+    print(f"one shard ({SHARD} outputs of one dataset), local: {med['local'] / (2 * shards):.3f} s wall, "
+          f"{shard_cpu:.3f} s CPU")
+    _selection_cost(1 << 21 if args.quick else 1 << 23)
     # one whole audit (selection here, held-out stage local or on the cluster): identical bounds
     n = 1 << 21 if args.quick else 1 << 23
     whole = {}
@@ -190,6 +218,19 @@ def _audits(args, clusters):
     print(f"whole audit, n_samples = {n} (one run each, bounds identical: epsilon >= {ref.epsilon_lower:.4f}, "
           f"counts {ref.counts}, {ref.samples} outputs): "
           + ", ".join(f"{'local' if k == 'local' else f'{k} worker(s)'} {v[0]:.1f} s" for k, v in whole.items()))
+
+
+def _selection_cost(m):
+    """Seconds of the selection (step 1, in the client process) on exactly ``m`` outputs per dataset."""
+    from refdp.audit.blackbox import PairReport, _Progress, _select
+    from refdp.audit.events import Objective
+
+    rep = PairReport(0, "bench", ANSWERS)
+    t, c = time.perf_counter(), time.process_time()
+    _select(noisy_max_value, ANSWERS[0], ANSWERS[1], np.random.default_rng(1), [Objective("epsilon", 0.0)],
+            0.025, 64 * m, m, 20_000, 0.0, False, rep, _Progress(False))
+    print(f"selection of {rep.selection_samples} outputs per dataset (tolerance 0), local: "
+          f"{time.perf_counter() - t:.1f} s wall, {time.process_time() - c:.1f} s CPU")
 
 
 def _overhead(clusters):
