@@ -65,9 +65,9 @@ def _noop(x):
     return x
 
 
-def _held_out_stage(shards, client):
-    """The audit's held-out stage on a fixed event: total counts per side (exact integers)."""
-    from refdp.audit.blackbox import HeldOutTask, _held_out, _Progress, held_out_shards
+def _held_out_task(shards):
+    """The audit's held-out stage on a fixed event (output <= 1.47): its task and its shard list."""
+    from refdp.audit.blackbox import HeldOutTask, held_out_shards
     from refdp.audit.events import Event
 
     class _Below:       # the score of a threshold event on the (only) coordinate
@@ -78,8 +78,15 @@ def _held_out_stage(shards, client):
 
     event = Event(_Below(), "<=", 1.47)
     plan = {0: (ANSWERS[0], ANSWERS[1], [event], (True, ()))}
-    items = held_out_shards([0], {0: shards * SHARD}, SHARD)
-    task = HeldOutTask(noisy_max_value, np.random.PCG64, (1, 2, 3, 4), plan)
+    return HeldOutTask(noisy_max_value, np.random.PCG64, (1, 2, 3, 4), plan), \
+        held_out_shards([0], {0: shards * SHARD}, SHARD)
+
+
+def _held_out_stage(shards, client):
+    """Total counts per side (exact integers) of the held-out stage, locally or on ``client``."""
+    from refdp.audit.blackbox import _held_out, _Progress
+
+    task, items = _held_out_task(shards)
     counts = _held_out(task, items, client, _Progress(False))
     return tuple(sum(c[0] for c, it in zip(counts, items) if it[1] == side) for side in (0, 1))
 
@@ -147,11 +154,23 @@ def _sweep(args, clusters):
     print(f"sweep: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
           f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
     _phase_costs(datasets)
+    import tracemalloc
+
     t = time.perf_counter()
+    tracemalloc.start()
     big, _ = neighbouring_pairs(all_datasets(DOMAIN, 9), "replace", domain=DOMAIN)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
     count = len(big)
-    print(f"size <= 9: {count} neighbouring pairs (counted in {time.perf_counter() - t:.1f} s); "
+    laws = len(set(x for pair in big for x in pair))
+    print(f"size <= 9: {count} neighbouring pairs over {laws} datasets (listed in {time.perf_counter() - t:.1f} s "
+          f"with tracemalloc on; the list holds {held / count:.0f} bytes per pair in the client); "
           f"{count / per_worker / 60:.1f} min on one worker at {per_worker:.0f} pairs/s")
+    for workers in (2, 800):   # the records a two-phase sweep sends with its pair shards (check_pairs' cut)
+        size = max(1, -(-count // (4 * workers)))
+        sent = sum(len(set(x for pair in big[i:i + size] for x in pair)) for i in range(0, count, size))
+        print(f"size <= 9 cut for {workers} workers: {-(-count // size)} pair shards carry {sent} records "
+              f"({sent / count:.2f} per pair, {sent / laws:.1f} per dataset)")
 
 
 def _phase_costs(datasets):
@@ -178,6 +197,8 @@ def _phase_costs(datasets):
 
 
 def _audits(args, clusters):
+    import cloudpickle
+
     shards = 4 if args.quick else 16          # per dataset: 2 * shards tasks of 2**20 outputs
     t = time.process_time()
     reference = _held_out_stage(shards, None)
@@ -201,7 +222,8 @@ def _audits(args, clusters):
     print(f"audit: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
           f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
     print(f"one shard ({SHARD} outputs of one dataset), local: {med['local'] / (2 * shards):.3f} s wall, "
-          f"{shard_cpu:.3f} s CPU")
+          f"{shard_cpu:.3f} s CPU; the task (mechanism, pair, event) pickles to "
+          f"{len(cloudpickle.dumps(_held_out_task(1)[0]))} bytes")
     _selection_cost(1 << 21 if args.quick else 1 << 23)
     # one whole audit (selection here, held-out stage local or on the cluster): identical bounds
     n = 1 << 21 if args.quick else 1 << 23

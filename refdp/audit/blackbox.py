@@ -474,12 +474,16 @@ def _held_out(task, items, client, say):
 
         return map_ordered(client, task, items, label="audit: held-out shards", progress=say.mode is not False,
                            amounts=[it[3] for it in items], unit="outputs")
-    out, done, t0 = [], 0, time.perf_counter()
+    out, done = [], 0
+    t0 = last = time.perf_counter()
     for i, it in enumerate(items):
         out.append(task(it))
         done += it[3]
-        rate = done / max(time.perf_counter() - t0, 1e-9)
-        say(f"held out: shard {i + 1}/{len(items)} done, {done}/{total} outputs, {rate:.3g} outputs/s")
+        now = time.perf_counter()
+        if now - last >= 1.0 or i + 1 == len(items):   # at most about once a second
+            last = now
+            say(f"held out: shard {i + 1}/{len(items)} done, {done}/{total} outputs, "
+                f"{done / max(now - t0, 1e-9):.3g} outputs/s")
     return out
 
 
