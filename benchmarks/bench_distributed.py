@@ -137,22 +137,11 @@ def _sweep(args, clusters):
     reference = _run(datasets)
     for w in (1, 2):
         _same(reference, _run(datasets, clusters[w][1]))     # warm-up and equality
-    times = {"local": [], 1: [], 2: []}
-    for _ in range(args.repeats):
-        t = time.perf_counter(); _same(reference, _run(datasets)); times["local"].append(time.perf_counter() - t)
-        for w in (1, 2):
-            t = time.perf_counter()
-            _same(reference, _run(datasets, clusters[w][1]))
-            times[w].append(time.perf_counter() - t)
+    med, cpu = _timed(args, clusters, lambda: _same(reference, _run(datasets)),
+                      lambda c: _same(reference, _run(datasets, c)))
     pairs = reference.pairs_checked
-    med = {k: statistics.median(v) for k, v in times.items()}
-    rows = [[name, f"{pairs}", bc.fmt_s(med[key]), f"{pairs / med[key]:.0f}"]
-            for name, key in (("local, 1 process", "local"), ("LocalCluster, 1 worker", 1),
-                              ("LocalCluster, 2 workers", 2))]
-    bc.print_table([f"two-phase sweep (size <= {size})", "pairs", "median time", "pairs/s"], rows)
+    _table(f"two-phase sweep (size <= {size})", "pairs", pairs, med, cpu)
     per_worker = pairs / med[1]
-    print(f"sweep: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
-          f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
     _phase_costs(datasets)
     import tracemalloc
 
@@ -171,6 +160,48 @@ def _sweep(args, clusters):
         sent = sum(len(set(x for pair in big[i:i + size] for x in pair)) for i in range(0, count, size))
         print(f"size <= 9 cut for {workers} workers: {-(-count // size)} pair shards carry {sent} records "
               f"({sent / count:.2f} per pair, {sent / laws:.1f} per dataset)")
+
+
+def _cpu(client):
+    """CPU seconds used so far by each worker process of ``client``."""
+    return client.run(time.process_time)
+
+
+def _timed(args, clusters, local, remote):
+    """Median wall time and median CPU seconds (this process, or every worker summed and the busiest
+    worker) of ``local()`` and of ``remote(client)`` on 1 and 2 workers, interleaved."""
+    times = {"local": [], 1: [], 2: []}
+    cpus = {"local": [], 1: [], 2: []}
+    for _ in range(args.repeats):
+        t, c = time.perf_counter(), time.process_time()
+        local()
+        times["local"].append(time.perf_counter() - t)
+        cpus["local"].append((time.process_time() - c,) * 2)
+        for w in (1, 2):
+            client = clusters[w][1]
+            before = _cpu(client)
+            t = time.perf_counter()
+            remote(client)
+            times[w].append(time.perf_counter() - t)
+            after = _cpu(client)
+            used = [after[k] - before[k] for k in after if k in before]
+            cpus[w].append((sum(used), max(used)))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    cpu = {k: (statistics.median(u[0] for u in v), statistics.median(u[1] for u in v)) for k, v in cpus.items()}
+    return med, cpu
+
+
+def _table(title, unit, amount, med, cpu):
+    rows = [[name, f"{amount}", bc.fmt_s(med[key]), f"{amount / med[key]:.3g}", f"{cpu[key][0]:.2f} s",
+             f"{cpu[key][1]:.2f} s"]
+            for name, key in (("local, 1 process", "local"), ("LocalCluster, 1 worker", 1),
+                              ("LocalCluster, 2 workers", 2))]
+    bc.print_table([title, unit, "median wall", f"{unit}/s (wall)", "CPU, all workers", "CPU, busiest"], rows)
+    print(f"  wall clock: speed-up of 2 workers over 1 {med[1] / med[2]:.2f}, efficiency "
+          f"(2-worker throughput / 2 x 1-worker) {med[1] / med[2] / 2:.2f} (load-dependent)")
+    print(f"  CPU: 2 workers use {cpu[2][0] / cpu[1][0]:.2f} x the CPU of 1 worker in all; the busiest does "
+          f"{cpu[2][1] / cpu[1][0]:.2f} of 1 worker's work, so on 2 free cores the speed-up would be about "
+          f"{cpu[1][0] / cpu[2][1]:.2f} (efficiency {cpu[1][0] / cpu[2][1] / 2:.2f})")
 
 
 def _phase_costs(datasets):
@@ -205,22 +236,11 @@ def _audits(args, clusters):
     shard_cpu = (time.process_time() - t) / (2 * shards)
     for w in (1, 2):
         assert _held_out_stage(shards, clusters[w][1]) == reference     # warm-up and equality
-    times = {"local": [], 1: [], 2: []}
-    for _ in range(args.repeats):
-        t = time.perf_counter(); assert _held_out_stage(shards, None) == reference
-        times["local"].append(time.perf_counter() - t)
-        for w in (1, 2):
-            t = time.perf_counter()
-            assert _held_out_stage(shards, clusters[w][1]) == reference
-            times[w].append(time.perf_counter() - t)
+    def check(client=None):
+        assert _held_out_stage(shards, client) == reference
+    med, cpu = _timed(args, clusters, check, check)
     outputs = 2 * shards * SHARD
-    med = {k: statistics.median(v) for k, v in times.items()}
-    rows = [[name, f"{outputs}", f"{2 * shards}", bc.fmt_s(med[key]), f"{outputs / med[key]:.3g}"]
-            for name, key in (("local, 1 process", "local"), ("LocalCluster, 1 worker", 1),
-                              ("LocalCluster, 2 workers", 2))]
-    bc.print_table(["audit held-out stage", "outputs", "shards", "median time", "outputs/s"], rows)
-    print(f"audit: speed-up of 2 workers over 1: {med[1] / med[2]:.2f}; "
-          f"efficiency (2-worker throughput / 2 x 1-worker): {med[1] / med[2] / 2:.2f}")
+    _table(f"audit held-out stage ({2 * shards} shards)", "outputs", outputs, med, cpu)
     print(f"one shard ({SHARD} outputs of one dataset), local: {med['local'] / (2 * shards):.3f} s wall, "
           f"{shard_cpu:.3f} s CPU; the task (mechanism, pair, event) pickles to "
           f"{len(cloudpickle.dumps(_held_out_task(1)[0]))} bytes")
