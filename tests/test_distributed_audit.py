@@ -177,3 +177,15 @@ def test_max_selection_caps_the_selection_and_leaves_the_rest_to_the_held_out_bo
     assert capped.violation            # a weaker selection still finds the leak
     with pytest.raises(ValueError, match=r"max_selection.*\[2, inf\)\. Got 1"):
         audit_black_box(leaky_rr, PAIRS, 1.0, **dict(OPTIONS, max_selection=1))
+
+
+def test_audit_cli_with_a_bad_scheduler_fails_cleanly(capsys, tmp_path):
+    target = tmp_path / "rr_target2.py"
+    target.write_text("import numpy as np\n\n"
+                      "def rr(bit, n, rng):\n"
+                      "    return np.where(rng.random(n) < 0.9, bit, 1 - bit)\n")
+    code = cli.main(["audit", f"{target}:rr", "--claimed-epsilon", "1.0986", "--pair", "[0, 1]",
+                     "--samples", "100000", "--seed", "3", "--quiet", "--scheduler", "local:0"])
+    assert code == 2     # an unreachable address takes connect's timeout: tested in test_distributed.py
+    err = capsys.readouterr().err
+    assert "'scheduler' parameter of refdp audit" in err and "N an int >= 1" in err
