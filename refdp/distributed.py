@@ -128,33 +128,40 @@ def check_picklable(obj, name, owner):
     return obj
 
 
-def map_ordered(client, func, items, *, label="tasks", progress=True, retries=2):
+def map_ordered(client, func, items, *, label="tasks", progress=True, retries=2, amounts=None, unit=None):
     """``[func(item) for item in items]`` on the cluster, results in the order of ``items``.
 
     Each item is one task. A worker lost mid-run has its tasks rescheduled
     by the scheduler; ``retries`` more attempts are allowed for a task whose
     function raised on a worker that then died. With ``progress`` a line
     ``label: done/total, rate/s`` is written to standard error as tasks
-    finish (at most about once a second).
+    finish (at most about once a second); with ``amounts`` (one number per
+    item, e.g. the outputs a task draws) and ``unit`` the line also gives
+    the amount done and its rate (``unit/s``).
     """
     _require()
     from distributed import as_completed
 
     items = list(items)
-    futures = [client.submit(func, item, pure=False, retries=retries) for item in items]
+    # one graph: ``func`` is pickled once for all the tasks, not once per task
+    futures = client.map(func, items, pure=False, retries=retries) if items else []
     index = {f.key: i for i, f in enumerate(futures)}
     results = [None] * len(items)
     t0 = last = time.perf_counter()
-    done = 0
+    done = amount = 0
     try:
         for fut in as_completed(futures):
-            results[index[fut.key]] = fut.result()
+            i = index[fut.key]
+            results[i] = fut.result()
             done += 1
+            amount += amounts[i] if amounts is not None else 0
             now = time.perf_counter()
             if progress and (now - last >= 1.0 or done == len(items)):
-                rate = done / max(now - t0, 1e-9)
-                print(f"\r{label}: {done}/{len(items)} done, {rate:.3g}/s", end="", file=sys.stderr,
-                      flush=True)
+                elapsed = max(now - t0, 1e-9)
+                text = f"{label}: {done}/{len(items)} done, {done / elapsed:.3g}/s"
+                if amounts is not None:
+                    text += f", {amount} {unit}, {amount / elapsed:.3g} {unit}/s"
+                print(f"\r{text}", end="", file=sys.stderr, flush=True)
                 last = now
     finally:
         for f in futures:

@@ -19,7 +19,11 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    ``n_samples / 2`` outputs per dataset were drawn.
 2. **Held-out bound.** For the ``holdout_pairs`` pairs with the best
    projected values, draw *fresh* outputs (the rest of the budget,
-   ``n_samples`` minus the selection's outputs)
+   ``n_samples`` minus the selection's outputs), in shards of
+   ``shard_size`` outputs, each from its own stream (a
+   :class:`numpy.random.SeedSequence` spawn key ``(pair, side, shard)``
+   under a root drawn from ``rng``), so that the shards can run anywhere
+   (``client=``: a Dask cluster) with the same counts,
    and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
    of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
    the number of held-out tests (pairs times objectives), report
@@ -79,6 +83,8 @@ _DELTA = Interval(float, 0, 1, closed="left")
 _CONF = Interval(float, 0, 1, closed="neither")
 _CHUNK = 1 << 20  # largest single call of the mechanism
 _MIN_SELECTION = 32  # the selection draws at least 1/32 of the budget before it may stop
+#: Default held-out outputs per dataset in one shard (one stream, one task on a cluster).
+SHARD_SIZE = 1 << 20
 
 
 @dataclass
@@ -378,24 +384,113 @@ def _converged(before, after, tolerance):
     return after - before <= tolerance * max(abs(after), 1e-3)
 
 
-def _held_out(mechanism, d, e, rng, candidates, n, layout):
-    """Step 2: event counts on fresh outputs of both datasets."""
-    counts = [[0, 0] for _ in candidates]
-    chunk = _chunk(layout)
-    for side, data in enumerate((d, e)):
+def held_out_entropy(rng):
+    """128 bits from the audit's generator: the root of every held-out shard's stream."""
+    return tuple(int(x) for x in rng.integers(0, 2**32, size=4, dtype=np.uint64))
+
+
+def stream_kind(rng):
+    """The bit generator type of the held-out streams.
+
+    The audit generator's own type when it can be seeded from a
+    :class:`numpy.random.SeedSequence` (every NumPy bit generator,
+    randomgen's ChaCha and AESCounter), else PCG64.
+    """
+    kind = type(rng.bit_generator)
+    try:
+        kind(np.random.SeedSequence(0))
+    except (TypeError, ValueError):
+        return np.random.PCG64
+    return kind
+
+
+def shard_generator(kind, entropy, key):
+    """The generator of one held-out shard: ``kind(SeedSequence(entropy, spawn_key=key))``.
+
+    ``key = (pair index, side, shard index)``: the stream depends on the
+    seed, the pair, the side and the shard only, never on where the shard
+    runs.
+    """
+    seq = np.random.SeedSequence(list(entropy), spawn_key=tuple(int(k) for k in key))
+    return np.random.Generator(kind(seq))
+
+
+def held_out_shards(pairs_to_hold, n_hold, shard_size):
+    """The shard list of the held-out stage: ``(pair, side, shard, outputs)`` in a fixed order.
+
+    ``pairs_to_hold`` are pair indices (increasing), ``n_hold`` maps each to
+    its held-out outputs per dataset. Shard ``j`` of a side holds outputs
+    ``[j * shard_size, min((j + 1) * shard_size, n))``; the list depends on
+    the budget and ``shard_size`` only.
+    """
+    items = []
+    for p in pairs_to_hold:
+        n = n_hold[p]
+        for side in (0, 1):
+            for j in range(-(-n // shard_size)):
+                items.append((p, side, j, min(shard_size, n - j * shard_size)))
+    return items
+
+
+class HeldOutTask:
+    """Count one held-out shard's outputs in the chosen events (picklable: runs on a worker).
+
+    Holds the mechanism, the datasets, the events and the output layout of
+    each held-out pair, the bit generator type and the entropy of the
+    streams. Called on ``(pair, side, shard, n)``, it
+    draws ``n`` outputs of that side's dataset from the shard's own stream
+    (:func:`shard_generator`) in calls of at most the audit's chunk size and
+    returns the number in each event: only these counts leave the worker.
+    """
+
+    def __init__(self, mechanism, kind, entropy, plan):
+        self.mechanism = mechanism
+        self.kind = kind
+        self.entropy = entropy
+        self.plan = plan  # pair index -> (D, D', events, layout)
+
+    def __call__(self, item):
+        p, side, j, n = item
+        d, e, events, layout = self.plan[p]
+        data = (d, e)[side]
+        rng = shard_generator(self.kind, self.entropy, (p, side, j))
+        counts = [0] * len(events)
+        chunk = _chunk(layout)
         left = n
         while left > 0:
             m = min(left, chunk)
-            s, layout = draw(mechanism, data, m, rng, _OWNER, layout, copy=False)
-            for i, c in enumerate(candidates):
-                counts[i][side] += int(np.count_nonzero(c.event.contains(s)))
+            s, layout = draw(self.mechanism, data, m, rng, _OWNER, layout, copy=False)
+            for i, ev in enumerate(events):
+                counts[i] += int(np.count_nonzero(ev.contains(s)))
             left -= m
-    return counts
+        return counts
+
+
+def _held_out(task, items, client, say):
+    """Step 2: event counts of every shard, locally in order or on the cluster (same numbers)."""
+    total = sum(it[3] for it in items)
+    if client is not None:
+        from ..distributed import map_ordered
+
+        return map_ordered(client, task, items, label="audit: held-out shards", progress=say.mode is not False,
+                           amounts=[it[3] for it in items], unit="outputs")
+    out, done = [], 0
+    t0 = last = time.perf_counter()
+    for i, it in enumerate(items):
+        out.append(task(it))
+        done += it[3]
+        now = time.perf_counter()
+        if now - last >= 1.0 or i + 1 == len(items):   # at most about once a second
+            last = now
+            say(f"held out: shard {i + 1}/{len(items)} done, {done}/{total} outputs, "
+                f"{done / max(now - t0, 1e-9):.3g} outputs/s")
+    return out
 
 
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
-                    holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None):
+                    holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None,
+                    client=None, shard_size=SHARD_SIZE, max_selection=None):
     """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
 
     Parameters
@@ -449,6 +544,29 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     progress : bool or None, default None
         Progress lines on stderr: always (True), never (False), or once the
         audit has run for 5 seconds (None).
+    client : distributed.Client, optional
+        Draw the held-out outputs on a Dask cluster (:mod:`refdp.distributed`,
+        extra ``refdp[distributed]``): one task per shard, only the event
+        counts come back. The result is identical to the local run
+        (``client=None``) for the same seed, budget and ``shard_size``,
+        whatever the number of workers. The mechanism must pickle.
+    shard_size : int >= 1, default 2**20
+        Held-out outputs per dataset in one shard. Shard ``j`` of a side of
+        pair ``p`` draws from its own stream,
+        ``SeedSequence(root, spawn_key=(p, side, j))`` with ``root`` 128
+        bits drawn from ``rng`` after the selection; so the bound depends
+        on the seed, the budget and ``shard_size``, not on where or in
+        which order the shards run. The selection (step 1) always runs
+        in this process, from ``rng``.
+    max_selection : int >= 2, optional
+        Most outputs per dataset drawn for the selection (default, and at
+        most, ``n_samples // 2``); when it is below ``n_samples / 32`` the
+        selection draws exactly this many (its early stop needs
+        ``n_samples / 32``). For budgets far beyond
+        what one process holds in memory (the selection keeps its outputs),
+        e.g. ``n_samples = 10**10`` on a cluster with ``max_selection =
+        10**7``: the held-out stage gets the rest of the budget. The
+        guarantee does not depend on it (the held-out outputs are fresh).
 
     Returns
     -------
@@ -472,7 +590,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     ...     return np.where(rng.random(n) < 0.9, bit, 1 - bit)
     >>> r = audit_black_box(rr, [(0, 1)], claimed_epsilon=np.log(3), n_samples=100_000, rng=1)
     >>> r.violation, round(r.epsilon_lower, 2)
-    (True, 2.18)
+    (True, 2.17)
     """
     owner = _OWNER
     t0 = time.perf_counter()
@@ -491,8 +609,14 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         raise parameter_error("float_bits", owner, "a bool", float_bits)
     if progress not in (None, True, False):
         raise parameter_error("progress", owner, "None, True or False", progress)
+    shard_size = check_scalar(shard_size, "shard_size", owner, Interval(int, 1, None))
     rng = check_rng(rng)
     plist = check_pairs_argument(pairs, owner)
+    if client is not None:
+        from ..distributed import check_client, check_picklable
+
+        check_client(client, owner)
+        check_picklable(mechanism, "mechanism", owner)
     say = _Progress(progress)
 
     if not isinstance(epsilon_bound, (bool, np.bool_)):
@@ -509,6 +633,9 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     alpha = 1.0 - confidence
     beta = alpha / (2 * tests)
     n_max = max(2, n_samples // 2)
+    if max_selection is not None:
+        max_selection = check_scalar(max_selection, "max_selection", owner, Interval(int, 2, None))
+        n_max = min(n_max, max_selection)
     n0 = min(max(2, initial_samples), n_max)
 
     reports, candidates, layouts = [], [], []
@@ -530,24 +657,37 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         for p in ranked[:k_hold]:
             chosen.setdefault(p, []).append(oi)
 
-    results = {}  # (pair, objective) -> dict
+    # step 2: every held-out pair's shards, counted locally or on the cluster
+    entropy = held_out_entropy(rng)
+    plan, n_hold, live_of = {}, {}, {}
     for p, objs in sorted(chosen.items()):
-        d, e, label = plist[p]
         live = [oi for oi in objs if candidates[p][oi] is not None]
         if not live:
             continue
-        n_hold = n_samples - reports[p].selection_samples  # the rest of the budget
-        say(f"{label}: drawing {n_hold} fresh outputs per dataset for the held-out bound")
-        counts = _held_out(mechanism, d, e, rng, [candidates[p][oi] for oi in live], n_hold, layouts[p])
-        drawn += 2 * n_hold
-        for oi, (ka, kb) in zip(live, counts):
+        d, e, label = plist[p]
+        live_of[p] = live
+        n_hold[p] = n_samples - reports[p].selection_samples  # the rest of the budget
+        plan[p] = (d, e, [candidates[p][oi].event for oi in live], layouts[p])
+        say(f"{label}: drawing {n_hold[p]} fresh outputs per dataset for the held-out bound")
+    items = held_out_shards(sorted(plan), n_hold, shard_size)
+    task = HeldOutTask(mechanism, stream_kind(rng), entropy, plan)
+    shard_counts = _held_out(task, items, client, say)
+    totals = {p: [[0, 0] for _ in live_of[p]] for p in plan}
+    for (p, side, _, _), counts in zip(items, shard_counts):
+        for i, k in enumerate(counts):
+            totals[p][i][side] += k
+
+    results = {}  # (pair, objective) -> dict
+    for p in sorted(plan):
+        drawn += 2 * n_hold[p]
+        for oi, (ka, kb) in zip(live_of[p], totals[p]):
             c = candidates[p][oi]
             k_num, k_den = (ka, kb) if c.numerator == 0 else (kb, ka)
-            lo = float(lower_unchecked(k_num, n_hold, beta))
-            hi = float(upper_unchecked(k_den, n_hold, beta))
+            lo = float(lower_unchecked(k_num, n_hold[p], beta))
+            hi = float(upper_unchecked(k_den, n_hold[p], beta))
             raw = float(objectives[oi].value(lo, hi))
             bound = max(0.0, raw) if math.isfinite(raw) else 0.0
-            row = {"k": k_num, "n": n_hold, "k_other": k_den, "n_other": n_hold,
+            row = {"k": k_num, "n": n_hold[p], "k_other": k_den, "n_other": n_hold[p],
                    "p_lower": lo, "p_upper": hi, "bound": bound, "event": c.description,
                    "direction": c.numerator}
             reports[p].held_out[objectives[oi].kind] = row
@@ -622,7 +762,7 @@ def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     **options
         Any other keyword of :func:`audit_black_box` (``confidence``,
         ``n_samples``, ``tolerance``, ``holdout_pairs``, ``float_bits``,
-        ``rng``, ``progress``).
+        ``rng``, ``progress``, ``client``, ``shard_size``, ``max_selection``).
 
     Returns
     -------

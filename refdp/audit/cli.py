@@ -10,7 +10,7 @@ Usage::
                  [--screen-samples N]] [--samples N] [--confidence 0.95] [--seed S]
                 [--delta-at-epsilon E2] [--tolerance T] [--holdout-pairs K]
                 [--float-bits] [--per-call] [--exact] [--orders A ...]
-                [--json] [--quiet | --progress]
+                [--max-selection N] [--scheduler ADDRESS | local:N] [--json] [--quiet | --progress]
 
 **The target.** ``module:callable`` is imported (``module`` may also be a path
 to a ``.py`` file; ``callable`` may be dotted, e.g. ``mod:Class.method``). By
@@ -35,6 +35,14 @@ best audited on fresh outputs (:func:`refdp.audit.search_pairs`).
 audit also bounds from below the delta the mechanism needs at the claimed
 epsilon (hockey-stick events); a bound above ``D`` is a violation. The
 epsilon bound (at delta ``D``) is reported too; the confidence covers both.
+
+**On a Dask cluster.** ``--scheduler ADDRESS`` (a running scheduler,
+``tcp://host:8786``) or ``--scheduler local:N`` (``N`` worker processes
+started here) draws the held-out outputs on the cluster, one task per shard
+of outputs; the bound is the one the local run prints for the same
+``--seed``. Needs ``refdp[distributed]``; the target's module must be
+importable on the workers (a target given as a ``.py`` path is sent by
+value).
 
 **Exit status.** 0: no violation found (black box: the lower bound does not
 exceed the claim; exact: the claim holds); 1: violation (exact: the claim
@@ -117,6 +125,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the callable returns the output distribution; compute exact divergences")
     parser.add_argument("--orders", type=float, nargs="*", default=(), metavar="A",
                         help="Renyi orders to report (exact audit)")
+    parser.add_argument("--max-selection", type=int, default=None, metavar="N",
+                        help="most outputs per dataset for the event selection (default --samples / 2); "
+                             "the held-out bound gets the rest")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="draw the held-out outputs on a Dask cluster: a scheduler address "
+                             "(tcp://host:8786) or local:N for N worker processes here; needs "
+                             "refdp[distributed]. The bound is the local run's for the same --seed")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     noise = parser.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -198,12 +213,15 @@ def run(args) -> int:
     """Run ``refdp audit`` with parsed arguments; returns the exit status."""
     from . import audit_black_box, audit_exact, search_pairs, vectorise
 
+    client = None
     try:
         target = _resolve(args.target)
         exact = bool(args.exact or getattr(target, "audit_distribution", False))
         search = args.search_pairs is not None
         if search and (exact or args.pair):
             raise _Usage("--search-pairs cannot be combined with --pair or --exact")
+        if exact and args.scheduler:
+            raise _Usage("--scheduler draws outputs on a cluster; the exact audit (--exact) draws none")
         pairs = None if search else _pairs(args, target, exact)
         if not exact and 0 < args.samples < MEANINGFUL_SAMPLES and not args.quiet:
             print(f"refdp audit: warning: --samples {args.samples} is below {MEANINGFUL_SAMPLES}; the bound "
@@ -214,6 +232,13 @@ def run(args) -> int:
         else:
             mech = vectorise(target) if (args.per_call or getattr(target, "audit_per_call", False)) else target
             progress = False if args.quiet else (True if args.progress else None)
+            if args.scheduler:
+                from ..distributed import connect
+
+                try:
+                    client = connect(args.scheduler, owner="refdp audit")
+                except ImportError as exc:
+                    raise _Usage(str(exc)) from None
             delta_at = args.delta_at_epsilon
             if delta_at is None and args.claimed_delta > 0:
                 delta_at = args.claimed_epsilon  # audit the (epsilon, delta) claim through delta too
@@ -223,13 +248,15 @@ def run(args) -> int:
                                       delta_at_epsilon=delta_at, confidence=args.confidence,
                                       n_samples=args.samples, tolerance=args.tolerance,
                                       holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
-                                      rng=args.seed, progress=progress)
+                                      rng=args.seed, progress=progress, client=client,
+                                      max_selection=args.max_selection)
             else:
                 result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                          delta_at_epsilon=delta_at, confidence=args.confidence,
                                          n_samples=args.samples, tolerance=args.tolerance,
                                          holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
-                                         rng=args.seed, progress=progress)
+                                         rng=args.seed, progress=progress, client=client,
+                                         max_selection=args.max_selection)
     except _Usage as exc:
         print(f"refdp audit: {exc}", file=sys.stderr)
         return 2
@@ -245,6 +272,11 @@ def run(args) -> int:
         print(f"refdp audit: calling {args.target}(dataset, n_samples, rng) failed: {exc}\n"
               "refdp audit: hint: a mechanism (dataset, rng) -> one output needs --per-call", file=sys.stderr)
         return 2
+    finally:
+        if client is not None:
+            from ..distributed import close
+
+            close(client)
     if args.json:
         out = result.as_dict()
         out["mode"] = "exact" if exact else ("pair search" if search else "black-box")

@@ -266,7 +266,7 @@ class PairSearch:
 def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=1.0, local_rounds=2,
                  local_moves=16, screen_samples=100_000, finalists=3, confidence=0.95, n_samples=1_000_000,
                  claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
-                 rng=None, progress=None):
+                 rng=None, progress=None, client=None, max_selection=None):
     """Search neighbouring inputs for a violation, then audit the best on fresh outputs.
 
     1. **Patterns.** The pairs of :func:`pattern_pairs` (StatDP's patterns,
@@ -312,8 +312,14 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     finalists : int >= 1, default 3
     confidence, n_samples, claimed_delta, delta_at_epsilon, tolerance, holdout_pairs, float_bits, progress :
         Passed to the final :func:`refdp.audit.audit_black_box`.
+    max_selection : int, optional
+        Passed to the final :func:`refdp.audit.audit_black_box`.
     rng : None, int, SeedSequence, BitGenerator or Generator
         Seeds the screening, the local search and the final audit.
+    client : distributed.Client, optional
+        Passed to the final :func:`refdp.audit.audit_black_box`: its held-out
+        outputs are drawn on the cluster (same result). The screening runs
+        in this process.
 
     Returns
     -------
@@ -352,6 +358,11 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     confidence = check_scalar(confidence, "confidence", owner, Interval(float, 0, 1, closed="neither"))
     holdout_pairs = check_scalar(holdout_pairs, "holdout_pairs", owner, Interval(int, 1, None))
     rng = check_rng(rng)
+    if client is not None:  # refused before the screening, not after it
+        from ..distributed import check_client, check_picklable
+
+        check_client(client, owner)
+        check_picklable(mechanism, "mechanism", owner)
     say = _Progress(progress)
     # the objective the final audit will certify, projected on its held-out size
     objectives = [Objective("epsilon", float(claimed_delta))]
@@ -390,7 +401,7 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     audit = audit_black_box(mechanism, final_pairs, claimed_epsilon, claimed_delta=claimed_delta,
                             delta_at_epsilon=delta_at_epsilon, confidence=confidence, n_samples=n_samples,
                             tolerance=tolerance, holdout_pairs=holdout_pairs, float_bits=float_bits,
-                            rng=rng, progress=progress)
+                            rng=rng, progress=progress, client=client, max_selection=max_selection)
     return PairSearch(audit, screened, [s["label"] for s in ranked], drawn)
 
 

@@ -589,9 +589,12 @@ def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation=
         Undecided pairs are retried at doubled precision up to this many
         digits.
     client : distributed.Client, optional
-        Decide the pairs on a Dask cluster (:mod:`refdp.distributed`): cut
-        into contiguous shards by index, combined exactly, so the result is
-        identical to the local run whatever the number of workers. The law
+        Decide the pairs on a Dask cluster (:mod:`refdp.distributed`) in two
+        phases: each dataset's law is evaluated and enclosed once (datasets
+        sharded by index), then the pairs are cut into contiguous shards by
+        index, each sent with the records of its datasets, and the shards'
+        summaries are combined exactly, so the result is identical to the
+        local run whatever the number of workers. The law
         must pickle. The result then carries no ``evidence`` (no certificate).
     progress : bool, default False
         With ``client``, report shards done on standard error.
@@ -643,10 +646,29 @@ def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation=
 
         check_client(client, owner)
         check_picklable(distribution_fn, "distribution_fn", owner)
-        size = max(1, -(-len(plist) // (4 * n_workers(client))))
-        shards = [plist[i:i + size] for i in range(0, len(plist), size)]
+        workers = n_workers(client)
+        # phase 1: each dataset's law once, at the starting precision, sharded by dataset index
+        datasets = list(dict.fromkeys(x for pair in plist for x in pair))
+        size = max(1, -(-len(datasets) // (4 * workers)))
+        parts = map_ordered(client, _LawTask(distribution_fn, dps, owner),
+                            [datasets[i:i + size] for i in range(0, len(datasets), size)],
+                            label=f"{owner}: laws", progress=progress)
+        records = {}
+        for part in parts:
+            records.update(part)
+        # phase 2: pairs sharded by index, each shard sent with the records of its datasets
+        size = max(1, -(-len(plist) // (4 * workers)))
+        shards = []
+        for i in range(0, len(plist), size):
+            shard = plist[i:i + size]
+            mine = {}
+            for d in dict.fromkeys(x for pair in shard for x in pair):
+                for key in ((d, None), (d, dps)):
+                    if key in records:
+                        mine[key] = records[key]
+            shards.append((shard, mine))
         task = _ShardTask(distribution_fn, eps_q, delta_q, dps, max_dps, owner)
-        summaries = map_ordered(client, task, shards, label=f"{owner}: shards", progress=progress)
+        summaries = map_ordered(client, task, shards, label=f"{owner}: pairs", progress=progress)
     result = _combine(summaries, plist_len=len(plist), epsilon=epsilon, delta=delta, dps=dps,
                       relation=relation)
     if client is None:
@@ -697,8 +719,9 @@ def _summarise_rows(rows, top, estimated) -> dict:
 
 
 #: Laws evaluated on this worker process, by sweep token: the shards of one
-#: sweep that land on the same worker share one cache of evaluated datasets
-#: (a dataset is a neighbour in several shards). Only the latest sweeps are kept.
+#: sweep that land on the same worker share one cache of the records they
+#: were sent and of the datasets evaluated again at a higher precision.
+#: Only the latest sweeps are kept.
 _WORKER_LAWS: dict = {}
 _WORKER_LAWS_KEPT = 2
 
@@ -712,14 +735,40 @@ class _ShardTask:
         self.args = (distribution_fn, eps_q, delta_q, dps, max_dps, owner)
         self.token = uuid.uuid4().hex
 
-    def __call__(self, shard):
+    def __call__(self, item):
+        shard, records = item
         distribution_fn, eps_q, delta_q, dps, max_dps, owner = self.args
         law = _WORKER_LAWS.get(self.token)
         if law is None:
             while len(_WORKER_LAWS) >= _WORKER_LAWS_KEPT:
                 _WORKER_LAWS.pop(next(iter(_WORKER_LAWS)))
             law = _WORKER_LAWS[self.token] = _Law(distribution_fn, owner)
+        law.cache.update(records)   # evaluated in phase 1; higher precisions are evaluated here
         return _summarise_rows(*_decide_all(law, shard, eps_q, delta_q, dps, max_dps, owner))
+
+
+class _LawTask:
+    """Phase 1 of a distributed sweep: evaluate and enclose the law on a shard of datasets (on a worker).
+
+    Returns the law's cache entries (``(dataset, level) -> record``, exact
+    laws under ``(dataset, None)``) at the starting precision: what the
+    local run's cache holds for these datasets before any retry. A legacy
+    law whose global precision was changed while it ran is left out (the
+    pair task evaluates it again and reports it as the local run does).
+    """
+
+    def __init__(self, distribution_fn, dps, owner):
+        self.args = (distribution_fn, dps, owner)
+
+    def __call__(self, datasets):
+        distribution_fn, dps, owner = self.args
+        law = _Law(distribution_fn, owner)
+        for d in datasets:
+            try:
+                law.get(d, dps)
+            except _Tampered:
+                pass
+        return law.cache
 
 
 def _combine(summaries, *, plist_len, epsilon, delta, dps, relation) -> "MechanismCheck":
