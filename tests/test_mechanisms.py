@@ -522,7 +522,7 @@ def test_noisy_max_shift_keeps_large_scores_noisy():
 # ------------------------------------------------- checks and meta data ----
 
 def test_private_mechanisms_resolve():
-    assert len(M.PRIVATE_MECHANISMS) == len(set(M.PRIVATE_MECHANISMS)) == 7
+    assert len(M.PRIVATE_MECHANISMS) == len(set(M.PRIVATE_MECHANISMS)) == 8
     for name in M.PRIVATE_MECHANISMS:
         module, _, attr = name.rpartition(".")
         assert module == "refdp.mechanisms" and attr in M.__all__
