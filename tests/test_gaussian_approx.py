@@ -162,3 +162,22 @@ def test_bad_value_secure_flag_and_dim():
 
 def test_listed_as_a_private_mechanism():
     assert "refdp.mechanisms.gaussian_mechanism_approx" in PRIVATE_MECHANISMS
+
+
+def test_registered_check_fails_on_a_noise_below_the_calibration(monkeypatch):
+    import dataclasses
+
+    from proofs_checks import balle_wang_analytic_gaussian_mechanism as check
+
+    real = check.gaussian_calibration_approx
+
+    def smaller(*args, **kwargs):
+        cal = real(*args, **kwargs)
+        if cal.method == "analytic":
+            return dataclasses.replace(cal, sigma=cal.sigma * (1 - 1e-6))
+        return dataclasses.replace(cal, integer_sigma=cal.integer_sigma * (1 - Fraction(1, 1000)))
+
+    assert check.analytic_gaussian_result(check.CONTINUOUS[1:2], (), ()).verdict == "holds"
+    monkeypatch.setattr(check, "gaussian_calibration_approx", smaller)
+    assert check.analytic_gaussian_result(check.CONTINUOUS[1:2], (), ()).verdict == "fails"
+    assert check.analytic_gaussian_result((), check.DISCRETE_QUICK, ()).verdict == "fails"
