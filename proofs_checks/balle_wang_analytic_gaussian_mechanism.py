@@ -101,7 +101,7 @@ def analytic_gaussian_result(continuous=CONTINUOUS, discrete=DISCRETE, several=S
         v, upper, cal = discrete_case(epsilon, delta, sensitivity, iv)
         verdicts += v
         ratio = upper / delta
-        if ratio > worst[0]:
+        if worst is None or ratio > worst[0]:
             worst = (ratio, upper, delta)
             detail = (f"grid, epsilon={epsilon}, delta={delta}, sensitivity={sensitivity}: "
                       f"Delta_Z={cal.integer_sensitivity}, sigma_Z={float(cal.integer_sigma)!r}, "
