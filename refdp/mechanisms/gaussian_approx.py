@@ -398,7 +398,7 @@ def gaussian_calibration_approx(epsilon, delta, sensitivity=1.0, *, dim=1, secur
     epsilon, delta, sensitivity = _validate(owner, epsilon, delta, sensitivity)
     dim = check_scalar(dim, "dim", owner, DIM)
     secure = check_flag(secure, "secure", owner)
-    cal = _calibrate(epsilon, delta, sensitivity, 1 if not secure else dim, secure)
+    cal = _calibrate(epsilon, delta, sensitivity, dim, secure)
     if cal is None or not math.isfinite(cal.sigma):
         raise parameter_error("epsilon", owner,
                               f"large enough that the noise parameter is a finite double "
