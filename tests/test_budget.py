@@ -225,7 +225,7 @@ def test_estimators_and_analyses_have_readable_reprs():
         repr(pate_analysis([[5, 0], [3, 2]], 0.1, 1e-5)),
     ]
     assert shown[0] == ("ProjectedWalk(epsilon=0.5, alpha=0.1, neighbours='replace', "
-                        "budget=PrivacyFilter(epsilon=2, delta=1e-05, composition='basic'))")
+                        "budget=PrivacyFilter(epsilon=2, delta=1e-05, composition='basic'), classes=(0, 1))")
     assert shown[1] == "SoftMajority(epsilon=1, k=3, learner=Majority, classes=[0, 1], neighbours='replace', budget=None)"
     assert "rho=0.5" in shown[3] and "noise='gaussian'" in shown[3]
     assert shown[4] == "PATETeachers(n_teachers=5, learner=Majority, classes=[0, 1], fitted=False)"

@@ -31,7 +31,7 @@ from refdp.verify.verdict import Verdict
 
 ALPHA = 1e-6
 POSITIVE_BAD = Interval(float, 0, None, closed="neither").invalid_examples()   # nan, -1, 0, inf
-MODULES = ("laplace", "gaussian", "exponential", "noisy_max", "spherical")
+MODULES = ("laplace", "gaussian", "gaussian_approx", "exponential", "noisy_max", "spherical")
 
 # ------------------------------------------------------------ validation ----
 
@@ -522,7 +522,7 @@ def test_noisy_max_shift_keeps_large_scores_noisy():
 # ------------------------------------------------- checks and meta data ----
 
 def test_private_mechanisms_resolve():
-    assert len(M.PRIVATE_MECHANISMS) == len(set(M.PRIVATE_MECHANISMS)) == 7
+    assert len(M.PRIVATE_MECHANISMS) == len(set(M.PRIVATE_MECHANISMS)) == 8
     for name in M.PRIVATE_MECHANISMS:
         module, _, attr = name.rpartition(".")
         assert module == "refdp.mechanisms" and attr in M.__all__
@@ -565,7 +565,9 @@ def test_docstring_examples(name):
 
 
 def test_docstrings_state_the_floating_point_caveat():
-    for func in (laplace_mechanism, gaussian_mechanism, report_noisy_max, spherical_laplace):
+    from refdp.mechanisms import gaussian_mechanism_approx
+    for func in (laplace_mechanism, gaussian_mechanism, report_noisy_max, spherical_laplace,
+                 gaussian_mechanism_approx):
         assert re.search(r"Mironov|\[Mir12\]", func.__doc__), func.__name__
 
 

@@ -8,6 +8,10 @@ once with the float-safe default and once with ``secure=False``:
 * ``gaussian_mechanism``: the same pair, rho chosen so that rho-zCDP gives
   (epsilon, 1e-5)-DP by ``rho + 2 sqrt(rho ln(1/delta)) <= epsilon`` (Bun
   and Steinke 2016, Proposition 1.3); audited against (epsilon, 1e-5);
+* ``gaussian_mechanism_approx``: the same pair, (epsilon, 1e-5)-DP with the
+  analytic calibration (the exact discrete-Gaussian profile on the grid for
+  ``secure=True``, the analytic Gaussian ``sigma`` for ``secure=False``);
+  audited against (epsilon, 1e-5);
 * ``spherical_laplace`` releasing a vector in R^2: ``(0, 0)`` vs ``(1, 0)``,
   L2 sensitivity 1, ``beta = epsilon``;
 * ``output_perturbation`` and ``output_perturbation_zcdp`` in d = 1 on two
@@ -59,7 +63,8 @@ from refdp.audit import audit_black_box
 from refdp.erm import (LogisticLoss, output_perturbation, output_perturbation_sensitivity,
                        output_perturbation_zcdp)
 from refdp.erm._solver import minimise
-from refdp.mechanisms import gaussian_mechanism, laplace_mechanism, spherical_laplace
+from refdp.mechanisms import (gaussian_calibration_approx, gaussian_mechanism, gaussian_mechanism_approx,
+                              laplace_mechanism, spherical_laplace)
 from refdp.mechanisms._float_safe import gaussian_grid, l2_laplace_grid, laplace_grid, release
 from refdp.erm import private_hessian
 from refdp.erm.private_matrices import _calibrate, _vec_f, frobenius_sensitivity, hessian_matrix, vec_f_sensitivity
@@ -96,6 +101,17 @@ def gaussian_batch(rho, secure):
             return release(v, gaussian_grid(rho, 1.0, 1), rng, "gaussian_mechanism")
         from refdp.mechanisms import gaussian_sigma_zcdp
         return v + rng.normal(0.0, gaussian_sigma_zcdp(rho, 1.0), size=n)
+    return mech
+
+
+def gaussian_approx_batch(epsilon, secure, delta=DELTA):
+    cal = gaussian_calibration_approx(epsilon, delta, 1.0, secure=secure)
+
+    def mech(value, n, rng):
+        v = np.full(n, float(np.asarray(value).reshape(-1)[0]))
+        if secure:
+            return release(v, cal.grid_noise(), rng, "gaussian_mechanism_approx")
+        return v + rng.normal(0.0, cal.sigma, size=n)
     return mech
 
 
@@ -259,6 +275,9 @@ def consistency_check():
         rho = rho_for(0.1)
         assert gaussian_batch(rho, True)(0.5, 1, np.random.default_rng(seed))[0] == \
             gaussian_mechanism(0.5, rho, rng=seed)
+        for secure in (True, False):
+            assert gaussian_approx_batch(0.1, secure)(0.5, 1, np.random.default_rng(seed))[0] == \
+                gaussian_mechanism_approx(0.5, 0.1, DELTA, rng=seed, secure=secure)
         v = np.array([0.0, 1.0])
         assert np.array_equal(spherical_batch(0.1, True)(v, 1, np.random.default_rng(seed))[0],
                               spherical_laplace(2, 0.1, value=v, sensitivity=1.0, rng=seed))
@@ -300,6 +319,8 @@ def cases():
             tag = "secure" if secure else "secure=False"
             yield (f"laplace_mechanism ({tag})", eps, 0.0, laplace_batch(eps, secure), PAIR_1D)
             yield (f"gaussian_mechanism, rho={rho:.4g} ({tag})", eps, DELTA, gaussian_batch(rho, secure), PAIR_1D)
+            yield (f"gaussian_mechanism_approx, delta={DELTA:g} ({tag})", eps, DELTA,
+                   gaussian_approx_batch(eps, secure), PAIR_1D)
             yield (f"spherical_laplace, d=2 ({tag})", eps, 0.0, spherical_batch(eps, secure), PAIR_2D)
             yield (f"output_perturbation, d=1 ({tag})", eps, 0.0, erm_batch(eps, secure), [(0, 1, "D vs D'")])
             yield (f"output_perturbation_zcdp, d=1, rho={rho:.4g} ({tag})", eps, DELTA,

@@ -72,7 +72,7 @@ from .._rounding import ceil_fraction, ceil_interval, floor_fraction, interval_c
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
 from ..mechanisms._args import check_flag
 from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid, release
-from ._data import PM1, check_classes, signed_labels, unit_ball_rows
+from ._data import check_classes, signed_labels, unit_ball_rows
 from .losses import check_loss
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
@@ -420,7 +420,7 @@ def release_private_gradient_covariance(Z, ys, loss, theta, privacy, value, *, r
 def _validate(owner, X, y, loss, theta, norm_bound, clip, classes):
     loss = check_loss(loss, owner)
     Z = unit_ball_rows(X, owner, norm_bound=norm_bound, clip=clip)
-    classes = PM1 if classes is None else check_classes(classes, owner, binary=True)
+    classes = check_classes(classes, owner, binary=True)
     ys = signed_labels(y, classes, Z.shape[0], owner)
     theta = check_array(theta, "theta", owner, ndim=1, shape=(Z.shape[1],))
     return Z, ys, loss, theta

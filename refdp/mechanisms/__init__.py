@@ -7,6 +7,8 @@ their exact output laws, in doubles or in mpmath, for verification.
 ==================================  ==========================================
 ``laplace_mechanism``               epsilon-DP for L1 sensitivity
 ``gaussian_mechanism``              rho-zCDP for L2 sensitivity
+``gaussian_mechanism_approx``       (epsilon, delta)-DP for L2 sensitivity,
+                                    analytic calibration
 ``exponential_mechanism``           epsilon-DP selection from finitely many
 ``report_noisy_max``                epsilon-DP argmax with Laplace noise
 ``spherical_laplace``               noise with density ~ exp(-beta ||b||)
@@ -26,6 +28,8 @@ from .discrete import (
 )
 from .exponential import exponential_mechanism, exponential_mechanism_distribution
 from .gaussian import gaussian_mechanism, gaussian_sigma_zcdp
+from .gaussian_approx import (GaussianCalibration, gaussian_calibration_approx, gaussian_mechanism_approx,
+                              gaussian_sigma_approx)
 from .laplace import laplace_mechanism, laplace_scale
 from .noisy_max import report_noisy_max, report_noisy_max_distribution
 from .spherical import spherical_laplace
@@ -35,6 +39,10 @@ __all__ = [
     "laplace_mechanism",
     "gaussian_sigma_zcdp",
     "gaussian_mechanism",
+    "gaussian_sigma_approx",
+    "gaussian_calibration_approx",
+    "gaussian_mechanism_approx",
+    "GaussianCalibration",
     "exponential_mechanism",
     "exponential_mechanism_distribution",
     "report_noisy_max",
@@ -54,6 +62,7 @@ __all__ = [
 PRIVATE_MECHANISMS = (
     "refdp.mechanisms.laplace_mechanism",
     "refdp.mechanisms.gaussian_mechanism",
+    "refdp.mechanisms.gaussian_mechanism_approx",
     "refdp.mechanisms.exponential_mechanism",
     "refdp.mechanisms.report_noisy_max",
     "refdp.mechanisms.spherical_laplace",

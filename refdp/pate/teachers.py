@@ -116,9 +116,9 @@ class PATETeachers:
         Number of teachers T.
     learner : class, callable or estimator
         See :mod:`refdp.prediction._partition` (factory, or estimator cloned per part).
-    classes : None, int >= 2 or sequence, default None
-        The declared classes (never inferred from the data): ``None`` means
-        ``(0, 1)``, an int ``C`` means ``0..C-1``.
+    classes : int >= 2 or sequence of distinct labels, default (0, 1)
+        The declared classes (never inferred from the data; ``None`` is
+        refused): an int ``C`` means ``0..C-1``.
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Draws the partition (or the salt of the group hash) and then one
         stream per teacher (:meth:`numpy.random.Generator.spawn`).
@@ -153,7 +153,7 @@ class PATETeachers:
     [[20, 0], [0, 20]]
     """
 
-    def __init__(self, n_teachers, learner, classes=None, *, rng=None, client=None):
+    def __init__(self, n_teachers, learner, classes=(0, 1), *, rng=None, client=None):
         owner = "PATETeachers"
         self.n_teachers = check_scalar(n_teachers, "n_teachers", owner, _K)
         self.classes_ = check_classes(classes, owner)

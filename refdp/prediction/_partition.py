@@ -283,16 +283,21 @@ class _TrainTask:
 def check_classes(classes, owner: str, *, binary: bool = False):
     """Validate the declared classes; returns them as a 1-D array.
 
-    ``None`` means ``(0, 1)``; an int ``C >= 2`` means ``0..C-1``; otherwise a
-    sequence of at least two distinct labels, in the order that indexes the
-    output probabilities. With ``binary=True`` exactly two classes are required.
-    The classes are never inferred from the training labels: the set of labels
-    present in the data is itself private.
+    One rule for every estimator and release of refdp that reads labels: an
+    int ``C >= 2`` means ``0..C-1``; otherwise a sequence of at least two
+    distinct labels, in the order that indexes the output probabilities (for
+    two classes, ``classes[1]`` is the positive label: 1 of the prediction
+    papers, +1 of the ERM ones). With ``binary=True`` exactly two classes are
+    required. ``None`` is not a declaration and is refused: every signature
+    writes its default pair out (``(0, 1)`` for prediction and PATE,
+    ``(-1, 1)`` for ERM). The classes are never inferred from the training
+    labels: the set of labels present in the data is itself private.
     """
-    expected = ("None, an int >= 2 or a sequence of distinct labels" if not binary
-                else "None or a sequence of exactly two distinct labels")
+    expected = ("an int >= 2 or a sequence of distinct labels such as (0, 1)" if not binary
+                else "a sequence of exactly two distinct labels such as (0, 1) or (-1, 1)")
     if classes is None:
-        return np.array([0, 1])
+        raise parameter_error("classes", owner, expected + " (classes are declared, never inferred; "
+                              "None declares nothing)", classes)
     if isinstance(classes, (int, np.integer)) and not isinstance(classes, (bool, np.bool_)):
         if classes < 2 or (binary and classes != 2):
             raise parameter_error("classes", owner, expected, classes)
@@ -391,7 +396,7 @@ class TeacherEnsemble:
 
     _binary = False
 
-    def __init__(self, epsilon, k, learner, classes=None, neighbours="replace", rng=None, budget=None):
+    def __init__(self, epsilon, k, learner, classes=(0, 1), neighbours="replace", rng=None, budget=None):
         owner = type(self).__name__
         self.epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
         self.k = check_scalar(k, "k", owner, _K)

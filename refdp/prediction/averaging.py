@@ -229,9 +229,10 @@ class AveragedPrediction(TeacherEnsemble):
         Number of parts and teachers; the Laplace scale is ``1 / (epsilon k)``.
     learner : class, callable or estimator
         Binary learner (see :mod:`refdp.prediction._partition`).
-    classes : None or sequence of two labels, default None
-        ``None`` means ``(0, 1)``. ``classes[1]`` plays the role of 1 in
-        ``v(x)``; ``classes[0]`` is the vote of an empty part.
+    classes : sequence of two distinct labels, default (0, 1)
+        Declared labels (never inferred; ``None`` is refused). ``classes[1]``
+        plays the role of 1 in ``v(x)``; ``classes[0]`` is the vote of an
+        empty part.
     neighbours : {"replace", "add_remove"}, default "replace"
         As for :class:`refdp.prediction.SoftMajority`.
     rng : None, int, SeedSequence, BitGenerator or Generator

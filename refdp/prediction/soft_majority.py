@@ -187,10 +187,11 @@ class SoftMajority(TeacherEnsemble):
         Anything with ``fit(X, y)`` and ``predict(X)``: a factory returning a
         fresh learner, or an unfitted estimator that is cloned per part (see
         :mod:`refdp.prediction._partition`).
-    classes : None, int or sequence, default None
-        Declared labels: ``None`` means ``(0, 1)``, an int ``C`` means
-        ``0..C-1``. They are never inferred from the data (the set of labels
-        present is private). ``classes[0]`` is the vote of an empty part.
+    classes : int >= 2 or sequence of distinct labels, default (0, 1)
+        Declared labels, in the order of :meth:`predict_proba`'s columns; an
+        int ``C`` means ``0..C-1``. They are never inferred from the data (the
+        set of labels present is private) and ``None`` is refused.
+        ``classes[0]`` is the vote of an empty part.
     neighbours : {"replace", "add_remove"}, default "replace"
         The neighbour relation the guarantee is stated for. The mechanism is
         the same; under ``"add_remove"`` the number of records is not public,

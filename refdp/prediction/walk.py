@@ -28,8 +28,9 @@ from .._repr import params_repr
 from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
                           raw_to_fraction)
 from .._validation import (Interval, Options, check_array, check_option, check_rng,
-                           check_scalar, parameter_error, Described)
+                           check_scalar, parameter_error)
 from ..accounting.budget import check_budget
+from ._partition import check_classes, labels_to_indices
 
 __all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
 
@@ -198,14 +199,12 @@ def _points(x, name, owner, min_size=0):
     return arr
 
 
-def _binary_labels(y, n, owner):
-    """Labels in {0, 1}, shape (n,), as an integer array."""
-    y = check_array(y, "y", owner, dtype="integer", shape=(n,))
-    if not np.all((y == 0) | (y == 1)):
-        i = int(np.argmax((y != 0) & (y != 1)))
-        raise parameter_error("y", owner, "an array of labels in {0, 1}",
-                              Described(f"{y[i].item()} at position ({i},)"))
-    return y
+def _binary_labels(y, n, classes, owner):
+    """Indices in ``classes`` (0 for ``classes[0]``, 1 for ``classes[1]``) of labels of shape (n,)."""
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise parameter_error("y", owner, f"an array of shape ({n},)", y)
+    return labels_to_indices(y, classes, "y", owner)
 
 
 class ProjectedWalk:
@@ -230,6 +229,10 @@ class ProjectedWalk:
         If given, every call of :meth:`predict` on ``q`` points first charges
         ``q`` releases of ``epsilon`` to it, and releases nothing when the
         filter refuses (:class:`refdp.accounting.BudgetExhausted`).
+    classes : sequence of two distinct labels, default (0, 1)
+        Declared labels (never inferred; ``None`` is refused), as for every
+        estimator of refdp: ``classes[1]`` is the label 1 of the walk (a step
+        up), ``classes[0]`` the label 0.
 
     Attributes
     ----------
@@ -239,8 +242,8 @@ class ProjectedWalk:
         ``B``.
     x_, steps_ : ndarray
         Training points sorted by the tie rule and their signed steps (after :meth:`fit`).
-    classes_ : ndarray of int, ``[0, 1]``
-        The labels, in the order of :meth:`predict_proba`'s columns.
+    classes_ : ndarray
+        The declared labels, in the order of :meth:`predict_proba`'s columns.
 
     Examples
     --------
@@ -253,14 +256,15 @@ class ProjectedWalk:
     True
     """
 
-    def __init__(self, epsilon, alpha, neighbours="replace", budget=None):
+    def __init__(self, epsilon, alpha, neighbours="replace", budget=None, *, classes=(0, 1)):
         self.epsilon = epsilon
         self.alpha = alpha
         self.neighbours = neighbours
         self.budget = check_budget(budget, type(self).__name__)
+        self.classes = classes
 
     def __repr__(self):
-        return params_repr(self, ("epsilon", "alpha", "neighbours", "budget"))
+        return params_repr(self, ("epsilon", "alpha", "neighbours", "budget", "classes"))
 
     # -- parameters ---------------------------------------------------------
     def _validated(self):
@@ -272,12 +276,13 @@ class ProjectedWalk:
 
     def get_params(self, deep=True):
         return {"epsilon": self.epsilon, "alpha": self.alpha, "neighbours": self.neighbours,
-                "budget": self.budget}
+                "budget": self.budget, "classes": self.classes}
 
     def set_params(self, **params):
         for k, v in params.items():
             if k not in self.get_params():
-                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours, budget", k)
+                raise parameter_error(k, type(self).__name__, "one of epsilon, alpha, neighbours, budget, classes",
+                                      k)
             setattr(self, k, v if k != "budget" else check_budget(v, type(self).__name__))
         return self
 
@@ -288,7 +293,8 @@ class ProjectedWalk:
         Parameters
         ----------
         x : array_like of float, shape (n,) or (n, 1), finite, n >= 1
-        y : array_like of {0, 1}, shape (n,)
+        y : array_like, shape (n,)
+            Labels among the declared ``classes``.
 
         Returns
         -------
@@ -296,12 +302,13 @@ class ProjectedWalk:
         """
         owner = type(self).__name__
         eps, alpha, nb = self._validated()
+        classes = check_classes(self.classes, owner, binary=True)
         x = _points(x, "x", owner, min_size=1)
-        y = _binary_labels(y, x.shape[0], owner)
+        y = _binary_labels(y, x.shape[0], classes, owner)
         self.step_ = walk_step(eps, nb)
         self.bound_ = math.log((1 - alpha) / alpha)
         self.x_, self.y_ = _sort_by_tie_rule(x, y)
-        self.classes_ = np.array([0, 1])
+        self.classes_ = classes
         self.steps_ = self.step_ * (2.0 * self.y_ - 1.0)
         return self
 
@@ -343,7 +350,7 @@ class ProjectedWalk:
         return np.column_stack([expit(-l), expit(l)])
 
     def predict(self, x_query, rng=None):
-        """Private predictions: 1 with probability ``predict_proba(x)[:, 1]``, each epsilon-DP.
+        """Private predictions: ``classes_[1]`` with probability ``predict_proba(x)[:, 1]``, each epsilon-DP.
 
         One uniform ``u`` per query; the output is ``u < p`` so each computed
         probability is used as is.
@@ -355,13 +362,17 @@ class ProjectedWalk:
 
         Returns
         -------
-        ndarray of int8, shape (q,)
+        ndarray, shape (q,)
+            Labels from ``classes_`` (int8 for the default ``(0, 1)``).
         """
         p = expit(self.log_odds(x_query))
         if self.budget is not None and p.shape[0]:
             self.budget.charge(self._validated()[0], count=p.shape[0], owner="ProjectedWalk.predict")
         u = check_rng(rng).random(p.shape[0])
-        return (u < p).astype(np.int8)
+        one = u < p
+        if np.array_equal(self.classes_, [0, 1]):
+            return one.astype(np.int8)
+        return self.classes_[one.astype(np.int64)]
 
     def score(self, x, y):
         """Expected accuracy of :meth:`predict` on ``(x, y)``: the mean of ``P[output = y_i]``.
@@ -373,7 +384,8 @@ class ProjectedWalk:
         Parameters
         ----------
         x : array_like of float, shape (m,) or (m, 1)
-        y : array_like of {0, 1}, shape (m,)
+        y : array_like, shape (m,)
+            Labels among ``classes_``.
 
         Returns
         -------
@@ -381,7 +393,7 @@ class ProjectedWalk:
         """
         owner = type(self).__name__
         proba = self.predict_proba(_points(x, "x", owner, min_size=1))
-        y = _binary_labels(y, proba.shape[0], owner)
+        y = _binary_labels(y, proba.shape[0], self.classes_, owner)
         return float(np.mean(proba[np.arange(y.size), y]))
 
     def exact_proba(self, x_query, dps=50, ctx=None):
