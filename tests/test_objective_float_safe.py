@@ -1,7 +1,7 @@
 """Float-safe objective perturbation: exact noise draws and the certified grid cell of the minimiser.
 
 The release is ``g * round(theta*(b) / g)`` for an exact draw ``b`` of the
-continuous law (``docs/theory/secure_noise.rst``, Theorem 6). In d = 1 the
+continuous law (``docs/theory/secure_noise.rst``, Theorem 7). In d = 1 the
 law of the release is known in closed form: ``theta*(b)`` is decreasing in
 ``b`` (``b = phi(theta) = -n (L'(theta) + mu theta)``), so ``P[release <= k g]
 = P[b > phi((k + 1/2) g)]``. The law tests compare the sampled release with

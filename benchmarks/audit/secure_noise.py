@@ -23,7 +23,7 @@ once with the float-safe default and once with ``secure=False``:
   stands for 1;
 * ``objective_perturbation`` in d = 1 on the ERM pair above (Algorithm 2,
   logistic loss), float-safe by default (docs/theory/secure_noise.rst,
-  Theorem 6), one release per output, with at most 400,000 outputs per
+  Theorem 7), one release per output, with at most 400,000 outputs per
   dataset (``--samples`` lowers it);
 * ``refdp.pate.release_epsilon`` (the smooth-sensitivity release of PATE's
   log-moment; Lemma 4 statistic, two-sided, gamma = 0.05, order 8,
@@ -177,7 +177,7 @@ def objective_batch(epsilon, secure=False):
     One release per output; Algorithm 2 as published (the budget the
     table in docs/audit.rst was measured with). ``secure=True`` is the
     float-safe release (exact noise draw, certified grid cell of the exact
-    minimiser; docs/theory/secure_noise.rst, Theorem 6).
+    minimiser; docs/theory/secure_noise.rst, Theorem 7).
     """
     from refdp.erm.objective_perturbation import objective_perturbation_budget, release_objective_perturbation
     loss = LogisticLoss()

@@ -5,7 +5,7 @@ Objective perturbation releases ``theta*(b) = argmin F_b``,
     ``F_b(theta) = (1/n) sum_i l(y_i theta^T x_i) + (mu/2) ||theta||^2 + b^T theta / n``,
 
 for a continuous noise vector ``b``. The float-safe release
-(``docs/theory/secure_noise.rst``, Theorem 6) returns ``g * round(theta*(b) / g)``
+(``docs/theory/secure_noise.rst``, Theorem 7) returns ``g * round(theta*(b) / g)``
 for an exact draw ``b`` of the continuous law and a public power-of-two grid
 step ``g``: a deterministic function of the exact real-valued output, so the
 privacy proof of the real-valued mechanism applies unchanged to the doubles
@@ -266,7 +266,7 @@ _START_BITS = 24
 
 
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
-    """The float-safe release ``g * round(theta*(b) / g)`` of a lazy noise draw (Theorem 6).
+    """The float-safe release ``g * round(theta*(b) / g)`` of a lazy noise draw (Theorem 7).
 
     Parameters
     ----------

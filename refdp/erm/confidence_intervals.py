@@ -539,7 +539,7 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
     secure : bool, default True
         True: the matrices and ``theta`` are released float-safe, private for
         the doubles returned (``docs/theory/secure_noise.rst``: Theorems 2
-        and 3 for the matrices and output perturbation, Theorem 6 for
+        and 3 for the matrices and output perturbation, Theorem 7 for
         objective perturbation). False: continuous noise in floating point,
         **not private as implemented**; kept for comparison only.
 

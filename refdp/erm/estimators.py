@@ -184,7 +184,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     method : {"output", "objective"}, default "output"
         Both are released float-safe (private for the doubles returned):
         ``"output"`` by the grid construction of Theorem 3 of
-        ``docs/theory/secure_noise.rst``, ``"objective"`` by its Theorem 6
+        ``docs/theory/secure_noise.rst``, ``"objective"`` by its Theorem 7
         (exact noise draw, certified grid cell of the exact minimiser).
         Objective perturbation adds less noise for the same epsilon when
         ``n Lambda`` is not small (Chaudhuri et al., Section 5).

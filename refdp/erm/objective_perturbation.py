@@ -221,7 +221,7 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
         Recorded in the result.
     secure : bool, default True
         True: the float-safe release of :func:`objective_perturbation`
-        (Theorem 6 of ``docs/theory/secure_noise.rst``). False: the textbook
+        (Theorem 7 of ``docs/theory/secure_noise.rst``). False: the textbook
         path (float noise, computed minimiser), not private as implemented.
 
     Returns
@@ -282,7 +282,7 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
         Never inferred from ``y``.
     secure : bool, default True
         True: the float-safe release (``docs/theory/secure_noise.rst``,
-        Theorem 6): ``b`` is an exact draw of its continuous law, kept as
+        Theorem 7): ``b`` is an exact draw of its continuous law, kept as
         intervals whose digits are drawn only as needed, and the release is
         ``g * round(theta*(b) / g)`` for the exact minimiser ``theta*(b)``,
         with ``g`` (``result.grid_step``) the largest power of two at most

@@ -213,7 +213,7 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
         Recorded in the result.
     secure : bool, default True
         True: the float-safe release (exact Gaussian draw, certified grid cell
-        of the exact minimiser; Theorem 6 of ``docs/theory/secure_noise.rst``).
+        of the exact minimiser; Theorem 7 of ``docs/theory/secure_noise.rst``).
         False: the textbook path (float noise, computed minimiser), not
         private as implemented.
 
@@ -273,7 +273,7 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
         Never inferred from ``y``.
     secure : bool, default True
         True: the float-safe release (``docs/theory/secure_noise.rst``,
-        Theorem 6): ``b`` is an exact draw of its continuous law, kept as
+        Theorem 7): ``b`` is an exact draw of its continuous law, kept as
         intervals whose digits are drawn only as needed, and the release is
         ``g * round(theta*(b) / g)`` for the exact minimiser ``theta*(b)``,
         with ``g`` (``result.grid_step``) the largest power of two at most

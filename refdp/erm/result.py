@@ -95,7 +95,7 @@ class PrivateERMResult:
         for. None for the textbook path and for objective perturbation.
     grid_step : float or None, default None
         Set by the float-safe objective-perturbation releases
-        (``docs/theory/secure_noise.rst``, Theorem 6): ``theta`` is exactly
+        (``docs/theory/secure_noise.rst``, Theorem 7): ``theta`` is exactly
         ``grid_step * round(theta_exact / grid_step)`` for the exact minimiser
         of the objective perturbed by an exact draw of the continuous noise
         (so within ``grid_step / 2`` of it in every coordinate; ``tol`` then

@@ -13,7 +13,7 @@ cells (for example the grid cell of a minimiser) refines ``X`` until the
 interval fixes ``h``. The returned value is then exactly ``h`` of a draw from
 the continuous law: this is how :func:`refdp.erm.objective_perturbation`
 releases a float-safe minimiser (``docs/theory/secure_noise.rst``,
-Theorem 6).
+Theorem 7).
 
 Laws used:
 
