@@ -182,3 +182,63 @@ def test_bad_input():
         exact_epsilon("NoSuchMechanism", (1,), (0,))
     with pytest.raises(ValueError, match="'d' parameter of exact_epsilon"):
         exact_epsilon("NoisyHist1", (1, 1), (0, 1))
+
+
+# ------------------------------------------------- Gaussian report-noisy-max --
+
+def test_normal_cdf_encloses_scipy_values():
+    from refdp.audit.truth.gaussian import normal_cdf
+    from refdp._precision import mp_context
+    ctx, ref = iv_context(40), mp_context(60)     # mpmath's ncdf (erfc), a different algorithm
+    for t in (0, -0.5, -1, -3.25, -9, 2.5, 7):
+        lo, hi = interval_ends(normal_cdf(ctx, ctx.mpf(t)))
+        exact = raw_to_fraction(ref.ncdf(t)._mpf_)
+        assert hi - lo < 1e-30 and lo - Fraction(1, 10 ** 50) <= exact <= hi + Fraction(1, 10 ** 50)
+        assert abs(float(lo) - stats.norm.cdf(t)) <= 1e-14 * stats.norm.cdf(t)
+
+
+def test_gaussian_noisy_max_index_law_against_quadrature():
+    # an independent computation: scipy's adaptive quadrature of the same integrals
+    from refdp.audit.truth.gaussian import index_law
+    ctx = iv_context(20)
+    a, sigma = [1, 0, 2], 3
+    law = index_law(ctx, a, sigma)
+    total = sum(law, ctx.mpf(0))
+    assert total.a <= 1 <= total.b and total.b - total.a < 1e-12
+    for i in range(3):
+        def f(x, i=i):
+            v = stats.norm.pdf(x - a[i], scale=sigma)
+            for j in range(3):
+                if j != i:
+                    v *= stats.norm.cdf(x - a[j], scale=sigma)
+            return v
+        q, _ = integrate.quad(f, -60, 60, points=a, limit=200, epsabs=1e-14)
+        lo, hi = interval_ends(law[i])
+        assert hi - lo < 1e-12 and float(lo) - 1e-12 <= q <= float(hi) + 1e-12
+
+
+def test_gaussian_noisy_max_index_exceeds_the_laplace_claim():
+    # N(0, 20^2) noise in place of Laplace(20): 0.1 is exceeded on (1,...,1) vs (0,2,2,2,2)
+    p = exact_epsilon("ReportNoisyMax (Gaussian), index", (1.0,) * 5, (0.0,) + (2.0,) * 4)
+    assert p.upper - p.lower < 1e-10
+    assert Fraction(119, 1000) < p.lower and p.upper < Fraction(1191, 10000)
+
+
+def test_gaussian_noisy_max_value_is_unbounded():
+    from refdp.audit.truth.gaussian import value_log_ratio
+    name = "ReportNoisyMax (Gaussian), value"
+    d, e = (0.0, 1.0, 1.0, 1.0, 1.0), (1.0,) * 5          # sum a < sum a': the ratio grows at -inf
+    assert exact_epsilon(name, d, e).infinite
+    # the growth the asymptotics predict, ln p_D/p_D' ~ v (sum a - sum a') / sigma^2, seen in scipy's log-cdf
+    def log_density(a, v):
+        terms = [stats.norm.logpdf(v - a[i], scale=20) + sum(stats.norm.logcdf(v - a[j], scale=20)
+                                                               for j in range(5) if j != i) for i in range(5)]
+        return np.logaddexp.reduce(terms)
+    r = [log_density(d, v) - log_density(e, v) for v in (-400, -800)]
+    assert r[1] - r[0] > 400 / 400 * 0.9
+    lo, hi = value_log_ratio(iv_context(20), d, e, 20, -160)
+    assert abs(float(lo) - (log_density(d, -160) - log_density(e, -160))) < 1e-9
+    # permuted answers: one law; the reverse direction is finite, with the exact limit ln(5/4) at +inf below it
+    assert exact_epsilon(name, (1.0, 0.0, 2.0, 2.0, 2.0), (2.0, 2.0, 0.0, 1.0, 2.0)).upper == 0
+    rev = exact_epsilon(name, e, d)
+    assert not rev.infinite and rev.lower >= Fraction(math.log(5 / 4)) - Fraction(1, 10 ** 15)

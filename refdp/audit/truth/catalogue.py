@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from ..._precision import iv_context
 from ..._validation import Options, check_option, parameter_error
-from . import noisy_max, sparse_vector
+from . import gaussian, noisy_max, sparse_vector
 from .exact_epsilon import PairEpsilon, combine_max, discrete_epsilon, interval_ends
 from .geometric import truncated_geometric_law
 from .rappor import rappor_epsilon
@@ -140,6 +140,20 @@ def _rnm_value(noise, scale):
     return epsilon
 
 
+def _rnm_gaussian_index(sigma):
+    def epsilon(ctx, d, e):
+        a = gaussian.index_law(ctx, [Fraction(x) for x in d], sigma)
+        b = gaussian.index_law(ctx, [Fraction(x) for x in e], sigma)
+        return discrete_epsilon(ctx, dict(enumerate(a)), dict(enumerate(b)))
+    return epsilon
+
+
+def _rnm_gaussian_value(sigma):
+    def epsilon(ctx, d, e):
+        return gaussian.value_epsilon(ctx, d, e, sigma)
+    return epsilon
+
+
 # ---------------------------------------------------------- sparse vector --
 
 def _svt(threshold, rho_scale, nu_scale, cutoff):
@@ -223,6 +237,10 @@ def _build():
         "certified sup of the density ratio", _rnm_value("laplace", 2 / e))
     add("ReportNoisyMax4", ding % 8 + "; Exponential(2/eps), value", e, 5, True, (-10, 10), True,
         "certified sup of the density ratio", _rnm_value("exponential", 2 / e))
+    add("ReportNoisyMax (Gaussian), index", ding % 5 + " with N(0, (2/eps)^2) noise, index", e, 5, True,
+        (-10, 10), True, "certified quadrature (Taylor models)", _rnm_gaussian_index(2 / e), suites=())
+    add("ReportNoisyMax (Gaussian), value", ding % 7 + " with N(0, (2/eps)^2) noise, value", e, 5, True,
+        (-10, 10), True, "tail asymptotics (Mills' inequality)", _rnm_gaussian_value(2 / e), suites=())
     add("SparseVectorTechnique1", lyu % 1 + " (c = 1, T = 0.5)", e, 10, True, (-10, 10), True,
         "pattern integrals", _svt(Fraction(1, 2), 2 / e, 4 / e, 1))
     add("SparseVectorTechnique2", lyu % 2 + " (c = 1, T = 1)", e, 10, True, (-10, 10), True,
