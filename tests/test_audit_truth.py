@@ -242,3 +242,41 @@ def test_gaussian_noisy_max_value_is_unbounded():
     assert exact_epsilon(name, (1.0, 0.0, 2.0, 2.0, 2.0), (2.0, 2.0, 0.0, 1.0, 2.0)).upper == 0
     rev = exact_epsilon(name, e, d)
     assert not rev.infinite and rev.lower >= Fraction(math.log(5 / 4)) - Fraction(1, 10 ** 15)
+
+
+# ------------------------------------------------------- SVT3 with cutoff c --
+
+def test_svt3_released_densities_integrate_to_the_pattern_law():
+    # the density of "values at K" integrated over the values is P[answers above exactly at K]:
+    # with the smallest value at j0, the others are above it with probability sf_j(v)
+    from refdp.audit.truth.piecewise import laplace_sf
+    ctx = iv_context(25)
+    q, T, rho, nu = (1, 0, 2, 1), 1, 20, 40
+    atom, pieces = sparse_vector.svt3_released_pieces(ctx, q, T, rho, nu, 2)
+    law = sparse_vector.PatternLaw(ctx, T, rho, nu)
+    total = atom
+    for K, G in pieces.items():
+        mass = ctx.mpf(0)
+        for j0 in K:
+            f = laplace_pdf(ctx, q[j0], nu) * G
+            for j in K:
+                if j != j0:
+                    f = f * laplace_sf(ctx, q[j], nu)
+            mass += f.integral()
+        pattern = [0] * len(q)
+        for j in K:
+            pattern[j] = 1
+        if len(K) == 2:
+            pattern[K[-1] + 1:] = [-1] * (len(q) - K[-1] - 1)
+        lo, hi = interval_ends(mass - law.probability(q, tuple(pattern)))
+        assert lo <= 0 <= hi and hi - lo < 1e-15, K
+        total += mass
+    lo, hi = interval_ends(total)
+    assert lo <= 1 <= hi
+
+
+def test_svt3_released_with_cutoff_one_is_svt3():
+    ctx = iv_context(20)
+    a = catalogue._svt3_released(1, 20, 20, 1)(ctx, (1, 1), (0, 1))
+    b = catalogue._svt3(1, 20, 20)(ctx, (1, 1), (0, 1))
+    assert a.lower == b.lower and abs(a.upper - b.upper) < 1e-12

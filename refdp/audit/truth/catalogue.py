@@ -27,6 +27,7 @@ from . import gaussian, noisy_max, sparse_vector
 from .exact_epsilon import PairEpsilon, combine_max, discrete_epsilon, interval_ends
 from .geometric import truncated_geometric_law
 from .rappor import rappor_epsilon
+from .piecewise import laplace_pdf
 from .ratio import sup_log_ratio
 
 __all__ = ["SuiteMechanism", "MECHANISMS", "pattern_pairs", "exact_epsilon", "worst_pair"]
@@ -125,8 +126,8 @@ def _rnm_index(noise, scale):
     return epsilon
 
 
-def _sup(ctx, num, den, where):
-    s = sup_log_ratio(num, den)
+def _sup(ctx, num, den, where, floor=None, tol=1e-9):
+    s = sup_log_ratio(num, den, floor=floor, tol=tol)
     if s.infinite:
         return PairEpsilon(math.inf, math.inf, f"{where}: {s.witness}")
     return PairEpsilon(s.lower, s.upper, f"{where}: v = {s.witness}")
@@ -191,6 +192,66 @@ def _numerical_svt(threshold, rho_scale, nu_scale, value_scale, cutoff):
             parts.append(PairEpsilon(base.lower + lo, base.upper + hi,
                                      f"pattern {p} with each released value beyond its answer"))
         return combine_max(parts)
+    return epsilon
+
+
+def _svt3_released(threshold, rho_scale, nu_scale, cutoff, tol=1e-9):
+    """Algorithm 3 with cutoff ``c``: the atom and every output with released values.
+
+    For values at positions ``K`` the log-ratio is ``sum_j ln A_j(v_j) +
+    ln R_K(min_j v_j)`` with ``A_j(v) = f_nu(v - q_j) / f_nu(v - q'_j)`` and
+    ``R_K = G_K / G'_K`` (:func:`.sparse_vector.svt3_released_pieces`). Its
+    supremum is the largest over the position ``j0`` of the smallest value
+    ``v``: the other values range over ``[v, inf)``, where the supremum of
+    ``A_j`` is ``A_j(v)`` when ``q_j < q'_j`` (``A_j`` does not increase) and
+    its limit ``e^((q_j - q'_j)/b)`` otherwise (``A_j`` does not decrease).
+    Each case is one supremum of a ratio of piecewise exponential densities
+    (:func:`.ratio.sup_log_ratio`), so the result is a certified enclosure.
+    """
+    b = Fraction(nu_scale)
+
+    def epsilon(ctx, d, e):
+        atom_d, pd = sparse_vector.svt3_released_pieces(ctx, d, threshold, rho_scale, nu_scale, cutoff)
+        atom_e, pe = sparse_vector.svt3_released_pieces(ctx, e, threshold, rho_scale, nu_scale, cutoff)
+        parts = [discrete_epsilon(ctx, {"all below": atom_d}, {"all below": atom_e})]
+        # one value before two: the cheaper suprema first, so that the later ones can stop as soon as
+        # they are certified not to exceed the best lower end found (their enclosures stay valid)
+        for K in sorted(pd, key=len):
+            for j0 in K:
+                num = laplace_pdf(ctx, Fraction(d[j0]), b) * pd[K]
+                den = laplace_pdf(ctx, Fraction(e[j0]), b) * pe[K]
+                const = Fraction(0)
+                for j in K:
+                    if j == j0:
+                        continue
+                    if Fraction(d[j]) < Fraction(e[j]):
+                        num = num * laplace_pdf(ctx, Fraction(d[j]), b)
+                        den = den * laplace_pdf(ctx, Fraction(e[j]), b)
+                    else:
+                        const += (Fraction(d[j]) - Fraction(e[j])) / b
+                lo, hi = interval_ends(ctx.mpf(const.numerator) / const.denominator)
+                floor = max(p.lower for p in parts) - hi
+                s = _sup(ctx, num, den, f"values released at {K}, the smallest at {j0}", floor=floor, tol=tol)
+                parts.append(PairEpsilon(s.lower + lo, s.upper + hi, s.witness))
+        return combine_max(parts)
+    return epsilon
+
+
+def _svt34(threshold, eps, cutoff):
+    """SVT3 and SVT4 side by side on the same answers (independent noise): exact.
+
+    The two outputs are independent given the input, so the log density ratio
+    of the pair is the sum of the two parts' log-ratios, each a function of its
+    own output; the supremum of the sum is the sum of the suprema, in the same
+    direction ``D -> D'``. SVT4's part is its pattern law (pattern integrals);
+    SVT3's part, which releases up to ``c`` correlated noisy values, is
+    :func:`_svt3_released`.
+    """
+    def epsilon(ctx, d, e):
+        svt4 = _svt(threshold, 4 / eps, 1 / (eps * 3 / 4), cutoff)(ctx, d, e)
+        svt3 = _svt3_released(threshold, 2 / eps, cutoff / (eps / 2), cutoff, tol=1e-8)(ctx, d, e)
+        return PairEpsilon(svt4.lower + svt3.lower, svt4.upper + svt3.upper,
+                           f"SVT3 output: {svt3.witness}; SVT4 pattern {svt4.witness}")
     return epsilon
 
 
