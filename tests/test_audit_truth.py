@@ -280,3 +280,16 @@ def test_svt3_released_with_cutoff_one_is_svt3():
     a = catalogue._svt3_released(1, 20, 20, 1)(ctx, (1, 1), (0, 1))
     b = catalogue._svt3(1, 20, 20)(ctx, (1, 1), (0, 1))
     assert a.lower == b.lower and abs(a.upper - b.upper) < 1e-12
+
+
+def test_svt34_parallel_is_the_sum_of_its_parts_and_pruning_stays_valid():
+    ctx = iv_context(20)
+    d, e = (1, 1), (2, 0)
+    full = catalogue._svt34(1, Fraction(1, 10), 2)(ctx, d, e)
+    lower = catalogue._svt34_lower(1, Fraction(1, 10), 2)(ctx, d, e)
+    assert full.upper != math.inf and full.upper - full.lower < 1e-7
+    assert full.lower >= lower.lower                # the released values only add to the pattern law's value
+    # a floor above the value: the suprema stop early, the enclosure stays valid (wider, never wrong)
+    pruned = catalogue._svt34(1, Fraction(1, 10), 2)(ctx, d, e, floor=full.upper + 1)
+    assert pruned.lower <= full.lower and pruned.upper >= full.upper - Fraction(1, 10 ** 7)
+    assert pruned.upper <= full.upper + 1
