@@ -138,8 +138,8 @@ def _index_law_work(ctx, alphas, step=_STEP, degree=_DEGREE, radius=_RADIUS):
     n = len(alphas)
     alphas = [Fraction(a) for a in alphas]
     lo_end = math.floor(min(alphas)) - radius
-    hi_end = math.ceil(max(alphas)) + radius
-    m = int((hi_end - lo_end) / step)
+    m = math.ceil((math.ceil(max(alphas)) + radius - lo_end) / step)
+    hi_end = lo_end + m * step          # the boxes cover [lo_end, hi_end] exactly; the tails start there
     cache = {}
     half = step / 2
     hpow = [ctx.mpf(1)]
