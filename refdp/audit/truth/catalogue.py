@@ -26,8 +26,8 @@ from ..._validation import Options, check_option, parameter_error
 from . import gaussian, noisy_max, sparse_vector
 from .exact_epsilon import PairEpsilon, combine_max, discrete_epsilon, interval_ends
 from .geometric import truncated_geometric_law
-from .rappor import rappor_epsilon
 from .piecewise import laplace_pdf
+from .rappor import rappor_epsilon
 from .ratio import sup_log_ratio
 
 __all__ = ["SuiteMechanism", "MECHANISMS", "pattern_pairs", "exact_epsilon", "worst_pair"]
@@ -329,8 +329,8 @@ def _build():
     add("LaplaceParallel", "20 Laplace mechanisms of eps = 0.005 on one value", e, 1, False, (-10, 10), True,
         "closed form: 20 |a - a'| / b", _laplace_vector(200, copies=20))
     add("SVT34Parallel", lyu % 3 + " and " + (lyu % 4).split(", ")[-1] + " side by side (c = 2, T = 1)",
-        2 * e, 10, True, (-10, 10), True, "SVT4 pattern integrals + SVT3's released values (certified sup of the density ratios)",
-        _svt34(1, e, 2))
+        2 * e, 10, True, (-10, 10), True,
+        "SVT4 pattern integrals + SVT3's released values (certified sup of the density ratios)", _svt34(1, e, 2))
     add("PrefixSum", "Wang, Ding, Wang, Kifer and Zhang, PLDI 2019; prefix sums of a + Laplace(1/eps)", e, 10,
         True, (-10, 10), True, "closed form (a unit-Jacobian bijection of NoisyHist)", _laplace_vector(1 / e))
     add("NumericalSVT", "Wang, Ding, Wang, Kifer and Zhang, PLDI 2019 (c = 2, T = 1)", e, 10, True, (-10, 10),
@@ -386,7 +386,6 @@ def worst_pair(name, *, dps=30):
         for d, e in pairs:
             values[(d, e)] = v = mech.epsilon(ctx, d, e, floor=best)
             best = v.lower if best is None else max(best, v.lower)
-        pairs = None
     for d, e in mech.pairs():
         if (d, e) not in values:
             values[(d, e)] = mech.epsilon(ctx, d, e)
