@@ -113,9 +113,12 @@ def _hockey_stick_points(pairs, alphas):
     """Upper bounds of ``max_m sum_o (a_mo - alpha b_mo)_+`` at each alpha, over pairs ``(a_m, b_m)``.
 
     Each law is an interval vector; ``a`` is rounded up and ``b`` down to
-    floats, and the float sum gets a relative margin of 1e-12 (far above the
-    rounding error of a sum of a few non-negative terms), so each value is
-    an upper bound, returned as an exact Fraction.
+    floats. Each term ``a - alpha b`` is computed with an absolute error of
+    at most ``2^-52 (a + alpha b)`` (one product, one difference), so that
+    much is added per term, whether the term was kept or clipped at 0, and
+    the float sum gets a relative margin of 1e-12 (far above the rounding
+    error of a sum of a few non-negative terms): each value is an upper
+    bound, returned as an exact Fraction.
     """
     import numpy as np
     x = np.asarray([float(v) for v in alphas])
@@ -123,8 +126,10 @@ def _hockey_stick_points(pairs, alphas):
     for a, b in pairs:
         a_hi = np.array([_float_up(raw_to_fraction(v._mpi_[1])) for v in a])
         b_lo = np.array([math.nextafter(float(raw_to_fraction(v._mpi_[0])), 0.0) for v in b])
-        out = np.maximum(out, np.maximum(a_hi[None, :] - x[:, None] * b_lo[None, :], 0.0).sum(axis=1))
-    return [Fraction(float(v) * (1 + 1e-12) + 1e-300) if v > 0 else Fraction(0) for v in out]
+        terms = np.maximum(a_hi[None, :] - x[:, None] * b_lo[None, :], 0.0).sum(axis=1)
+        slack = 2.0 ** -50 * (a_hi.sum() + x * b_lo.sum())
+        out = np.maximum(out, terms + slack)
+    return [Fraction(float(v) * (1 + 1e-12) + 1e-300) for v in out]
 
 
 def _lower_hull(points):
