@@ -182,3 +182,114 @@ def test_bad_input():
         exact_epsilon("NoSuchMechanism", (1,), (0,))
     with pytest.raises(ValueError, match="'d' parameter of exact_epsilon"):
         exact_epsilon("NoisyHist1", (1, 1), (0, 1))
+
+
+# ------------------------------------------------- Gaussian report-noisy-max --
+
+def test_normal_cdf_encloses_scipy_values():
+    from refdp.audit.truth.gaussian import normal_cdf
+    from refdp._precision import mp_context
+    ctx, ref = iv_context(40), mp_context(60)     # mpmath's ncdf (erfc), a different algorithm
+    for t in (0, -0.5, -1, -3.25, -9, 2.5, 7):
+        lo, hi = interval_ends(normal_cdf(ctx, ctx.mpf(t)))
+        exact = raw_to_fraction(ref.ncdf(t)._mpf_)
+        assert hi - lo < 1e-30 and lo - Fraction(1, 10 ** 50) <= exact <= hi + Fraction(1, 10 ** 50)
+        assert abs(float(lo) - stats.norm.cdf(t)) <= 1e-14 * stats.norm.cdf(t)
+
+
+def test_gaussian_noisy_max_index_law_against_quadrature():
+    # an independent computation: scipy's adaptive quadrature of the same integrals
+    from refdp.audit.truth.gaussian import index_law
+    ctx = iv_context(20)
+    a, sigma = [1, 0, 2], 3
+    law = index_law(ctx, a, sigma)
+    total = sum(law, ctx.mpf(0))
+    assert total.a <= 1 <= total.b and total.b - total.a < 1e-12
+    for i in range(3):
+        def f(x, i=i):
+            v = stats.norm.pdf(x - a[i], scale=sigma)
+            for j in range(3):
+                if j != i:
+                    v *= stats.norm.cdf(x - a[j], scale=sigma)
+            return v
+        q, _ = integrate.quad(f, -60, 60, points=a, limit=200, epsabs=1e-14)
+        lo, hi = interval_ends(law[i])
+        assert hi - lo < 1e-12 and float(lo) - 1e-12 <= q <= float(hi) + 1e-12
+
+
+def test_gaussian_noisy_max_index_exceeds_the_laplace_claim():
+    # N(0, 20^2) noise in place of Laplace(20): 0.1 is exceeded on (1,...,1) vs (0,2,2,2,2)
+    p = exact_epsilon("ReportNoisyMax (Gaussian), index", (1.0,) * 5, (0.0,) + (2.0,) * 4)
+    assert p.upper - p.lower < 1e-10
+    assert Fraction(119, 1000) < p.lower and p.upper < Fraction(1191, 10000)
+
+
+def test_gaussian_noisy_max_value_is_unbounded():
+    from refdp.audit.truth.gaussian import value_log_ratio
+    name = "ReportNoisyMax (Gaussian), value"
+    d, e = (0.0, 1.0, 1.0, 1.0, 1.0), (1.0,) * 5          # sum a < sum a': the ratio grows at -inf
+    assert exact_epsilon(name, d, e).infinite
+    # the growth the asymptotics predict, ln p_D/p_D' ~ v (sum a - sum a') / sigma^2, seen in scipy's log-cdf
+    def log_density(a, v):
+        terms = [stats.norm.logpdf(v - a[i], scale=20) + sum(stats.norm.logcdf(v - a[j], scale=20)
+                                                               for j in range(5) if j != i) for i in range(5)]
+        return np.logaddexp.reduce(terms)
+    r = [log_density(d, v) - log_density(e, v) for v in (-400, -800)]
+    assert r[1] - r[0] > 400 / 400 * 0.9
+    lo, hi = value_log_ratio(iv_context(20), d, e, 20, -160)
+    assert abs(float(lo) - (log_density(d, -160) - log_density(e, -160))) < 1e-9
+    # permuted answers: one law; the reverse direction is finite, with the exact limit ln(5/4) at +inf below it
+    assert exact_epsilon(name, (1.0, 0.0, 2.0, 2.0, 2.0), (2.0, 2.0, 0.0, 1.0, 2.0)).upper == 0
+    rev = exact_epsilon(name, e, d)
+    assert not rev.infinite and rev.lower >= Fraction(math.log(5 / 4)) - Fraction(1, 10 ** 15)
+
+
+# ------------------------------------------------------- SVT3 with cutoff c --
+
+def test_svt3_released_densities_integrate_to_the_pattern_law():
+    # the density of "values at K" integrated over the values is P[answers above exactly at K]:
+    # with the smallest value at j0, the others are above it with probability sf_j(v)
+    from refdp.audit.truth.piecewise import laplace_sf
+    ctx = iv_context(25)
+    q, T, rho, nu = (1, 0, 2, 1), 1, 20, 40
+    atom, pieces = sparse_vector.svt3_released_pieces(ctx, q, T, rho, nu, 2)
+    law = sparse_vector.PatternLaw(ctx, T, rho, nu)
+    total = atom
+    for K, G in pieces.items():
+        mass = ctx.mpf(0)
+        for j0 in K:
+            f = laplace_pdf(ctx, q[j0], nu) * G
+            for j in K:
+                if j != j0:
+                    f = f * laplace_sf(ctx, q[j], nu)
+            mass += f.integral()
+        pattern = [0] * len(q)
+        for j in K:
+            pattern[j] = 1
+        if len(K) == 2:
+            pattern[K[-1] + 1:] = [-1] * (len(q) - K[-1] - 1)
+        lo, hi = interval_ends(mass - law.probability(q, tuple(pattern)))
+        assert lo <= 0 <= hi and hi - lo < 1e-15, K
+        total += mass
+    lo, hi = interval_ends(total)
+    assert lo <= 1 <= hi
+
+
+def test_svt3_released_with_cutoff_one_is_svt3():
+    ctx = iv_context(20)
+    a = catalogue._svt3_released(1, 20, 20, 1)(ctx, (1, 1), (0, 1))
+    b = catalogue._svt3(1, 20, 20)(ctx, (1, 1), (0, 1))
+    assert a.lower == b.lower and abs(a.upper - b.upper) < 1e-12
+
+
+def test_svt34_parallel_is_the_sum_of_its_parts_and_pruning_stays_valid():
+    ctx = iv_context(20)
+    d, e = (1, 1), (2, 0)
+    full = catalogue._svt34(1, Fraction(1, 10), 2)(ctx, d, e)
+    lower = catalogue._svt34_lower(1, Fraction(1, 10), 2)(ctx, d, e)
+    assert full.upper != math.inf and full.upper - full.lower < 1e-7
+    assert full.lower >= lower.lower                # the released values only add to the pattern law's value
+    # a floor above the value: the suprema stop early, the enclosure stays valid (wider, never wrong)
+    pruned = catalogue._svt34(1, Fraction(1, 10), 2)(ctx, d, e, floor=full.upper + 1)
+    assert pruned.lower <= full.lower and pruned.upper >= full.upper - Fraction(1, 10 ** 7)
+    assert pruned.upper <= full.upper + 1

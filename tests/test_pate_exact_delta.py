@@ -104,3 +104,33 @@ def test_cli_prints_the_exact_delta(tmp_path):
     got = json.loads(out.stdout)["exact_delta"]
     r = exact_delta([[3, 1], [2, 2]], 0.5, 0.5)
     assert got["lower"] == r.lower and got["upper"] == r.upper and got["epsilon"] == 0.5
+
+
+@pytest.mark.parametrize("counts, gamma, eps", [
+    ([[2, 1], [3, 0]], 0.5, 0.3),
+    ([[2, 1, 0], [1, 1, 1]], 0.7, 0.5),
+])
+def test_dominating_pairs_enclose_the_brute_force_value(counts, gamma, eps):
+    r = exact_delta(counts, gamma, eps, method="dominating")
+    truth = brute_force(counts, gamma, eps)
+    assert r.lower <= truth <= r.upper
+    enum = exact_delta(counts, gamma, eps)
+    assert r.upper >= enum.lower and r.lower <= enum.upper
+
+
+def test_dominating_pairs_scale_to_many_queries():
+    # 80 queries of 3 classes: 6^80 neighbour combinations, far beyond enumeration
+    counts = [[40, 8, 2]] * 40 + [[25, 20, 5]] * 40
+    with pytest.raises(ValueError, match="max_combinations"):
+        exact_delta(counts, 0.05, 2.0)
+    r = exact_delta(counts, 0.05, 2.0, method="auto")
+    assert 0 < r.lower <= r.upper < 1e-3
+    assert r.combinations == 6 ** 80 and len(r.worst_moves) == 80
+    # the enclosure of more queries contains larger values: monotone in T at the same epsilon
+    fewer = exact_delta(counts[:20] + counts[40:60], 0.05, 2.0, method="dominating")
+    assert fewer.lower <= r.upper and fewer.upper <= r.upper
+
+
+def test_method_is_validated():
+    with pytest.raises(ValueError, match="The 'method' parameter of exact_delta must be one of"):
+        exact_delta([[2, 1]], 1.0, 0.5, method="sample")

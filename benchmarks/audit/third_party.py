@@ -1,7 +1,7 @@
 """Audit mechanisms of third-party DP libraries installed from PyPI (not refdp dependencies).
 
 The libraries are optional: install them into the benchmark environment only,
-e.g. ``pip install diffprivlib opendp``. Each mechanism is audited on
+``pip install -e '.[audit-libraries]'`` (diffprivlib and opendp). Each mechanism is audited on
 ``f(D) = 0`` vs ``f(D') = 1`` (a sensitivity-1 query) against the epsilon it
 is constructed with, first with refdp's default events (outputs taken as real
 numbers), then with the float-bits events (the last mantissa bits, Mironov's

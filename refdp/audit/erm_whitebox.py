@@ -318,36 +318,157 @@ def _gradient_radius(ctx, loss, records, f, n, mu):
     return _ends(ctx.sqrt(sq) / ctx_rational(ctx, mu))[1]
 
 
-def _output(loss, alphabet, n, rel, ctx):
-    U = np.array([[float(c) for c in u] for u in alphabet])
+def _certified_minimiser(loss, records, n, mu, ctx, scale):
+    """A minimiser ``f`` (exact rationals) and an exact bound on its distance to the true minimiser."""
+    U = np.array([[float(c) for c in u] for u in records])
+    # refdp's certified solver works on ||x|| <= 1: with g = q f the objective is
+    # (1/n) sum l(g.(u/q)) + (mu / q^2) ||g||^2 / 2
+    g = minimise(loss, U / scale, np.ones(n), mu / scale ** 2, tol=1e-13).theta
+    f = tuple(Fraction(float(v)) for v in g / scale)
+    return f, _gradient_radius(ctx, loss, list(records), f, n, Fraction(mu))
+
+
+def _output_pair(ctx, beta, sol_a, sol_b):
+    """Enclosure of the exact epsilon ``beta ||f_D - f_D'||`` of one pair, and the output attaining it."""
+    (fa, ra), (fb, rb) = sol_a, sol_b
+    dist = ctx.sqrt(sum((ctx_rational(ctx, x - y) ** 2 for x, y in zip(fa, fb)), ctx.mpf(0)))
+    lo, hi = _ends(dist)
+    bq = Fraction(beta)
+    enc = (max(Fraction(0), bq * (lo - ra - rb)), bq * (hi + ra + rb))
+    direction = [x - y for x, y in zip(fa, fb)]
+    return enc, tuple(x + 10 * dx for x, dx in zip(fa, direction))
+
+
+def _output(loss, alphabet, n, rel, ctx, data_norm, search):
     mu, beta = rel.total_regularization, rel.noise_rate
     sols = {}
     scale = float(max(math.sqrt(sum(float(c) ** 2 for c in u)) for u in alphabet)) or 1.0
     for ds in itertools.combinations_with_replacement(range(len(alphabet)), n):
-        # refdp's certified solver works on ||x|| <= 1: with g = q f the objective is
-        # (1/n) sum l(g.(u/q)) + (mu / q^2) ||g||^2 / 2
-        g = minimise(loss, U[list(ds)] / scale, np.ones(n), mu / scale ** 2, tol=1e-13).theta
-        f = tuple(Fraction(float(v)) for v in g / scale)
-        r = _gradient_radius(ctx, loss, [alphabet[i] for i in ds], f, n, Fraction(mu))
-        sols[ds] = (f, r)
+        sols[ds] = _certified_minimiser(loss, [alphabet[i] for i in ds], n, mu, ctx, scale)
     best, examined = None, 0
+    ranked = []
     for rest, a, b in _pairs(alphabet, n):
         da, db = tuple(sorted(rest + (a,))), tuple(sorted(rest + (b,)))
-        (fa, ra), (fb, rb) = sols[da], sols[db]
-        dist = ctx.sqrt(sum((ctx_rational(ctx, x - y) ** 2 for x, y in zip(fa, fb)), ctx.mpf(0)))
-        lo, hi = _ends(dist)
-        bq = Fraction(beta)
-        enc = (max(Fraction(0), bq * (lo - ra - rb)), bq * (hi + ra + rb))
+        enc, f = _output_pair(ctx, beta, sols[da], sols[db])
         examined += 1
+        ranked.append((enc[0], rest, a, b))
         if best is None or enc[0] > best[0][0]:
-            direction = [x - y for x, y in zip(fa, fb)]
-            best = (enc, (tuple(alphabet[i] for i in da), tuple(alphabet[i] for i in db)),
-                    tuple(x + 10 * dx for x, dx in zip(fa, direction)))
+            best = (enc, (tuple(alphabet[i] for i in da), tuple(alphabet[i] for i in db)), f)
+    if search:
+        ranked.sort(key=lambda t: -t[0])
+        starts = [[alphabet[i] for i in rest] + [alphabet[a], alphabet[b]] for _, rest, a, b in ranked[:2]]
+        for records, searched in _search_records(loss, starts, n, mu, Fraction(data_norm)):
+            examined += searched
+            da, db = tuple(records[:n - 1]) + (records[n - 1],), tuple(records[:n - 1]) + (records[n],)
+            enc, f = _output_pair(ctx, beta, _certified_minimiser(loss, da, n, mu, ctx, scale),
+                                  _certified_minimiser(loss, db, n, mu, ctx, scale))
+            if enc[0] > best[0][0]:
+                best = (enc, (da, db), f)
     return best, examined
 
 
+def _search_minimiser(loss, U, mu, n):
+    """Minimiser of ``(1/n) sum l(f.u) + mu ||f||^2 / 2`` in double precision, for the record search.
+
+    1-D: Brent's method on the gradient, which increases strictly (``|f| <=
+    max |u| / mu`` since ``|l'| <= 1``). 2-D: Newton steps with backtracking on
+    the objective (plain Newton cycles on the Huber loss's kinks).
+    """
+    from scipy.optimize import brentq
+
+    d = U.shape[1]
+    if d == 1:
+        u = U[:, 0]
+        R = float(np.max(np.abs(u))) / mu + 1.0
+
+        def grad(f):
+            return float(np.dot(loss.derivative(f * u), u)) / n + mu * f
+        return np.array([brentq(grad, -R, R, xtol=1e-15, rtol=1e-15)])
+
+    def J(f):
+        return float(np.sum(loss.value(U @ f))) / n + mu * float(f @ f) / 2
+    f = np.zeros(d)
+    for _ in range(100):
+        m = U @ f
+        g = (loss.derivative(m)[:, None] * U).sum(0) / n + mu * f
+        H = (loss.second_derivative(m)[:, None, None] * U[:, :, None] * U[:, None, :]).sum(0) / n + mu * np.eye(d)
+        step = np.linalg.solve(H, g)
+        t, j0 = 1.0, J(f)
+        while J(f - t * step) > j0 - 1e-4 * t * float(g @ step) and t > 1e-12:
+            t /= 2
+        f = f - t * step
+        if np.linalg.norm(t * step) < 1e-14:
+            break
+    return f
+
+
+def _in_ball(u, q):
+    """``u`` scaled onto the ball ``||u|| <= q`` (floats)."""
+    norm = float(np.linalg.norm(u))
+    return u if norm <= q else u * (q / norm)
+
+
+def _rational_in_ball(u, q):
+    """A rational point near ``u`` with ``||.||^2 <= q^2`` exactly (shrunk by 2^-30 steps if needed)."""
+    r = [Fraction(float(c)).limit_denominator(2 ** 30) for c in u]
+    shrink = Fraction(1)
+    while sum((c * shrink) ** 2 for c in r) > q * q:
+        shrink -= Fraction(1, 2 ** 30)
+    return tuple(c * shrink for c in r)
+
+
+def _search_records(loss, starts, n, mu, q):
+    """Local search over records in the ball for replace-one pairs whose minimisers lie farthest apart.
+
+    The exact epsilon of output perturbation on a pair is ``beta ||f_D - f_D'||``,
+    so the worst pair maximises the distance between the two minimisers. A
+    finite alphabet misses worst records strictly inside the ball (with the
+    Huber loss, the largest change comes from the record whose margin sits
+    at the end of the linear region, ``|x| = sqrt((1 - h) n mu)``). From each
+    starting pair (the best of the alphabet, and antipodal records ``+-t e``
+    on a radial scan), Nelder--Mead moves the ``n + 1`` records (the ``n - 1``
+    shared ones and the two replaced ones), each kept in the ball by radial
+    projection, with the minimisers computed in double precision. The pairs
+    it finds are then re-evaluated exactly by the caller: the search only
+    proposes, the verdict rests on the certified enclosure.
+
+    Yields
+    ------
+    (records, evaluations)
+        ``n + 1`` rational records (shared ones first, then the two replaced
+        ones) and the number of pairs the search evaluated.
+    """
+    from scipy.optimize import minimize
+
+    d = len(starts[0][0])
+    qf = float(q)
+
+    def unpack(z):
+        return [_in_ball(u, qf) for u in z.reshape(n + 1, d)]
+
+    def distance(z):
+        recs = unpack(z)
+        fa = _search_minimiser(loss, np.array(recs[:n - 1] + [recs[n - 1]]), mu, n)
+        fb = _search_minimiser(loss, np.array(recs[:n - 1] + [recs[n]]), mu, n)
+        return -float(np.linalg.norm(fa - fb))
+    # radial scan of antipodal pairs (shared records at 0), then the alphabet's best pairs
+    axis = np.eye(d)[0]
+    scan = []
+    for t in np.linspace(qf / 64, qf, 64):
+        z = np.concatenate([np.zeros((n - 1) * d), t * axis, -t * axis])
+        scan.append((distance(z), z))
+    scan.sort(key=lambda x: x[0])
+    points = [scan[0][1]] + [np.array([[float(c) for c in u] for u in s]).ravel() for s in starts]
+    for z0 in points:
+        res = minimize(distance, z0, method="Nelder-Mead",
+                       options={"xatol": 1e-10, "fatol": 1e-15, "maxiter": 200 * (n + 1) * d})
+        recs = unpack(np.asarray(res.x))
+        yield [_rational_in_ball(u, q) for u in recs], int(res.nfev) + (len(scan) if z0 is points[0] else 0)
+
+
 def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logistic", huber_h=0.5,
-                 mechanism="objective", dimension=1, intercept=False, grid_points=None, dps=40):
+                 mechanism="objective", dimension=1, intercept=False, grid_points=None, dps=40,
+                 record_search=True):
     """Decide whether another library's private-ERM rule gives an epsilon-DP release (exact densities, d <= 2).
 
     Parameters
@@ -383,6 +504,11 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         Grid points per axis (default 801 in 1-D, 41 in 2-D).
     dps : int >= 15, default 40
         Digits of the interval evaluation.
+    record_search : bool, default True
+        Output perturbation only: after the alphabet, search the records of
+        the whole ball ``||x|| <= q`` (Nelder--Mead from the alphabet's best
+        pairs and from a radial scan of antipodal records) for the pair whose
+        minimisers lie farthest apart, and certify what it finds exactly.
 
     Returns
     -------
@@ -424,7 +550,9 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
     if mechanism == "objective":
         best, examined = _objective(loss_obj, alphabet, n, rel, intercept is True, points, ctx, epsilon)
     else:
-        best, examined = _output(loss_obj, alphabet, n, rel, ctx)
+        if not isinstance(record_search, (bool, np.bool_)):
+            raise parameter_error("record_search", _OWNER, "True or False", record_search)
+        best, examined = _output(loss_obj, alphabet, n, rel, ctx, q, bool(record_search))
     enc, pair, f = best
     eps_q = Fraction(epsilon)
     if enc[0] > eps_q:

@@ -64,7 +64,8 @@ def add_arguments(parser):
                         help="delta of the smooth-sensitivity release (default 1e-6)")
     parser.add_argument("--exact-delta", type=float, metavar="EPS",
                         help="also print the exact data-dependent delta(EPS) of the LNMax answers "
-                             "(refdp.pate.exact_delta; small numbers of queries and classes)")
+                             "(refdp.pate.exact_delta: every combination of neighbour moves for a few "
+                             "queries, dominating pairs beyond 4096 combinations)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -145,7 +146,7 @@ def run(args) -> int:
         exact = None
         if getattr(args, "exact_delta", None) is not None:
             from .exact_delta import exact_delta
-            exact = exact_delta(counts, args.gamma, args.exact_delta)
+            exact = exact_delta(counts, args.gamma, args.exact_delta, method="auto")
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

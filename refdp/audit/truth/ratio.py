@@ -187,7 +187,7 @@ def _tail_piece(ctx, pn, pd, edge, side):
     return _Piece(ctx, num, den, Fraction(0), _end(t0, True), "t", sn, sd, y_max_point=_end(t0, False))
 
 
-def sup_log_ratio(num: PiecewiseExp, den: PiecewiseExp, *, tol=1e-9, max_boxes=2000) -> SupEnclosure:
+def sup_log_ratio(num: PiecewiseExp, den: PiecewiseExp, *, tol=1e-9, max_boxes=2000, floor=None) -> SupEnclosure:
     """Enclose ``sup_v ln(num(v) / den(v))`` over the outputs where ``num > 0``.
 
     Parameters
@@ -198,6 +198,10 @@ def sup_log_ratio(num: PiecewiseExp, den: PiecewiseExp, *, tol=1e-9, max_boxes=2
         Stop when the enclosure is narrower than this.
     max_boxes : int, default 2000
         Most boxes examined; the enclosure returned is valid whatever its width.
+    floor : Fraction, optional
+        Stop as soon as the upper end is at most ``floor``: the caller only
+        needs to know that the supremum does not exceed it (the enclosure
+        returned is still valid, only wider).
 
     Returns
     -------
@@ -257,7 +261,7 @@ def sup_log_ratio(num: PiecewiseExp, den: PiecewiseExp, *, tol=1e-9, max_boxes=2
     boxes = 0
     while heap:
         up = -heap[0][0]
-        if up - best[0] <= tol or boxes >= max_boxes:
+        if up - best[0] <= tol or boxes >= max_boxes or (floor is not None and up <= floor):
             break
         _, _, piece, y0, y1 = heapq.heappop(heap)
         mid = (y0 + y1) / 2

@@ -124,3 +124,47 @@ def svt3_densities(ctx, answers, threshold, rho_scale, nu_scale):
         out.append(laplace_pdf(ctx, Fraction(answers[k]), Fraction(nu_scale)) * G)
         prefix = prefix * law._factor(Fraction(answers[k]), 0)
     return atom, out
+
+
+def _below_prefix(law, answers, below):
+    """``p_rho(r) prod_{i in below} P[q_i + nu_i < T + r]`` as a piecewise function of ``r``."""
+    f = law.rho
+    for i in sorted(below):
+        f = f * law._factor(Fraction(answers[i]), 0)
+    return f
+
+
+def svt3_released_pieces(ctx, answers, threshold, rho_scale, nu_scale, cutoff):
+    """Algorithm 3 with cutoff ``c``: the atom and the density factors of every output with values.
+
+    An output of Algorithm 3 is a sequence of ``below`` answers and released
+    noisy values; it stops after the ``c``-th value. Given the threshold noise
+    ``r`` the answers are independent, so the density of "values ``v_j`` at the
+    positions ``K = (k_1 < ... < k_m)``, every other answered query below" is
+
+    ``prod_j f_nu(v_j - q_(k_j)) * G_K(min_j v_j - T)``, with
+    ``G_K(s) = integral_{-inf}^{s} p_rho(r) prod_{i below} P[q_i + nu_i < T + r] dr``
+
+    (a value is released only when it is at least ``T + r``, so every value
+    must exceed ``T + r``: the smallest decides). The answered queries are
+    all ``n`` when ``m < c`` and those up to ``k_m`` when ``m = c``.
+
+    Returns
+    -------
+    atom : interval
+        ``P[every answer below]``.
+    pieces : dict
+        ``{K: G_K(v - T)}`` (a :class:`~.piecewise.PiecewiseExp` in ``v``) for
+        every non-empty tuple ``K`` of at most ``c`` positions.
+    """
+    T = Fraction(threshold)
+    law = PatternLaw(ctx, T, rho_scale, nu_scale)
+    n = len(answers)
+    atom = law.probability(answers, (0,) * n)
+    pieces = {}
+    for m in range(1, cutoff + 1):
+        for K in combinations(range(n), m):
+            last = K[-1] if m == cutoff else n - 1
+            below = [i for i in range(last + 1) if i not in K]
+            pieces[K] = _below_prefix(law, answers, below).antiderivative().shifted(T)
+    return atom, pieces
