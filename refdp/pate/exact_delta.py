@@ -33,6 +33,14 @@ Which neighbours
     moves. Moves that give the same pair of laws up to relabelling the
     classes are merged; the remaining combinations are enumerated, at most
     ``max_combinations`` of them.
+Noise law
+    ``noise="discrete"`` (the default) is the law of ``lnmax_labels`` with
+    its default ``secure=True``: exact discrete Laplace of scale ``t``
+    (:func:`refdp.pate.discrete_analysis.lnmax_scale`) on the integer counts,
+    lowest index among the noisy maxima, enclosed by
+    ``discrete_argmax_law`` (finite sums of geometric series). The tie rule
+    makes the classes' positions matter, so no moves are merged for it.
+    ``noise="continuous"`` is the law of ``secure=False`` answers.
 """
 from __future__ import annotations
 
@@ -45,7 +53,9 @@ from .._precision import iv_context, raw_to_fraction
 from .._validation import Described, Interval, check_scalar, parameter_error
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution
+from ..mechanisms._discrete_argmax import discrete_argmax_law
 from ._args import check_counts, check_gamma
+from .discrete_analysis import check_noise, lnmax_scale
 
 __all__ = ["ExactDelta", "exact_delta"]
 
@@ -105,7 +115,7 @@ def _plds(ctx, p, q, h):
     return _atoms(losses_hi, masses, ctx, h)[0], _atoms(losses_lo, masses, ctx, h)[1]
 
 
-def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096):
+def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, noise="discrete"):
     """Enclosure of the exact data-dependent delta(epsilon) of T LNMax answers on given counts.
 
     Parameters
@@ -119,6 +129,10 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
         Privacy-loss grid of the composition (the enclosure's width shrinks with it).
     max_combinations : int >= 1, default 4096
         Most neighbour combinations enumerated.
+    noise : {"discrete", "continuous"}, default "discrete"
+        Noise law of the answers (module docstring): ``"discrete"`` for
+        ``lnmax_labels(secure=True)``, its default; ``"continuous"`` for
+        ``secure=False``.
 
     Returns
     -------
@@ -133,7 +147,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     --------
     One query, three teachers all voting class 0, gamma = 1:
 
-    >>> r = exact_delta([[3, 0]], 1.0, 1.0)
+    >>> r = exact_delta([[3, 0]], 1.0, 1.0, noise="continuous")
     >>> round(r.lower, 4), round(r.upper, 4)
     (0.1067, 0.1069)
     """
@@ -144,12 +158,20 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     epsilon = check_scalar(epsilon, "epsilon", _OWNER, Interval(float, 0, None, closed="left"))
     grid_step = check_scalar(grid_step, "grid_step", _OWNER, Interval(float, 0, 1, closed="neither"))
     max_combinations = check_scalar(max_combinations, "max_combinations", _OWNER, Interval(int, 1, None))
+    noise = check_noise(noise, _OWNER)
     ctx = iv_context(_DPS)
     h = Fraction(grid_step)
+    if noise == "discrete":
+        t = lnmax_scale(gamma)
+
+        def law(ctx, counts, g):
+            return discrete_argmax_law([int(c) for c in counts], t, ctx)
+    else:
+        law = _law
     g = Fraction(gamma)
     per_query = []
     for n in counts:
-        p = _law(ctx, n, g)
+        p = law(ctx, n, g)
         options = {}
         C = len(n)
         for a in range(C):
@@ -161,10 +183,10 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
                 m = n.copy()
                 m[a] -= 1
                 m[b] += 1
-                key = _canonical(n, m)
+                key = _canonical(n, m) if noise == "continuous" else (a, b)
                 if key in options:
                     continue
-                q = _law(ctx, m, g)
+                q = law(ctx, m, g)
                 options[key] = ((a, b), _plds(ctx, p, q, h), _plds(ctx, q, p, h))
         if not options:
             raise parameter_error("counts", _OWNER, "rows of at least two classes",
