@@ -55,6 +55,7 @@ import numpy as np
 from .._precision import iv_context
 from .._rounding import ceil_interval
 from .._validation import Options, check_option
+from ..mechanisms._args import check_flag
 from ..mechanisms._discrete_argmax import discrete_argmax_law
 from ..mechanisms._exact import to_mpf
 from ..mechanisms._float_safe import _up_dyadic
@@ -199,14 +200,45 @@ def discrete_lemma4_two_sided_log_q(counts, gamma):
     return out
 
 
-def _log_q_exact(row, star, t, ctx, cache):
-    """A double >= log P[M(row) != star] (exact discrete law, enclosure rounded up)."""
-    key = tuple(row)
-    if key not in cache:
-        law = discrete_argmax_law(list(key), t, ctx)
-        miss = ctx.fsum(law[j] for j in range(len(key)) if j != star)
-        cache[key] = -math.inf if miss == 0 else ceil_interval(ctx.log(miss))
-    return cache[key]
+@functools.lru_cache(maxsize=4096)
+def _log_miss_up(row: tuple, star: int, t: Fraction) -> float:
+    """A double >= log P[M(row) != star] for the exact discrete law (an interval context per call)."""
+    ctx = iv_context(_DPS)
+    p = discrete_argmax_law(list(row), t, ctx)
+    miss = ctx.fsum(p[j] for j in range(len(row)) if j != star)
+    return -math.inf if miss == 0 else ceil_interval(ctx.log(miss))
+
+
+def exact_log_q_rows(arr, two_sided, log_miss):
+    """:func:`discrete_exact_log_q` on a checked (Q, C) int64 array.
+
+    ``log_miss(n, s)`` returns a double >= ``log P[M(n) != s]`` for a tuple
+    ``n`` of counts (so that callers can supply their own enclosures).
+    """
+    star, _, gap = _top_two(arr)
+    out = np.empty(arr.shape[0])
+    for r, row in enumerate(arr.tolist()):
+        s = int(star[r])
+        if gap[r] < 0:
+            out[r] = -math.inf
+            continue
+        if gap[r] < MIN_GAP:
+            out[r] = math.inf
+            continue
+        if not two_sided:
+            out[r] = log_miss(tuple(row), s)
+            continue
+        best, seen = -math.inf, set()
+        for b in range(len(row)):
+            if b == s or (row[b], b < s) in seen:
+                continue
+            seen.add((row[b], b < s))                    # classes on one side of j* with equal counts are exchangeable
+            moved = list(row)
+            moved[s] -= 1
+            moved[b] += 1
+            best = max(best, log_miss(tuple(moved), s))
+        out[r] = best
+    return out
 
 
 def discrete_exact_log_q(counts, gamma, *, two_sided=True):
@@ -230,37 +262,15 @@ def discrete_exact_log_q(counts, gamma, *, two_sided=True):
     Notes
     -----
     Each law is a finite sum of geometric series evaluated in an interval
-    context owned by the call (``discrete_argmax_law``); cost one law per row
-    (one-sided) or one per distinct (count, side of ``j*``) of the other
-    classes (two-sided), each about 0.1 s at C = 10.
+    context owned by the evaluation (``discrete_argmax_law``); cost one law
+    per row (one-sided) or one per distinct (count, side of ``j*``) of the
+    other classes (two-sided), each about 0.1 s at C = 10. The rounded-up
+    values are cached per (counts, class, scale) (4096 entries): a pure
+    function of its arguments.
     """
     owner = "discrete_exact_log_q"
     gamma = check_gamma(gamma, owner)
     arr = check_counts(counts, owner, one_row=True)
     t = lnmax_scale(gamma)
-    ctx = iv_context(_DPS)
-    star, _, gap = _top_two(arr)
-    out = np.empty(arr.shape[0])
-    cache = {}
-    for r, row in enumerate(arr.tolist()):
-        s = int(star[r])
-        if gap[r] < 0:
-            out[r] = -math.inf
-            continue
-        if gap[r] < MIN_GAP:
-            out[r] = math.inf
-            continue
-        if not two_sided:
-            out[r] = _log_q_exact(row, s, t, ctx, cache)
-            continue
-        best, seen = -math.inf, set()
-        for b in range(len(row)):
-            if b == s or (row[b], b < s) in seen:
-                continue
-            seen.add((row[b], b < s))                    # classes on one side of j* with equal counts are exchangeable
-            moved = list(row)
-            moved[s] -= 1
-            moved[b] += 1
-            best = max(best, _log_q_exact(moved, s, t, ctx, cache))
-        out[r] = best
-    return out
+    return exact_log_q_rows(arr, check_flag(two_sided, "two_sided", owner),
+                            lambda n, s: _log_miss_up(n, s, t))
