@@ -19,9 +19,10 @@ Setting
     {0.05, 0.5, 2}; orders {0.5, 2, 8, 32}.
 Precision
     Exact laws enclosed in interval arithmetic at 30 digits
-    (``discrete_argmax_law``); each bound (a double) is compared with the
-    enclosure (certified; UNDECIDED fails). The step lemma compares doubles
-    exactly.
+    (``discrete_argmax_law``); each bound (a double, as computed by default:
+    the exact q in double precision with its rounding margin) is compared
+    with the enclosure (certified; UNDECIDED fails). The step lemma compares
+    doubles exactly.
 """
 from __future__ import annotations
 
@@ -33,11 +34,10 @@ import numpy as np
 
 from refdp import core
 from refdp._precision import iv_context
-from refdp._rounding import ceil_interval
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law
 from refdp.pate import PATEAccountant
-from refdp.pate.discrete_analysis import (LOG_Q_MARGIN, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q,
-                                          exact_log_q_rows, lnmax_scale)
+from refdp.pate.discrete_analysis import (discrete_exact_log_q, discrete_lemma4_log_q,
+                                          discrete_lemma4_two_sided_log_q, lnmax_scale, statistic_slack)
 from refdp.pate.smooth_sensitivity import statistic_step
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_enclosures, worst_verdict
@@ -114,15 +114,12 @@ class Setting:
         arr = np.array(self.vs, dtype=np.int64)
         self.arr = arr
         self.laws = Laws(gamma)
-        # the exact statistics as discrete_exact_log_q computes them, sharing this setting's laws
-        # (tests/test_pate_discrete.py checks that the public function gives the same values)
+        self.teachers, self.classes = teachers, classes
+        # the statistics as computed by default (the exact q in double precision with its margin)
         self.stats = {("lemma4", False): discrete_lemma4_log_q(arr, gamma),
                       ("lemma4", True): discrete_lemma4_two_sided_log_q(arr, gamma),
-                      ("exact", False): exact_log_q_rows(arr, False, self.log_miss_up),
-                      ("exact", True): exact_log_q_rows(arr, True, self.log_miss_up)}
-
-    def log_miss_up(self, n, star):
-        return ceil_interval(self.laws.log_miss(n, star))
+                      ("exact", False): discrete_exact_log_q(arr, gamma, two_sided=False),
+                      ("exact", True): discrete_exact_log_q(arr, gamma, two_sided=True)}
 
 
 def settings(configs, gammas):
@@ -192,7 +189,7 @@ def step_lemma(sets):
             finite = [abs(float(v)) for v in sigma if np.isfinite(v)]
             span = abs(log_tau_up) + (max(finite) if finite else 0.0)
             allowed = Fraction(statistic_step(gamma, statistic, two)) + \
-                Fraction(4.0 * LOG_Q_MARGIN * (1.0 + span))
+                Fraction(statistic_slack(statistic, st.teachers, st.classes, gamma, span))
             for n in st.vs:
                 for m in neighbours(n):
                     a, b = float(sigma[st.index[n]]), float(sigma[st.index[m]])

@@ -96,8 +96,8 @@ from ..mechanisms._args import check_flag
 from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q
-from .discrete_analysis import (LOG_Q_MARGIN, check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
-                                discrete_lemma4_two_sided_log_q)
+from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
+                                discrete_lemma4_two_sided_log_q, statistic_slack)
 from .exact import ETA, exact_analysis
 
 __all__ = ["SmoothSensitivity", "EpsilonRelease", "smooth_sensitivity", "smooth_laplace_parameters",
@@ -285,8 +285,8 @@ def _slack(gamma, statistic, counts, top, w, n_cells, noise="continuous"):
     C = counts.shape[1]
     span = abs(top) + (n_cells + 16) * w                # |sigma| after clamping to the grid
     if noise == "discrete":
-        # computed log q within [exact, exact + 2 LOG_Q_MARGIN (1 + |log q|)] (discrete_analysis)
-        return 2.0 * 2.0 * LOG_Q_MARGIN * (1.0 + span)
+        # the computed statistics' rounding margins (refdp.pate.discrete_analysis)
+        return statistic_slack(statistic, teachers, C, gamma, span)
     if statistic == "lemma4":
         z = gamma * teachers
         return 2 * 16.0 * _EPS * (z + math.log(2.0 + z) + span + z + 2.0 * C + 8.0)
