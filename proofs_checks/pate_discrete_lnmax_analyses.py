@@ -7,7 +7,8 @@ Claim
     (1) discrete Lemma 4 and the exact discrete q bound P[M(n) != j*]; their
     two-sided forms bound P[M(n') != j*] at n and at every neighbour n';
     (2) the per-query log-moment bounds of ``PATEAccountant(noise="discrete")``
-    (``theorem3`` and ``theorem3_exact_q``, two-sided) bound the exact
+    (``theorem3`` and ``theorem3_exact_q``, two-sided, and the worst case of
+    its ``exact`` analysis, ``discrete_exact_log_moments``) bound the exact
     log-moments alpha(lambda; n, n') and alpha(lambda; n', n) of the
     discrete law for every neighbour n' (one-sided: the forward direction);
     (3) the step lemma: the computed statistic log min(q, tau) moves by at
@@ -36,7 +37,7 @@ from refdp import core
 from refdp._precision import iv_context
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law
 from refdp.pate import PATEAccountant
-from refdp.pate.discrete_analysis import (discrete_exact_log_q, discrete_lemma4_log_q,
+from refdp.pate.discrete_analysis import (discrete_exact_log_moments, discrete_exact_log_q, discrete_lemma4_log_q,
                                           discrete_lemma4_two_sided_log_q, lnmax_scale, statistic_slack)
 from refdp.pate.smooth_sensitivity import statistic_step
 from refdp.verify.registry import CheckResult, register
@@ -144,7 +145,7 @@ def q_bounds(sets):
     return verdicts, worst, where
 
 
-_ANALYSIS = {"lemma4": "theorem3", "exact": "theorem3_exact_q"}
+_ANALYSIS = {"lemma4": "theorem3", "exact": "theorem3_exact_q", "worst case": "exact"}
 
 
 def moment_bounds(sets, orders):
@@ -157,6 +158,10 @@ def moment_bounds(sets, orders):
         # (tests/test_pate_discrete.py checks PATEAccountant against them)
         per = {key: [core.accountant_log_moments(lq[i:i + 1], orders, gamma) for i in range(len(st.vs))]
                for key, lq in st.stats.items()}
+        # the "exact" analysis: worst-case log-moments per vector (before the minimum with B_lambda)
+        fwd, both = discrete_exact_log_moments(st.arr, gamma, orders)
+        per[("worst case", True)] = list(both)
+        per[("worst case", False)] = list(fwd)
         for i, n in enumerate(st.vs):
             p = laws(n)
             for m in neighbours(n):

@@ -88,7 +88,7 @@ def test_bounds_against_the_exact_law_on_random_vectors():
         if gap <= 2:
             assert one == two == math.inf
             continue
-        assert exact <= one <= exact + 2e-5 * (1 + abs(exact))      # the fast path's margin
+        assert exact <= one <= exact + 1e-8 * (1 + abs(exact))      # the fast path's margin
         worst = max(_exact_log_miss(list(m), gamma) if int(np.argmax(m)) == star else
                     float(iv_context(30).log(1 - lnmax_distribution(list(m), gamma, secure=True,
                                                                      ctx=iv_context(30))[star]).b)
@@ -130,7 +130,7 @@ def test_fast_exact_q_against_the_interval_evaluation():
             assert np.array_equal(np.isfinite(fast), fin) and np.all(fast[~fin] == cert[~fin])
             # above the enclosure's upper end, by no more than the documented margin
             assert np.all(fast[fin] >= cert[fin])
-            assert np.all(fast[fin] - cert[fin] <= 2e-5 * (1 + np.abs(cert[fin])))
+            assert np.all(fast[fin] - cert[fin] <= 1e-8 * (1 + np.abs(cert[fin])))
 
 
 def test_accountant_sums_the_per_query_bounds():
@@ -156,10 +156,10 @@ def test_defaults_are_discrete_and_continuous_is_the_old_analysis():
     assert d.results["data_independent"].epsilon == c.results["data_independent"].epsilon
     # the heavier discrete tail costs a little
     assert c.results["theorem3"].epsilon < d.results["theorem3"].epsilon < 1.05 * c.results["theorem3"].epsilon
-    acc = PATEAccountant(0.05, exact=True).add_counts(counts[:2])
-    with pytest.raises(ValueError, match="continuous noise only"):
-        acc.log_moments("exact")
-    assert set(acc.report(1e-5).results) == {"data_independent", "theorem3", "theorem3_exact_q"}
+    acc = PATEAccountant(0.05, exact=True).add_counts(counts[:20])
+    eps = {name: acc.epsilon(1e-5, name).epsilon for name in ("data_independent", "theorem3", "theorem3_exact_q",
+                                                               "exact")}
+    assert eps["exact"] <= eps["theorem3_exact_q"] <= eps["theorem3"] < eps["data_independent"]
     with pytest.raises(ValueError, match=r"'noise' parameter of PATEAccountant must be one of"):
         PATEAccountant(0.05, noise="laplace")
     with pytest.raises(ValueError, match="'noise' parameter of smooth_sensitivity"):
@@ -209,6 +209,23 @@ def test_student_defaults_to_secure_and_discrete_accounting():
     assert old.accountant_.noise == "continuous" and old.n_queries_ == st.n_queries_
     with pytest.warns(TextbookNoiseWarning):
         ens.noisy_labels(X[:3], 0.2, rng=0, secure=False)
+
+
+def test_exact_worst_case_moments_against_the_interval_laws():
+    from refdp.pate.discrete_analysis import discrete_exact_log_moments
+    counts = [[6, 2, 1], [3, 3, 3], [9, 0, 0]]
+    orders = [0.5, 4.0, 32.0]
+    fwd, both = discrete_exact_log_moments(counts, 1.0, orders)
+    laws = checks.Laws(1.0)
+    for i, n in enumerate(counts):
+        n = tuple(n)
+        worst_f = [max(float(laws.log_moment(laws(n), laws(m), lam).b) for m in checks.neighbours(n))
+                   for lam in orders]
+        worst_b = [max(max(float(laws.log_moment(laws(n), laws(m), lam).b),
+                           float(laws.log_moment(laws(m), laws(n), lam).b)) for m in checks.neighbours(n))
+                   for lam in orders]
+        assert np.all(fwd[i] >= worst_f) and np.all(both[i] >= worst_b) and np.all(both[i] >= fwd[i])
+        assert np.allclose(both[i], worst_b, rtol=1e-6, atol=1e-6)
 
 
 def test_release_and_smooth_sensitivity_use_the_discrete_statistic():

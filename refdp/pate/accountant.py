@@ -49,9 +49,10 @@ its default) carry exact discrete Laplace noise; Lemma 4 and the exact
 tail is heavier). With ``noise="discrete"`` (the default) every
 data-dependent analysis uses the discrete counterparts proved in
 docs/theory/pate_discrete.rst (:mod:`refdp.pate.discrete_analysis`): the
-discrete Lemma 4 for ``"theorem3"`` and the exact discrete :math:`q` for
-``"theorem3_exact_q"``; the ``"exact"`` worst-case log-moments are computed
-for the continuous law only, so they are not available for discrete answers.
+discrete Lemma 4 for ``"theorem3"``, the exact discrete :math:`q` for
+``"theorem3_exact_q"`` and the exact worst-case log-moments of the discrete
+law over every neighbour for ``"exact"``
+(:func:`refdp.pate.discrete_analysis.discrete_exact_log_moments`).
 ``noise="continuous"`` analyses answers drawn with ``secure=False`` (the
 textbook mechanism, not private as implemented).
 
@@ -79,8 +80,8 @@ from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..mechanisms._args import check_flag
 from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
-from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
-                                discrete_lemma4_two_sided_log_q)
+from .discrete_analysis import (check_noise, discrete_exact_log_moments, discrete_exact_log_q,
+                                discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q)
 from .exact import exact_analysis
 
 __all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_sided_counts",
@@ -231,6 +232,10 @@ class PATEAccountant:
             if self.exact:
                 self._exact_q.append(discrete_exact_log_q(arr, self.gamma, two_sided=False))
                 self._exact_q2.append(discrete_exact_log_q(arr, self.gamma, two_sided=True))
+                fwd, both = discrete_exact_log_moments(arr, self.gamma, self.orders)
+                best = _best_bounds(self.gamma, self.orders)[None, :]
+                self._exact_fwd.append(_upward_sum(np.minimum(fwd, best)))
+                self._exact_both.append(_upward_sum(np.minimum(both, best)))
             self._n += arr.shape[0]
             return self
         self._log_q.append(core.lemma4_log_q(arr, self.gamma))
@@ -279,10 +284,6 @@ class PATEAccountant:
         if analysis in ("theorem3_exact_q", "exact") and not self.exact:
             raise parameter_error("analysis", owner, "'data_independent' or 'theorem3' (the accountant "
                                   "was built with exact=False)", analysis)
-        if analysis == "exact" and self.noise == "discrete":
-            raise parameter_error("analysis", owner, "'data_independent', 'theorem3' or 'theorem3_exact_q' "
-                                  "(the exact worst-case log-moments are computed for continuous noise "
-                                  "only; the accountant has noise='discrete')", analysis)
         if self._n == 0:
             return np.zeros(self.orders.shape)
         if analysis == "theorem3":
@@ -318,7 +319,7 @@ class PATEAccountant:
     def report(self, delta):
         """Every available analysis at ``delta``, as a :class:`PATEAnalysis`."""
         delta = check_delta(delta, "PATEAccountant.report")
-        names = (ANALYSES if self.noise == "continuous" else ANALYSES[:3]) if self.exact else ANALYSES[:2]
+        names = ANALYSES if self.exact else ANALYSES[:2]
         moments = {name: self.log_moments(name) for name in names}
         results = {name: moments_to_dp(m, self.orders, delta=delta) for name, m in moments.items()}
         quick = pate_quick_composition(self.gamma, self._n, delta) if self._n >= 1 else 0.0
@@ -410,8 +411,7 @@ def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=T
     noise : {"discrete", "continuous"}, default "discrete"
         Noise law of the answers: ``"discrete"`` for ``lnmax_labels`` with
         its default ``secure=True``, ``"continuous"`` for ``secure=False``
-        (see :class:`PATEAccountant`). With ``"discrete"``, ``exact=True``
-        adds ``"theorem3_exact_q"`` but not ``"exact"``.
+        (see :class:`PATEAccountant`).
 
     Returns
     -------

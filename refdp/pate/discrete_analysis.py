@@ -54,17 +54,18 @@ import numpy as np
 
 from .._precision import iv_context
 from .._rounding import ceil_interval
-from .._validation import Options, check_option
+from .._validation import Options, check_option, parameter_error
 from ..mechanisms._args import check_flag
 from ..mechanisms._discrete_argmax import discrete_argmax_law
 from ..mechanisms._exact import to_mpf
 from ..mechanisms._float_safe import _up_dyadic
-from ._args import check_counts, check_gamma
+from ._args import check_counts, check_gamma, check_orders
 
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",
            "discrete_lemma4_log_q", "discrete_lemma4_two_sided_log_q", "discrete_exact_log_q",
            "LOG_Q_MARGIN", "MIN_GAP", "FAST_MARGIN", "fast_log_miss_up", "fast_magnitude",
-           "statistic_slack", "exact_log_q_rows"]
+           "statistic_slack", "exact_log_q_rows", "fast_log_law_bounds",
+           "discrete_exact_log_moments"]
 
 #: Noise laws of LNMax answers the analyses know: the exact discrete Laplace of
 #: ``lnmax_labels(secure=True)`` and the real-valued Laplace of ``secure=False``.
@@ -210,10 +211,16 @@ def _log_miss_up(row: tuple, star: int, t: Fraction) -> float:
     return -math.inf if miss == 0 else ceil_interval(ctx.log(miss))
 
 
-#: Relative rounding margin of the double-precision evaluation of the exact q
-#: (:func:`fast_log_miss_up`), applied as ``FAST_MARGIN (1 + W)`` with ``W``
-#: a public bound on the magnitude of every logarithm summed.
-FAST_MARGIN = 2.0**-30
+#: Rounding margin of the double-precision evaluation of the exact discrete law
+#: (:func:`fast_log_miss_up`, :func:`fast_log_law_bounds`), applied as
+#: ``FAST_MARGIN (1 + W)`` with ``W`` a public bound on the magnitude of every
+#: logarithm summed: each term is formed with at most ``C + 10`` roundings of
+#: numbers below ``W`` and the sums and logarithm add ``log2(Y) + 4`` more, so
+#: the error is below ``(C + log2(Y) + 14) 2**-53 (1 + W)``, which this covers
+#: for ``C <= MAX_FAST_CLASSES`` (docs/theory/pate_discrete.rst, "Evaluation").
+FAST_MARGIN = 2.0**-40
+#: Most classes for the double-precision path (above: the interval evaluation).
+MAX_FAST_CLASSES = 4096
 #: Truncation of the sum over the noisy maximum: ``K = ceil(TAIL_SCALES t) + 2``
 #: values beyond the counts on each side (the truncated mass is bounded and added).
 TAIL_SCALES = 45
@@ -279,6 +286,121 @@ def fast_log_miss_up(row: tuple, star: int, t: Fraction) -> float:
         return -math.inf
     out = m + math.log(float(np.exp(allv - m).sum()))
     return out + FAST_MARGIN * (1.0 + fast_magnitude(int(a.sum()), C, t))
+
+
+def fast_log_law_bounds(vectors, t: Fraction):
+    """Lower and upper bounds on ``log P[M(n) = j]`` for each row ``n`` of ``vectors`` (discrete law).
+
+    The double-precision sum of :func:`fast_log_miss_up` for every winner,
+    vectorised over the rows (which share one window of ``y``): the lower
+    bound leaves out the truncated mass, the upper bound adds its closed-form
+    bound, and both are moved outward by ``FAST_MARGIN (1 + W)``.
+
+    Parameters
+    ----------
+    vectors : ndarray of int64, shape (m, C)
+        Count vectors with the same total.
+    t : Fraction
+        The noise scale (:func:`lnmax_scale`).
+
+    Returns
+    -------
+    (lo, hi) : ndarrays of float, shape (m, C)
+    """
+    V = np.asarray(vectors, dtype=np.float64)
+    m, C = V.shape
+    tf = float(t)
+    lp = -1.0 / tf
+    log1p_p = math.log1p(math.exp(lp))
+    log_norm = math.log(-math.expm1(lp)) - log1p_p
+    top, low = float(V.max()), float(V.min())
+    k = math.ceil(TAIL_SCALES * tf) + 2
+    y = np.arange(low - k, top + k + 1.0)
+
+    def log_cdf(mm):
+        out = np.empty_like(mm)
+        neg = mm <= -1
+        out[neg] = (-mm[neg]) * lp - log1p_p
+        out[~neg] = np.log1p(-np.exp((mm[~neg] + 1.0) * lp - log1p_p))
+        return out
+
+    D = y[None, None, :] - V[:, :, None]                         # (m, C, Y)
+    G = log_cdf(D)
+    H = log_cdf(D - 1.0)
+    zero = np.zeros((m, 1, y.size))
+    before = np.concatenate([zero, np.cumsum(H, axis=1)], axis=1)                 # sum_{i<j} H_i
+    after = np.concatenate([np.cumsum(G[:, ::-1], axis=1)[:, ::-1], zero], axis=1)  # sum_{i>=j} G_i
+    terms = log_norm - np.abs(D) / tf + before[:, :C] + after[:, 1:]
+    mx = terms.max(axis=2)
+    body = mx + np.log(np.exp(terms - mx[:, :, None]).sum(axis=2))
+    tops = V.max(axis=1)[:, None]
+    lows = V.min(axis=1)[:, None]
+    up = log_norm + (top + k + 1.0 - V) * lp - math.log(-math.expm1(lp))
+    down = (log_norm + (tops + V - 2.0 * (low - k - 1.0)) * lp - log1p_p - math.log(-math.expm1(2.0 * lp)))
+    del lows
+    hi = np.logaddexp(body, np.logaddexp(up, down))
+    margin = FAST_MARGIN * (1.0 + fast_magnitude(int(V[0].sum()), C, t))
+    return body - margin, hi + margin
+
+
+def discrete_exact_log_moments(counts, gamma, orders=None):
+    """Exact worst-case log-moments of float-safe LNMax answers over every neighbour, rounded upward.
+
+    For each query with counts ``n`` and every neighbour ``n'`` (one vote
+    moved), ``alpha(lambda; n, n') = log sum_o P(o) (P(o)/P'(o))**lambda``
+    and the reverse, with ``P, P'`` the discrete LNMax laws
+    (:func:`fast_log_law_bounds`: each exponent is formed from the upper
+    bound of the numerator's and the lower bound of the denominator's log).
+    No move is merged (the tie rule makes the classes' positions matter).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C) or (C,)
+    gamma : float > 0
+    orders : array_like of float > 0, optional
+
+    Returns
+    -------
+    (forward, both) : ndarrays, shape (Q, K)
+        ``max_{n'} alpha(lambda; n, n')`` and the maximum over both directions.
+    """
+    owner = "discrete_exact_log_moments"
+    gamma = check_gamma(gamma, owner)
+    arr = check_counts(counts, owner, one_row=True)
+    orders = check_orders(orders, owner)
+    if arr.shape[1] > MAX_FAST_CLASSES:
+        raise parameter_error("counts", owner, f"an array with at most {MAX_FAST_CLASSES} classes", arr)
+    t = lnmax_scale(gamma)
+    lam = orders[None, None, :]
+    fwd = np.zeros((arr.shape[0], orders.size))
+    both = np.zeros((arr.shape[0], orders.size))
+    u = 2.0**-53
+    for r, row in enumerate(arr.tolist()):
+        C = len(row)
+        moves = [(a, b) for a in range(C) for b in range(C) if a != b and row[a] >= 1]
+        if not moves:
+            continue
+        V = np.array([row] + [[v - (i == a) + (i == b) for i, v in enumerate(row)] for a, b in moves],
+                     dtype=np.int64)
+        lo, hi = fast_log_law_bounds(V, t)
+        big = float(np.max(np.abs(np.concatenate([lo, hi]))))
+        # exponents (lambda + 1) log P(o) - lambda log P'(o), upper bounds, shape (moves, C, K)
+        e_f = (lam + 1.0) * hi[0][None, :, None] - lam * lo[1:][:, :, None]
+        e_r = (lam + 1.0) * hi[1:][:, :, None] - lam * lo[0][None, :, None]
+        a_f = _lse(e_f)
+        a_r = _lse(e_r)
+        margin = 8.0 * u * (2.0 * orders + 2.0) * (1.0 + big)
+        f = np.maximum(a_f.max(axis=0), 0.0) + margin + 16.0 * u * np.abs(a_f.max(axis=0))
+        b = np.maximum(np.maximum(a_f, a_r).max(axis=0), 0.0)
+        fwd[r] = f
+        both[r] = b + margin + 16.0 * u * b
+    return fwd, both
+
+
+def _lse(e):
+    """log sum exp over axis 1 of an array (moves, C, K)."""
+    mx = e.max(axis=1)
+    return mx + np.log(np.exp(e - mx[:, None, :]).sum(axis=1))
 
 
 def statistic_slack(statistic, teachers, classes, gamma, span):
@@ -347,7 +469,8 @@ def discrete_exact_log_q(counts, gamma, *, two_sided=True, certified=False):
     certified : bool, default False
         Enclose each law in interval arithmetic (``discrete_argmax_law``,
         about 0.1 s per law at C = 10) instead of the double-precision sum
-        with a rounding margin (:func:`fast_log_miss_up`, about 1 ms).
+        with a rounding margin (:func:`fast_log_miss_up`, about 1 ms; used
+        for at most ``MAX_FAST_CLASSES`` classes).
 
     Returns
     -------
@@ -365,5 +488,6 @@ def discrete_exact_log_q(counts, gamma, *, two_sided=True, certified=False):
     gamma = check_gamma(gamma, owner)
     arr = check_counts(counts, owner, one_row=True)
     t = lnmax_scale(gamma)
-    miss = _log_miss_up if check_flag(certified, "certified", owner) else _fast_cached
+    certified = check_flag(certified, "certified", owner) or arr.shape[1] > MAX_FAST_CLASSES
+    miss = _log_miss_up if certified else _fast_cached
     return exact_log_q_rows(arr, check_flag(two_sided, "two_sided", owner), lambda n, s: miss(n, s, t))
