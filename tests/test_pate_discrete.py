@@ -289,3 +289,15 @@ def test_cli_noise_option(tmp_path, capsys):
     d, c = (outs[k]["analyses"]["theorem3"]["epsilon_tail"] for k in ("discrete", "continuous"))
     assert d > c
     assert "discrete noise" in run() and "textbook secure=False" in run("--noise", "continuous")
+
+
+def test_neighbour_laws_by_low_rank_updates_equal_the_direct_sums():
+    from refdp.pate.discrete_analysis import fast_log_law_bounds, neighbour_log_law_bounds
+    rng = np.random.default_rng(4)
+    for gamma in (0.05, 0.5, 3.0):
+        row = rng.multinomial(60, rng.dirichlet(np.full(6, 0.5))).tolist()
+        moves, lo, hi = neighbour_log_law_bounds(row, lnmax_scale(gamma))
+        V = np.array([row] + [[v - (i == a) + (i == b) for i, v in enumerate(row)] for a, b in moves])
+        lo2, hi2 = fast_log_law_bounds(V, lnmax_scale(gamma))
+        assert np.allclose(lo, lo2, rtol=1e-13, atol=1e-12) and np.allclose(hi, hi2, rtol=1e-13, atol=1e-12)
+        assert np.all(lo <= hi)

@@ -64,7 +64,7 @@ from ._args import check_counts, check_gamma, check_orders
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",
            "discrete_lemma4_log_q", "discrete_lemma4_two_sided_log_q", "discrete_exact_log_q",
            "LOG_Q_MARGIN", "MIN_GAP", "FAST_MARGIN", "fast_log_miss_up", "fast_magnitude",
-           "statistic_slack", "exact_log_q_rows", "fast_log_law_bounds",
+           "statistic_slack", "exact_log_q_rows", "fast_log_law_bounds", "neighbour_log_law_bounds",
            "discrete_exact_log_moments"]
 
 #: Noise laws of LNMax answers the analyses know: the exact discrete Laplace of
@@ -343,6 +343,80 @@ def fast_log_law_bounds(vectors, t: Fraction):
     return body - margin, hi + margin
 
 
+def neighbour_log_law_bounds(row, t: Fraction):
+    """:func:`fast_log_law_bounds` of ``row`` and of every neighbour of it, by low-rank updates.
+
+    A neighbour moves one vote from ``a`` to ``b``; for a winner ``j`` its
+    log-term at ``y`` is ``row``'s plus the change of ``a``'s factor and of
+    ``b``'s factor (each a shift by one of the same closed forms). With
+    ``w_j(y)`` the weights of ``row``'s terms (scaled by their maximum) and
+    ``R-_a(y)``, ``R+_b(y)`` the two factors' ratios (between ``p`` and
+    ``1/p``), ``sum_y w_j R-_a R+_b`` is entry ``(a, b)`` of the matrix
+    product ``R- diag(w_j) R+^T``: every term positive, as in the direct sum.
+
+    Returns
+    -------
+    moves : list of (a, b)
+    lo, hi : ndarrays, shape (1 + len(moves), C)
+        Row 0 is ``row`` itself, row ``1 + k`` the neighbour of ``moves[k]``.
+    """
+    n = np.asarray(row, dtype=np.float64)
+    C = n.size
+    tf = float(t)
+    lp = -1.0 / tf
+    log1p_p = math.log1p(math.exp(lp))
+    log_norm = math.log(-math.expm1(lp)) - log1p_p
+    top, low = float(n.max()) + 1.0, float(n.min()) - 1.0
+    k = math.ceil(TAIL_SCALES * tf) + 2
+    y = np.arange(low - k, top + k + 1.0)
+    moves = [(a, b) for a in range(C) for b in range(C) if a != b and n[a] >= 1]
+
+    def log_cdf(mm):
+        out = np.empty_like(mm)
+        neg = mm <= -1
+        out[neg] = (-mm[neg]) * lp - log1p_p
+        out[~neg] = np.log1p(-np.exp((mm[~neg] + 1.0) * lp - log1p_p))
+        return out
+
+    D = y[None, :] - n[:, None]                                  # (C, Y)
+    # log F(y - n_i - s) for s = -1, 0, 1, 2: G = F(y - n_i), H = F(y - n_i - 1); a count one
+    # lower shifts the argument up by one, one higher shifts it down
+    Fs = {s: log_cdf(D - s) for s in (-1, 0, 1, 2)}
+    logf = {s: log_norm - np.abs(D - s) / tf for s in (-1, 0, 1)}
+    lo = np.empty((1 + len(moves), C))
+    hi = np.empty((1 + len(moves), C))
+    margin = FAST_MARGIN * (1.0 + fast_magnitude(int(n.sum()), C, t))
+    ia = np.array([a for a, _ in moves], dtype=np.int64)
+    ib = np.array([b for _, b in moves], dtype=np.int64)
+    for j in range(C):
+        before = np.arange(C) < j
+        L = np.where(before[:, None], Fs[1], Fs[0])              # factor of i (i != j) at the row
+        L[j] = logf[0][j]                                        # the winner's own density
+        T = L.sum(axis=0)
+        m = float(T.max())
+        w = np.exp(T - m)
+        # ratios when a loses a vote (argument y - (n_a - 1)) and when b gains one
+        Lminus = np.where(before[:, None], Fs[0], Fs[-1])
+        Lminus[j] = logf[-1][j]
+        Lplus = np.where(before[:, None], Fs[2], Fs[1])
+        Lplus[j] = logf[1][j]
+        Rm = np.exp(Lminus - L)
+        Rp = np.exp(Lplus - L)
+        M = (Rm * w[None, :]) @ Rp.T                             # (C, C): sum_y w R-_a R+_b
+        body0 = m + math.log(float(w.sum()))
+        lo[0, j], hi[0, j] = body0, body0
+        if moves:
+            body = m + np.log(M[ia, ib])
+            lo[1:, j], hi[1:, j] = body, body
+    # truncated mass, added to the upper bounds (as in fast_log_law_bounds)
+    V = np.vstack([n[None, :]] + [n + np.eye(C)[b] - np.eye(C)[a] for a, b in moves])
+    up = log_norm + (top + k + 1.0 - V) * lp - math.log(-math.expm1(lp))
+    down = (log_norm + (V.max(axis=1)[:, None] + V - 2.0 * (low - k - 1.0)) * lp - log1p_p
+            - math.log(-math.expm1(2.0 * lp)))
+    hi = np.logaddexp(hi, np.logaddexp(up, down))
+    return moves, lo - margin, hi + margin
+
+
 def discrete_exact_log_moments(counts, gamma, orders=None):
     """Exact worst-case log-moments of float-safe LNMax answers over every neighbour, rounded upward.
 
@@ -376,13 +450,9 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
     both = np.zeros((arr.shape[0], orders.size))
     u = 2.0**-53
     for r, row in enumerate(arr.tolist()):
-        C = len(row)
-        moves = [(a, b) for a in range(C) for b in range(C) if a != b and row[a] >= 1]
+        moves, lo, hi = neighbour_log_law_bounds(row, t)
         if not moves:
             continue
-        V = np.array([row] + [[v - (i == a) + (i == b) for i, v in enumerate(row)] for a, b in moves],
-                     dtype=np.int64)
-        lo, hi = fast_log_law_bounds(V, t)
         big = float(np.max(np.abs(np.concatenate([lo, hi]))))
         # exponents (lambda + 1) log P(o) - lambda log P'(o), upper bounds, shape (moves, C, K)
         e_f = (lam + 1.0) * hi[0][None, :, None] - lam * lo[1:][:, :, None]
