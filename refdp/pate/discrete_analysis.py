@@ -121,10 +121,23 @@ def difference_tail(g, t, ctx, *, log=False):
     return ctx.exp(-ctx.mpf(g) / tm) * body / (1 + p) ** 3
 
 
-@functools.lru_cache(maxsize=256)
-def _log_tail_up(g: int, t: Fraction) -> float:
-    """A double >= log t_d(g) (interval enclosure rounded up)."""
-    return ceil_interval(difference_tail(g, t, iv_context(_DPS), log=True))
+_TAILS: dict = {}
+_TAILS_MAX = 1 << 18
+
+
+def _log_tails_up(gaps, t: Fraction) -> list:
+    """Doubles >= log t_d(g) for each gap (interval enclosures rounded up; one context per batch).
+
+    The values are a pure function of ``(g, t)`` and are kept in a bounded cache.
+    """
+    missing = [g for g in gaps if (g, t) not in _TAILS]
+    if missing:
+        if len(_TAILS) > _TAILS_MAX:
+            _TAILS.clear()
+        ctx = iv_context(_DPS)
+        for g in missing:
+            _TAILS[(g, t)] = ceil_interval(difference_tail(g, t, ctx, log=True))
+    return [_TAILS[(g, t)] for g in gaps]
 
 
 def _rows_lemma4(arr, t):
@@ -136,7 +149,7 @@ def _rows_lemma4(arr, t):
     star = np.argmax(arr, axis=1)
     gaps = arr[rows, star][:, None] - arr
     uniq, inv = np.unique(gaps, return_inverse=True)
-    table = np.array([_log_tail_up(int(g), t) for g in uniq.tolist()])
+    table = np.array(_log_tails_up([int(g) for g in uniq.tolist()], t))
     logs = table[inv.reshape(gaps.shape)]
     logs[rows, star] = -np.inf
     m = logs.max(axis=1)
@@ -334,10 +347,8 @@ def fast_log_law_bounds(vectors, t: Fraction):
     mx = terms.max(axis=2)
     body = mx + np.log(np.exp(terms - mx[:, :, None]).sum(axis=2))
     tops = V.max(axis=1)[:, None]
-    lows = V.min(axis=1)[:, None]
     up = log_norm + (top + k + 1.0 - V) * lp - math.log(-math.expm1(lp))
     down = (log_norm + (tops + V - 2.0 * (low - k - 1.0)) * lp - log1p_p - math.log(-math.expm1(2.0 * lp)))
-    del lows
     hi = np.logaddexp(body, np.logaddexp(up, down))
     margin = FAST_MARGIN * (1.0 + fast_magnitude(int(V[0].sum()), C, t))
     return body - margin, hi + margin
