@@ -4,8 +4,9 @@ The digits run of ``pate_plots.py`` (30 nearest-centroid teachers on 1078
 images, gamma = 0.3, logistic-regression student on random public points)
 repeated for ``SEEDS`` label-drawing seeds with ``secure=True`` (exact
 discrete Laplace noise, the default) and ``secure=False`` (double-precision
-Laplace noise). Teachers, data split and the order in which public points
-are asked are fixed; only the noise stream changes with the seed. Prints the
+Laplace noise). Teachers and data split are fixed; each seed draws the
+public points asked and the noise (the same points for both noise laws at
+one seed). Prints the
 mean and standard error of the student's test accuracy and of the fraction of
 correct labels per label budget, and the data-dependent epsilon (Theorem 3,
 two-sided, at delta = 1e-5) of the first seed's answers under each noise law.
