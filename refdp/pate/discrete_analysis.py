@@ -22,7 +22,12 @@ docs/theory/pate_discrete.rst):
   t_d(n_{j^*} - n_j)` (:func:`discrete_lemma4_log_q`; ties counted as losses,
   whatever the index order).
 * **Exact q.** :math:`P[M(n) \ne j^*]` from the exact law of the discrete
-  noisy argmax (:func:`discrete_exact_log_q`, interval arithmetic).
+  noisy argmax (:func:`discrete_exact_log_q`: a double-precision sum of
+  positive terms with a proved rounding margin, or interval arithmetic with
+  ``certified=True``).
+* **Exact worst-case log-moments** over every neighbour
+  (:func:`discrete_exact_log_moments`; the neighbours' laws by low-rank
+  updates of one law, :func:`neighbour_log_law_bounds`).
 * **Two-sided.** The largest of these over :math:`n` and all its neighbours:
   Lemma 4 at :math:`n^- = n - e_{j^*} + e_{\text{runner-up}}` (top-two gap
   at least 3), the exact q as a maximum over the moves :math:`j^* \to b`.
@@ -31,10 +36,12 @@ Theorem 3 of the paper holds for every :math:`2\gamma`-DP mechanism, so
 these :math:`q` feed it unchanged (:class:`refdp.pate.PATEAccountant` with
 ``noise="discrete"``, the default).
 
-Rounding. Every returned ``log q`` is an upper bound: the tails are enclosed
-in interval arithmetic (:func:`refdp._precision.iv_context`, owned by the
-call) and rounded up to doubles, the per-row sums are rounded upward by
-:data:`LOG_Q_MARGIN` (relative) at most.
+Rounding. Every returned ``log q`` and log-moment is an upper bound: the
+Lemma 4 tails are enclosed in interval arithmetic
+(:func:`refdp._precision.iv_context`, owned by the call) and rounded up to
+doubles, the per-row sums raised by :data:`LOG_Q_MARGIN` (relative); the
+double-precision laws are moved outward by :data:`FAST_MARGIN` ``(1 + W)``
+(:func:`fast_magnitude`). No global mpmath state is read or set.
 
 References
 ----------
@@ -301,6 +308,20 @@ def fast_log_miss_up(row: tuple, star: int, t: Fraction) -> float:
     return out + FAST_MARGIN * (1.0 + fast_magnitude(int(a.sum()), C, t))
 
 
+def _lower_tail(V, low, k, lp, log_norm, log1p_p):
+    """Log of a bound on the mass of winner j's terms at y < low - k, for each row and winner of V.
+
+    With another class i (C >= 2), the term is at most f(y - n_j) F(y - n_i) <=
+    N p^{n_j - y} p^{n_i - y} / (1 + p) <= N p^{n_j + low - 2y} / (1 + p)
+    (``low`` <= every count); summed over y: a geometric series of ratio p^2.
+    With one class the term is f(y - n_j) alone.
+    """
+    if V.shape[1] == 1:
+        return log_norm + (V - low + k + 1.0) * lp - math.log(-math.expm1(lp))
+    return (log_norm + (V + low - 2.0 * (low - k - 1.0)) * lp - log1p_p
+            - math.log(-math.expm1(2.0 * lp)))
+
+
 def fast_log_law_bounds(vectors, t: Fraction):
     """Lower and upper bounds on ``log P[M(n) = j]`` for each row ``n`` of ``vectors`` (discrete law).
 
@@ -346,10 +367,8 @@ def fast_log_law_bounds(vectors, t: Fraction):
     terms = log_norm - np.abs(D) / tf + before[:, :C] + after[:, 1:]
     mx = terms.max(axis=2)
     body = mx + np.log(np.exp(terms - mx[:, :, None]).sum(axis=2))
-    tops = V.max(axis=1)[:, None]
     up = log_norm + (top + k + 1.0 - V) * lp - math.log(-math.expm1(lp))
-    down = (log_norm + (tops + V - 2.0 * (low - k - 1.0)) * lp - log1p_p - math.log(-math.expm1(2.0 * lp)))
-    hi = np.logaddexp(body, np.logaddexp(up, down))
+    hi = np.logaddexp(body, np.logaddexp(up, _lower_tail(V, low, k, lp, log_norm, log1p_p)))
     margin = FAST_MARGIN * (1.0 + fast_magnitude(int(V[0].sum()), C, t))
     return body - margin, hi + margin
 
@@ -422,9 +441,7 @@ def neighbour_log_law_bounds(row, t: Fraction):
     # truncated mass, added to the upper bounds (as in fast_log_law_bounds)
     V = np.vstack([n[None, :]] + [n + np.eye(C)[b] - np.eye(C)[a] for a, b in moves])
     up = log_norm + (top + k + 1.0 - V) * lp - math.log(-math.expm1(lp))
-    down = (log_norm + (V.max(axis=1)[:, None] + V - 2.0 * (low - k - 1.0)) * lp - log1p_p
-            - math.log(-math.expm1(2.0 * lp)))
-    hi = np.logaddexp(hi, np.logaddexp(up, down))
+    hi = np.logaddexp(hi, np.logaddexp(up, _lower_tail(V, low, k, lp, log_norm, log1p_p)))
     return moves, lo - margin, hi + margin
 
 
