@@ -311,14 +311,20 @@ def fast_log_miss_up(row: tuple, star: int, t: Fraction) -> float:
 def _lower_tail(V, low, k, lp, log_norm, log1p_p):
     """Log of a bound on the mass of winner j's terms at y < low - k, for each row and winner of V.
 
-    With another class i (C >= 2), the term is at most f(y - n_j) F(y - n_i) <=
-    N p^{n_j - y} p^{n_i - y} / (1 + p) <= N p^{n_j + low - 2y} / (1 + p)
-    (``low`` <= every count); summed over y: a geometric series of ratio p^2.
-    With one class the term is f(y - n_j) alone.
+    With the largest other count ``m_j = max_{i != j} n_i`` (C >= 2), the term
+    is at most f(y - n_j) F(y - m_j) <= N p^{n_j - y} p^{m_j - y} / (1 + p)
+    (``low`` <= every count, so y - m_j <= -1); summed over y: a geometric
+    series of ratio p^2. With one class the term is f(y - n_j) alone.
     """
     if V.shape[1] == 1:
         return log_norm + (V - low + k + 1.0) * lp - math.log(-math.expm1(lp))
-    return (log_norm + (V + low - 2.0 * (low - k - 1.0)) * lp - log1p_p
+    rows = np.arange(V.shape[0])
+    idx = np.argmax(V, axis=1)
+    rest = V.copy()
+    rest[rows, idx] = -np.inf
+    other = np.repeat(V.max(axis=1)[:, None], V.shape[1], axis=1)
+    other[rows, idx] = rest.max(axis=1)                 # max over i != j
+    return (log_norm + (V + other - 2.0 * (low - k - 1.0)) * lp - log1p_p
             - math.log(-math.expm1(2.0 * lp)))
 
 
