@@ -120,14 +120,15 @@ def main():
     rows = []
     for name, data in (("90 % agreement", agreeing_histograms(n_exact)),
                        ("bench_accountant mixture", make_histograms(n_exact, seed=1))):
-        funcs = {"all threads": lambda data=data: exact_analysis(data, GAMMA, orders),
-                 "1 thread": lambda data=data: exact_analysis(data, GAMMA, orders, n_threads=1)}
+        funcs = {"all threads": lambda data=data: exact_analysis(data, GAMMA, orders, noise="continuous"),
+                 "1 thread": lambda data=data: exact_analysis(data, GAMMA, orders, n_threads=1,
+                                                              noise="continuous")}
         med, res = bc.time_interleaved(funcs, args.repeats)
         np.testing.assert_array_equal(res["all threads"].log_moments, res["1 thread"].log_moments)
         cpu = []
         for _ in range(args.repeats):       # CPU time of the one-thread run (insensitive to other load)
             t0 = time.process_time()
-            exact_analysis(data, GAMMA, orders, n_threads=1)
+            exact_analysis(data, GAMMA, orders, n_threads=1, noise="continuous")
             cpu.append(time.process_time() - t0)
         cpu_med = float(np.median(cpu))
         laws = moves_per_query(data) + 1

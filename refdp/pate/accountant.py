@@ -80,8 +80,7 @@ from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..mechanisms._args import check_flag
 from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
-from .discrete_analysis import (check_noise, discrete_exact_log_moments, discrete_exact_log_q,
-                                discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q)
+from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from .exact import exact_analysis
 
 __all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_sided_counts",
@@ -229,19 +228,11 @@ class PATEAccountant:
         if self.noise == "discrete":
             self._log_q.append(discrete_lemma4_log_q(arr, self.gamma))
             self._log_q2.append(discrete_lemma4_two_sided_log_q(arr, self.gamma))
-            if self.exact:
-                self._exact_q.append(discrete_exact_log_q(arr, self.gamma, two_sided=False))
-                self._exact_q2.append(discrete_exact_log_q(arr, self.gamma, two_sided=True))
-                fwd, both = discrete_exact_log_moments(arr, self.gamma, self.orders)
-                best = _best_bounds(self.gamma, self.orders)[None, :]
-                self._exact_fwd.append(_upward_sum(np.minimum(fwd, best)))
-                self._exact_both.append(_upward_sum(np.minimum(both, best)))
-            self._n += arr.shape[0]
-            return self
-        self._log_q.append(core.lemma4_log_q(arr, self.gamma))
-        self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
+        else:
+            self._log_q.append(core.lemma4_log_q(arr, self.gamma))
+            self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
         if self.exact:
-            r = exact_analysis(arr, self.gamma, self.orders)
+            r = exact_analysis(arr, self.gamma, self.orders, noise=self.noise)
             best = _best_bounds(self.gamma, self.orders)[None, :]
             self._exact_q.append(r.log_q)
             self._exact_q2.append(r.log_q_two_sided)

@@ -233,7 +233,7 @@ def _statistic(counts, gamma, statistic, two_sided, order, noise):
         return discrete_exact_log_q(counts, gamma, two_sided=two_sided)
     if statistic == "lemma4":
         return lemma4_two_sided_log_q(counts, gamma) if two_sided else core.lemma4_log_q(counts, gamma)
-    r = exact_analysis(counts, gamma, [order])
+    r = exact_analysis(counts, gamma, [order], noise="continuous")
     return r.log_q_two_sided if two_sided else r.log_q
 
 
