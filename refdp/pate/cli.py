@@ -19,8 +19,8 @@ hence the explicit flag. ``--teachers T`` declares the number of teachers:
 count rows must then each sum to T (labels: the array must have T rows).
 
 Printed for each analysis (data-independent, Theorem 3 with Lemma 4, and with
-``--exact`` Theorem 3 with the exact q and, for continuous noise, the exact
-worst-case log-moments):
+``--exact`` Theorem 3 with the exact q and the exact worst-case log-moments,
+for the noise law of ``--noise``):
 epsilon by the tail bound and by the Rényi conversion, with the order
 attaining each; PATE's closed form; and the smooth sensitivity of the
 Theorem 3 log-moment at ``--ss-order`` with the scale of the Laplace noise
