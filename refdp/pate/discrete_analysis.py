@@ -137,14 +137,21 @@ def _log_tails_up(gaps, t: Fraction) -> list:
 
     The values are a pure function of ``(g, t)`` and are kept in a bounded cache.
     """
-    missing = [g for g in gaps if (g, t) not in _TAILS]
+    out, missing = {}, []
+    for g in gaps:
+        v = _TAILS.get((g, t))
+        if v is None:
+            missing.append(g)
+        else:
+            out[g] = v
     if missing:
-        if len(_TAILS) > _TAILS_MAX:
-            _TAILS.clear()
         ctx = iv_context(_DPS)
         for g in missing:
-            _TAILS[(g, t)] = ceil_interval(difference_tail(g, t, ctx, log=True))
-    return [_TAILS[(g, t)] for g in gaps]
+            out[g] = ceil_interval(difference_tail(g, t, ctx, log=True))
+        if len(_TAILS) > _TAILS_MAX:
+            _TAILS.clear()                    # another thread may clear too: results come from ``out``
+        _TAILS.update(((g, t), out[g]) for g in missing)
+    return [out[g] for g in gaps]
 
 
 def _rows_lemma4(arr, t):
