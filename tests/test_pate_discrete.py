@@ -301,3 +301,26 @@ def test_neighbour_laws_by_low_rank_updates_equal_the_direct_sums():
         lo2, hi2 = fast_log_law_bounds(V, lnmax_scale(gamma))
         assert np.allclose(lo, lo2, rtol=1e-13, atol=1e-12) and np.allclose(hi, hi2, rtol=1e-13, atol=1e-12)
         assert np.all(lo <= hi)
+
+
+def test_results_identical_with_other_threads_and_a_tiny_cache(monkeypatch):
+    import threading
+
+    import refdp.pate.discrete_analysis as da
+    counts = np.random.default_rng(0).multinomial(200, [0.5, 0.2, 0.2, 0.1], size=200)
+    ref_l4 = discrete_lemma4_log_q(counts, 0.1)
+    ref_q = discrete_exact_log_q(counts[:5], 0.1)
+    monkeypatch.setattr(da, "_TAILS_MAX", 3)          # the cache is cleared all the time
+    da._TAILS.clear()
+    same = []
+
+    def work():
+        for _ in range(3):
+            same.append(np.array_equal(discrete_lemma4_log_q(counts, 0.1), ref_l4)
+                        and np.array_equal(discrete_exact_log_q(counts[:5], 0.1), ref_q))
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(same) == 12 and all(same)
