@@ -14,7 +14,7 @@ Claim
     with gamma = 1.5; C = 2, T = 6, Q = 2 with gamma = 0.5; C = 3, T = 5, Q = 1
     (continuous-noise statistics, ``noise="continuous"``). The same for the
     discrete-noise statistics of ``lnmax_labels(secure=True)``
-    (``noise="discrete"``; docs/theory/pate_discrete.rst): quick C = 2, T = 4,
+    (``noise="discrete"``; docs/theory/pate_discrete.rst): quick C = 2, T = 3,
     Q = 2, gamma = 1 and C = 3, T = 5, Q = 1, gamma = 2 at order 8; full
     order 2 on C = 3, T = 3, Q = 2, gamma = 1.5; C = 2, T = 6, Q = 2,
     gamma = 0.5; C = 3, T = 7, Q = 1, gamma = 2.
@@ -156,11 +156,11 @@ def bound_full():
 
 @register("pate.smooth_sensitivity_bound_exhaustive_discrete",
           "smooth_sensitivity (noise='discrete', for lnmax_labels(secure=True)) is >= the true smooth "
-          "sensitivity of the released log-moment and beta-smooth, on every vote matrix (T = 4, Q = 2, "
+          "sensitivity of the released log-moment and beta-smooth, on every vote matrix (T = 3, Q = 2, "
           "C = 2, gamma = 1 and T = 5, Q = 1, C = 3, gamma = 2)",
           covers=("refdp.pate.release_epsilon", "refdp.pate.smooth_sensitivity"), cost=2)
 def bound_discrete_quick():
-    return sweep([(4, 2, 2, 1.0), (5, 1, 3, 2.0)], (8.0,), noise="discrete")
+    return sweep([(3, 2, 2, 1.0), (5, 1, 3, 2.0)], (8.0,), noise="discrete")
 
 
 @register("pate.smooth_sensitivity_bound_exhaustive_discrete_full",
