@@ -25,6 +25,14 @@
     (refdp.mechanisms.report_noisy_max_distribution, exact=True, 30 digits)
     on 200 vectors: speed and largest difference of log-probabilities.
 
+(4) The analyses of float-safe answers (discrete Laplace noise, the
+    default of lnmax_labels): the accountant with noise="discrete" against
+    noise="continuous" on the histograms of (1) (Lemma 4 only), and the
+    discrete exact analysis (exact q, both sides, and the worst-case
+    log-moments) of 100 agreeing queries; the neighbour laws by low-rank
+    updates (neighbour_log_law_bounds) against one direct sum per neighbour
+    (fast_log_law_bounds), with their largest difference.
+
 Needs the compiled kernel refdp._lnmax; without it the script says so and stops.
 
 Run: python benchmarks/bench_pate_analysis.py [--repeats N] [--quick]
@@ -57,8 +65,8 @@ def agreeing_histograms(n_queries, n_teachers=250, n_classes=10, agreement=0.9, 
     return np.array([rng.multinomial(n_teachers, row) for row in p])
 
 
-def accountant_object(counts, two_sided):
-    acc = PATEAccountant(GAMMA, orders=ORDERS, two_sided=two_sided).add_counts(counts)
+def accountant_object(counts, two_sided, noise="continuous"):
+    acc = PATEAccountant(GAMMA, orders=ORDERS, two_sided=two_sided, noise=noise).add_counts(counts)
     return acc.log_moments(), acc.epsilon(DELTA)
 
 
@@ -112,14 +120,15 @@ def main():
     rows = []
     for name, data in (("90 % agreement", agreeing_histograms(n_exact)),
                        ("bench_accountant mixture", make_histograms(n_exact, seed=1))):
-        funcs = {"all threads": lambda data=data: exact_analysis(data, GAMMA, orders),
-                 "1 thread": lambda data=data: exact_analysis(data, GAMMA, orders, n_threads=1)}
+        funcs = {"all threads": lambda data=data: exact_analysis(data, GAMMA, orders, noise="continuous"),
+                 "1 thread": lambda data=data: exact_analysis(data, GAMMA, orders, n_threads=1,
+                                                              noise="continuous")}
         med, res = bc.time_interleaved(funcs, args.repeats)
         np.testing.assert_array_equal(res["all threads"].log_moments, res["1 thread"].log_moments)
         cpu = []
         for _ in range(args.repeats):       # CPU time of the one-thread run (insensitive to other load)
             t0 = time.process_time()
-            exact_analysis(data, GAMMA, orders, n_threads=1)
+            exact_analysis(data, GAMMA, orders, n_threads=1, noise="continuous")
             cpu.append(time.process_time() - t0)
         cpu_med = float(np.median(cpu))
         laws = moves_per_query(data) + 1
@@ -149,6 +158,41 @@ def main():
     print(f"(3) LNMax law of 200 vectors (C = 10): compiled float {bc.fmt_s(t_float)}, mpmath twin "
           f"{bc.fmt_s(t_mp)} ({t_mp / t_float:.0f}x); largest |log P_float - log P_mpmath| = {worst:.1e}")
     bc.summary("pate_law", f"float law {bc.fmt_s(t_float / 200)} per vector, max log error {worst:.1e}")
+
+    # ---- (4) discrete-noise analyses
+    from refdp.pate.discrete_analysis import fast_log_law_bounds, lnmax_scale, neighbour_log_law_bounds
+    q4 = Q // 10
+    counts4 = make_histograms(q4, seed=2)
+    funcs = {"continuous": lambda: accountant_object(counts4, True),
+             "discrete": lambda: accountant_object(counts4, True, "discrete")}
+    med, _ = bc.time_interleaved(funcs, args.repeats)
+    agreeing = agreeing_histograms(100, seed=4)
+    funcs = {"continuous": lambda: PATEAccountant(GAMMA, exact=True, noise="continuous").add_counts(agreeing),
+             "discrete": lambda: PATEAccountant(GAMMA, exact=True, noise="discrete").add_counts(agreeing)}
+    med_e, _ = bc.time_interleaved(funcs, args.repeats)
+    t = lnmax_scale(GAMMA)
+    rows4 = agreeing[:20].tolist()
+
+    def direct():
+        out = []
+        for row in rows4:
+            V = np.array([row] + [[v - (i == a) + (i == b) for i, v in enumerate(row)]
+                                  for a in range(10) for b in range(10) if a != b and row[a] >= 1])
+            out.append(fast_log_law_bounds(V, t))
+        return out
+    funcs = {"low-rank": lambda: [neighbour_log_law_bounds(r, t)[1:] for r in rows4], "direct": direct}
+    med_n, res_n = bc.time_interleaved(funcs, args.repeats)
+    diff = max(float(np.max(np.abs(a[0] - b[0]))) for a, b in zip(res_n["low-rank"], res_n["direct"]))
+    print(f"(4) float-safe answers: accountant (Lemma 4, two-sided) on {q4} histograms, discrete "
+          f"{bc.fmt_s(med['discrete'])} vs continuous {bc.fmt_s(med['continuous'])} "
+          f"({med['discrete'] / med['continuous']:.1f}x); exact=True on 100 agreeing queries, discrete "
+          f"{bc.fmt_s(med_e['discrete'])} vs continuous {bc.fmt_s(med_e['continuous'])} "
+          f"({med_e['discrete'] / med_e['continuous']:.0f}x); neighbour laws of 20 queries by low-rank "
+          f"updates {bc.fmt_s(med_n['low-rank'])} vs direct sums {bc.fmt_s(med_n['direct'])} "
+          f"({med_n['direct'] / med_n['low-rank']:.1f}x faster, largest difference {diff:.1e})")
+    bc.summary("pate_discrete", f"exact=True on 100 queries: discrete {bc.fmt_s(med_e['discrete'])}, "
+               f"{med_e['discrete'] / med_e['continuous']:.0f}x the continuous kernel; low-rank neighbour "
+               f"laws {med_n['direct'] / med_n['low-rank']:.1f}x faster than direct sums")
     bc.print_load()
     return 0
 

@@ -11,7 +11,13 @@ Claim
     ``S(D) <= exp(beta) S(D')`` for every neighbour D'. Quick: C = 2 classes,
     T = 6, Q = 2 and C = 3, T = 5, Q = 1; both statistics (Lemma 4, exact
     q), one- and two-sided, order 8. Full: order 2 on C = 3, T = 3, Q = 2
-    with gamma = 1.5; C = 2, T = 6, Q = 2 with gamma = 0.5; C = 3, T = 5, Q = 1.
+    with gamma = 1.5; C = 2, T = 6, Q = 2 with gamma = 0.5; C = 3, T = 5, Q = 1
+    (continuous-noise statistics, ``noise="continuous"``). The same for the
+    discrete-noise statistics of ``lnmax_labels(secure=True)``
+    (``noise="discrete"``; docs/theory/pate_discrete.rst): quick C = 2, T = 3,
+    Q = 2, gamma = 1 and C = 3, T = 5, Q = 1, gamma = 2 at order 8; full
+    order 2 on C = 3, T = 3, Q = 2, gamma = 1.5; C = 2, T = 6, Q = 2,
+    gamma = 0.5; C = 3, T = 7, Q = 1, gamma = 2.
     (2) Laplace noise is admissible: for ``a, beta =
     smooth_laplace_parameters(eps_r, delta_r)``, the laws
     ``f + (S/a) Lap(1)`` at neighbours with ``|f - f'| <= min(S, S')`` and
@@ -68,11 +74,11 @@ def _neighbours(dataset, rows):
     return out
 
 
-def smoothness(teachers, queries, classes, gamma, order, beta, statistic, two_sided):
+def smoothness(teachers, queries, classes, gamma, order, beta, statistic, two_sided, noise="continuous"):
     """(verdicts, worst ratio true/S) over every dataset."""
     datasets, rows = _datasets(teachers, queries, classes)
     ss = {d: smooth_sensitivity(_counts(d, queries, classes), gamma, order, beta,
-                                statistic=statistic, two_sided=two_sided) for d in datasets}
+                                statistic=statistic, two_sided=two_sided, noise=noise) for d in datasets}
     nbrs = {d: _neighbours(d, rows) for d in datasets}
     f = {d: Fraction(ss[d].log_moment) for d in datasets}          # exact values of the floats
     ls = {d: max(abs(f[d] - f[e]) for e in nbrs[d]) for d in datasets}
@@ -114,14 +120,15 @@ def _leq_exp_beta(x, y, e_beta):
     return decide_enclosures(x, e_beta * IV.mpf(y))
 
 
-def sweep(configs, orders):
+def sweep(configs, orders, noise="continuous"):
     verdicts, worst, where = [], Fraction(0), ""
     a, beta = smooth_laplace_parameters(1.0, 1e-6)
     for teachers, queries, classes, gamma in configs:
         for statistic in ("lemma4", "exact"):
             for two_sided in (True, False):
                 for order in orders:
-                    v, w = smoothness(teachers, queries, classes, gamma, order, beta, statistic, two_sided)
+                    v, w = smoothness(teachers, queries, classes, gamma, order, beta, statistic, two_sided,
+                                      noise)
                     verdicts += v
                     if w > worst:
                         worst, where = w, (f"T={teachers}, Q={queries}, C={classes}, gamma={gamma}, "
@@ -132,8 +139,8 @@ def sweep(configs, orders):
 
 
 @register("pate.smooth_sensitivity_bound_exhaustive",
-          "smooth_sensitivity is >= the true smooth sensitivity of the released log-moment and "
-          "beta-smooth, on every vote matrix (T <= 6, Q <= 2, C <= 3)",
+          "smooth_sensitivity(noise='continuous') is >= the true smooth sensitivity of the released "
+          "log-moment and beta-smooth, on every vote matrix (T <= 6, Q <= 2, C <= 3)",
           covers=("refdp.pate.release_epsilon", "refdp.pate.smooth_sensitivity"), cost=2)
 def bound_quick():
     return sweep([(6, 2, 2, 1.0), (5, 1, 3, 1.0)], (8.0,))
@@ -145,6 +152,23 @@ def bound_quick():
           covers=("refdp.pate.release_epsilon",), quick=False)
 def bound_full():
     return sweep([(3, 2, 3, 1.5), (6, 2, 2, 0.5), (5, 1, 3, 1.0)], (2.0,))
+
+
+@register("pate.smooth_sensitivity_bound_exhaustive_discrete",
+          "smooth_sensitivity (noise='discrete', for lnmax_labels(secure=True)) is >= the true smooth "
+          "sensitivity of the released log-moment and beta-smooth, on every vote matrix (T = 3, Q = 2, "
+          "C = 2, gamma = 1 and T = 5, Q = 1, C = 3, gamma = 2)",
+          covers=("refdp.pate.release_epsilon", "refdp.pate.smooth_sensitivity"), cost=2)
+def bound_discrete_quick():
+    return sweep([(3, 2, 2, 1.0), (5, 1, 3, 2.0)], (8.0,), noise="discrete")
+
+
+@register("pate.smooth_sensitivity_bound_exhaustive_discrete_full",
+          "as pate.smooth_sensitivity_bound_exhaustive_discrete at order 2 on T = 3, Q = 2, C = 3, "
+          "gamma = 1.5; T = 6, Q = 2, C = 2, gamma = 0.5; T = 7, Q = 1, C = 3, gamma = 2",
+          covers=("refdp.pate.release_epsilon",), quick=False, cost=3)
+def bound_discrete_full():
+    return sweep([(3, 2, 3, 1.5), (6, 2, 2, 0.5), (7, 1, 3, 2.0)], (2.0,), noise="discrete")
 
 
 def laplace_hockey_stick(m1, b1, m2, b2, epsilon):

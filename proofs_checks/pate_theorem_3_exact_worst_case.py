@@ -77,7 +77,7 @@ def run(cases):
         arr = np.array([counts], dtype=np.int64)
         lq1 = float(core.lemma4_log_q(arr, gamma)[0])
         lq2 = float(lemma4_two_sided_log_q(arr, gamma)[0])
-        ex = exact_analysis(arr, gamma, ORDERS)
+        ex = exact_analysis(arr, gamma, ORDERS, noise="continuous")
         # (1) two-sided Lemma 4 q
         with mpmath.workdps(DPS):
             ref_q2 = R.lemma4_two_sided_q(counts, gamma)

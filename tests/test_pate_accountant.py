@@ -37,7 +37,7 @@ def test_paper_data_independent_figures():
 
 def test_data_dependent_analyses_on_agreeing_teachers():
     votes = agreeing_votes(30)
-    acc = PATEAccountant(0.05, n_classes=10, exact=True).add_votes(votes)
+    acc = PATEAccountant(0.05, n_classes=10, exact=True, noise="continuous").add_votes(votes)
     eps = {name: acc.epsilon(1e-5, name) for name in ANALYSES}
     assert (eps["exact"].epsilon_tail <= eps["theorem3_exact_q"].epsilon_tail * (1 + 1e-9)
             <= eps["theorem3"].epsilon_tail * (1 + 1e-9) < eps["data_independent"].epsilon_tail)
@@ -56,7 +56,8 @@ def test_theorem3_composition_matches_mpmath(seed, gamma, two_sided):
     c = int(rng.integers(2, 6))
     counts = rng.multinomial(int(rng.integers(3, 60)), rng.dirichlet(np.full(c, 0.3)), size=4)
     orders = [0.5, 4.0, 32.0]
-    got = PATEAccountant(gamma, orders=orders, two_sided=two_sided).add_counts(counts).log_moments()
+    got = PATEAccountant(gamma, orders=orders, two_sided=two_sided,
+                         noise="continuous").add_counts(counts).log_moments()
     mpmath.mp.dps = 40
     for k, lam in enumerate(orders):
         total = mpmath.mpf(0)
@@ -75,8 +76,8 @@ def test_votes_counts_and_batches_agree():
     assert a.n_queries == b.n_queries == c.n_queries == 40
     np.testing.assert_array_equal(a.log_moments(), b.log_moments())
     np.testing.assert_allclose(a.log_moments(), c.log_moments(), rtol=1e-13)
-    ea = PATEAccountant(0.05, n_classes=10, exact=True).add_votes(votes[:, :6])
-    eb = PATEAccountant(0.05, n_classes=10, exact=True).add_votes(votes[:, :3]).add_votes(votes[:, 3:6])
+    ea = PATEAccountant(0.05, n_classes=10, exact=True, noise="continuous").add_votes(votes[:, :6])
+    eb = PATEAccountant(0.05, n_classes=10, exact=True, noise="continuous").add_votes(votes[:, :3]).add_votes(votes[:, 3:6])
     np.testing.assert_allclose(ea.log_moments("exact"), eb.log_moments("exact"), rtol=1e-13)
 
 
@@ -85,7 +86,7 @@ def test_empty_accountant_and_one_call_function():
     assert acc.n_queries == 0 and np.all(acc.log_moments() == 0)
     assert acc.epsilon(1e-5).epsilon_tail < 1.0   # ln(1/delta) / 256
     counts = np.tile([232, 4, 3, 3, 2, 2, 1, 1, 1, 1], (20, 1))
-    r = pate_analysis(counts, 0.05, 1e-5, exact=True, n_teachers=250)
+    r = pate_analysis(counts, 0.05, 1e-5, exact=True, n_teachers=250, noise="continuous")
     d = r.as_dict()
     assert set(d["analyses"]) == set(ANALYSES) and d["analyses"]["exact"]["data_dependent"]
     assert not d["analyses"]["data_independent"]["data_dependent"]

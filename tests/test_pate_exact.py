@@ -19,7 +19,7 @@ ORDERS = [0.5, 2.0, 8.0, 64.0]
 ])
 def test_exact_analysis_matches_brute_force_mpmath(counts, gamma):
     mpmath.mp.dps = 30
-    r = exact_analysis([counts], gamma, ORDERS)
+    r = exact_analysis([counts], gamma, ORDERS, noise="continuous")
     fwd, both = R.worst_log_moments(counts, gamma, ORDERS)
     for k, lam in enumerate(ORDERS):
         tol = 1e-9 * (1 + abs(both[k])) + (2 * lam + 4) * 1e-11
@@ -38,7 +38,7 @@ def test_reverse_direction_can_exceed_the_one_sided_theorem_3():
     # n = (0, 9), gamma = 2: the neighbour (1, 8) has a larger q; the reverse
     # log-moment exceeds Theorem 3 at n, which the two-sided q covers.
     counts, gamma = [[0, 9]], 2.0
-    r = exact_analysis(counts, gamma, [8.0])
+    r = exact_analysis(counts, gamma, [8.0], noise="continuous")
     one_sided = core.accountant_log_moments(core.lemma4_log_q(counts, gamma), [8.0], gamma)[0]
     two_sided = core.accountant_log_moments(lemma4_two_sided_log_q(counts, gamma), [8.0], gamma)[0]
     assert r.log_moments_forward[0, 0] <= one_sided < r.log_moments[0, 0] <= two_sided
@@ -57,8 +57,8 @@ def test_permutation_and_thread_invariance():
     rng = np.random.default_rng(2)
     counts = rng.multinomial(40, rng.dirichlet(np.ones(5)), size=3)
     perm = rng.permutation(5)
-    a = exact_analysis(counts, 0.3, ORDERS, n_threads=1)
-    b = exact_analysis(counts[:, perm], 0.3, ORDERS, n_threads=2)
+    a = exact_analysis(counts, 0.3, ORDERS, n_threads=1, noise="continuous")
+    b = exact_analysis(counts[:, perm], 0.3, ORDERS, n_threads=2, noise="continuous")
     np.testing.assert_allclose(a.log_moments, b.log_moments, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(a.log_q, b.log_q, rtol=1e-12)
 

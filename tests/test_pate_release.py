@@ -7,6 +7,7 @@ import pytest
 
 from refdp import core
 from refdp.pate import (PATEAccountant, release_epsilon, smooth_laplace_parameters, smooth_sensitivity)
+from refdp.pate.discrete_analysis import discrete_lemma4_log_q
 from refdp.pate.smooth_sensitivity import statistic_step
 
 
@@ -21,9 +22,14 @@ def test_laplace_parameters():
 
 
 def test_steps():
+    assert statistic_step(0.1, "lemma4", False, "continuous") == 0.2
+    assert statistic_step(0.1, "lemma4", True, "continuous") == pytest.approx(0.3)
+    assert statistic_step(0.1, "exact", True, "continuous") == 0.4
+    # discrete noise (docs/theory/pate_discrete.rst, Lemma D6)
     assert statistic_step(0.1, "lemma4", False) == 0.2
     assert statistic_step(0.1, "lemma4", True) == pytest.approx(0.3)
-    assert statistic_step(0.1, "exact", True) == 0.4
+    assert statistic_step(0.1, "exact", False) == pytest.approx(0.3)
+    assert statistic_step(0.1, "exact", True) == 0.2
 
 
 def local_sensitivity_brute_force(counts, gamma, order, two_sided):
@@ -124,8 +130,10 @@ def test_bad_input(call, name, owner):
 
 def test_core_and_release_agree_on_f():
     counts = np.tile([240, 6, 4], (5, 1))
-    ss = smooth_sensitivity(counts, 0.05, 8.0, 0.05, two_sided=False)
+    ss = smooth_sensitivity(counts, 0.05, 8.0, 0.05, two_sided=False, noise="continuous")
     assert ss.log_moment == core.accountant_log_moments(core.lemma4_log_q(counts, 0.05), [8.0], 0.05)[0]
+    ss = smooth_sensitivity(counts, 0.05, 8.0, 0.05, two_sided=False)
+    assert ss.log_moment == core.accountant_log_moments(discrete_lemma4_log_q(counts, 0.05), [8.0], 0.05)[0]
 
 
 @pytest.mark.parametrize("secure", [True, False])

@@ -257,7 +257,7 @@ def pate_batch(epsilon, secure):
         counts = data[int(np.asarray(key).reshape(-1)[0])]
         if secure:
             ss, a, step = _secure_parameters(counts, PATE_GAMMA, PATE_ORDER, epsilon, PATE_DELTA_R, "lemma4",
-                                             True, "release_epsilon")
+                                             True, "release_epsilon", "discrete")
             out, _ = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, "release_epsilon", size=n)
             return out
         a, beta = smooth_laplace_parameters(epsilon, PATE_DELTA_R)

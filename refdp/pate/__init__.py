@@ -8,6 +8,7 @@ One concept per module:
 ``lnmax_law``               exact LNMax output law (compiled float kernel; mpmath twin)
 ``exact``                   exact q and exact worst-case log-moments over neighbours
 ``exact_delta``             exact data-dependent privacy profile delta(eps) of T LNMax answers
+``discrete_analysis``       Lemma 4, exact q, worst-case moments for the discrete noise
 ``accountant``              moments accountant (Theorems 1-3, Lemma 4), one-call analysis
 ``smooth_sensitivity``      differentially private release of the data-dependent epsilon
 ``student``                 budgeted labelling of public points, student training
@@ -15,7 +16,8 @@ One concept per module:
 ==========================  ===============================================================
 
 The theory (proofs of every bound refdp adds to the paper) is in
-docs/theory/pate.rst; the user guide in docs/pate.rst.
+docs/theory/pate.rst, for the default discrete noise of ``lnmax_labels`` in
+docs/theory/pate_discrete.rst; the user guide in docs/pate.rst.
 """
 from .accountant import ANALYSES, PATEAccountant, PATEAnalysis, pate_analysis
 from .aggregation import lnmax_labels

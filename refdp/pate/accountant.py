@@ -43,6 +43,19 @@ which it proves is attained by moving one vote from the plurality class to
 the runner-up; Theorem 3 at each neighbour then covers the reverse direction.
 ``two_sided=False`` reproduces the paper's one-sided analysis.
 
+**Noise law** (``noise=``). The answers of ``lnmax_labels`` (``secure=True``,
+its default) carry exact discrete Laplace noise; Lemma 4 and the exact
+:math:`q` of the continuous law do not bound their :math:`q` (the discrete
+tail is heavier). With ``noise="discrete"`` (the default) every
+data-dependent analysis uses the discrete counterparts proved in
+docs/theory/pate_discrete.rst (:mod:`refdp.pate.discrete_analysis`): the
+discrete Lemma 4 for ``"theorem3"``, the exact discrete :math:`q` for
+``"theorem3_exact_q"`` and the exact worst-case log-moments of the discrete
+law over every neighbour for ``"exact"``
+(:func:`refdp.pate.discrete_analysis.discrete_exact_log_moments`).
+``noise="continuous"`` analyses answers drawn with ``secure=False`` (the
+textbook mechanism, not private as implemented).
+
 Every data-dependent value is itself sensitive; publishing it needs
 :func:`refdp.pate.release_epsilon`.
 
@@ -67,6 +80,7 @@ from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..mechanisms._args import check_flag
 from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
+from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from .exact import exact_analysis
 
 __all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_sided_counts",
@@ -146,6 +160,11 @@ class PATEAccountant:
         ``"theorem3_exact_q"`` and ``"exact"`` analyses).
     two_sided : bool, default True
         Bound the log-moments in both directions (module docstring).
+    noise : {"discrete", "continuous"}, default "discrete"
+        The noise law of the accounted answers: ``"discrete"`` for
+        ``lnmax_labels(secure=True)`` (its default), ``"continuous"`` for
+        ``secure=False`` (module docstring). The data-independent analysis
+        is the same for both.
 
     Examples
     --------
@@ -160,7 +179,7 @@ class PATEAccountant:
     """
 
     def __init__(self, gamma, *, orders=None, n_classes=None, n_teachers=None, exact=False,
-                 two_sided=True):
+                 two_sided=True, noise="discrete"):
         owner = "PATEAccountant"
         self.gamma = check_gamma(gamma, owner)
         self.orders = check_orders(orders, owner)
@@ -170,6 +189,7 @@ class PATEAccountant:
                                                                        _TEACHERS)
         self.exact = check_flag(exact, "exact", owner)
         self.two_sided = check_flag(two_sided, "two_sided", owner)
+        self.noise = check_noise(noise, owner)
         self._log_q = []
         self._log_q2 = []
         self._exact_q = []
@@ -184,7 +204,7 @@ class PATEAccountant:
         return self._n
 
     def __repr__(self):
-        return params_repr(self, ("gamma", "n_classes", "n_teachers", "exact", "two_sided"),
+        return params_repr(self, ("gamma", "n_classes", "n_teachers", "exact", "two_sided", "noise"),
                            {"n_orders": len(self.orders), "n_queries": self._n})
 
     def add_counts(self, counts):
@@ -205,10 +225,14 @@ class PATEAccountant:
         arr = check_counts(counts, owner, n_teachers=self.n_teachers)
         if self.n_classes is not None and arr.shape[1] != self.n_classes:
             raise parameter_error("counts", owner, f"an array of shape (any, {self.n_classes})", arr)
-        self._log_q.append(core.lemma4_log_q(arr, self.gamma))
-        self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
+        if self.noise == "discrete":
+            self._log_q.append(discrete_lemma4_log_q(arr, self.gamma))
+            self._log_q2.append(discrete_lemma4_two_sided_log_q(arr, self.gamma))
+        else:
+            self._log_q.append(core.lemma4_log_q(arr, self.gamma))
+            self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
         if self.exact:
-            r = exact_analysis(arr, self.gamma, self.orders)
+            r = exact_analysis(arr, self.gamma, self.orders, noise=self.noise)
             best = _best_bounds(self.gamma, self.orders)[None, :]
             self._exact_q.append(r.log_q)
             self._exact_q2.append(r.log_q_two_sided)
@@ -292,7 +316,7 @@ class PATEAccountant:
         quick = pate_quick_composition(self.gamma, self._n, delta) if self._n >= 1 else 0.0
         return PATEAnalysis(gamma=self.gamma, delta=delta, n_queries=self._n, orders=self.orders,
                             two_sided=self.two_sided, log_moments=moments, results=results,
-                            quick_composition=quick)
+                            quick_composition=quick, noise=self.noise)
 
 
 @dataclass(frozen=True)
@@ -305,6 +329,8 @@ class PATEAnalysis:
     n_queries : int
     orders : ndarray
     two_sided : bool
+    noise : str
+        The noise law analysed (``"discrete"`` or ``"continuous"``).
     log_moments : dict
         Analysis name -> composed log-moments per order.
     results : dict
@@ -322,17 +348,19 @@ class PATEAnalysis:
     log_moments: dict = field(repr=False)
     results: dict
     quick_composition: float
+    noise: str = "discrete"
 
     def __repr__(self):
         best = {name: min(r.epsilon_tail, r.epsilon_rdp) for name, r in self.results.items()}
         shown = ", ".join(f"{name}={value:.6g}" for name, value in best.items())
         return (f"PATEAnalysis(gamma={self.gamma:g}, delta={self.delta:g}, n_queries={self.n_queries}, "
-                f"two_sided={self.two_sided}, epsilon: {shown}; closed form {self.quick_composition:.6g})")
+                f"two_sided={self.two_sided}, noise={self.noise!r}, epsilon: {shown}; closed form {self.quick_composition:.6g})")
 
     def as_dict(self) -> dict:
         """Plain-Python summary (for JSON)."""
         out = {"gamma": self.gamma, "delta": self.delta, "n_queries": self.n_queries,
-               "two_sided": self.two_sided, "quick_composition": self.quick_composition,
+               "two_sided": self.two_sided, "noise": self.noise,
+               "quick_composition": self.quick_composition,
                "analyses": {}}
         for name, r in self.results.items():
             out["analyses"][name] = {
@@ -353,7 +381,8 @@ class PATEAnalysis:
         return "\n".join(lines)
 
 
-def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=True, n_teachers=None):
+def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=True, n_teachers=None,
+                  noise="discrete"):
     """Privacy of a set of LNMax answers under every analysis, in one call.
 
     Parameters
@@ -370,6 +399,10 @@ def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=T
         See the module docstring.
     n_teachers : int >= 1, optional
         Declared number of teachers (every row must sum to it).
+    noise : {"discrete", "continuous"}, default "discrete"
+        Noise law of the answers: ``"discrete"`` for ``lnmax_labels`` with
+        its default ``secure=True``, ``"continuous"`` for ``secure=False``
+        (see :class:`PATEAccountant`).
 
     Returns
     -------
@@ -392,6 +425,7 @@ def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=T
     owner = "pate_analysis"
     gamma = check_gamma(gamma, owner)
     delta = check_delta(delta, owner)
-    acc = PATEAccountant(gamma, orders=orders, exact=exact, two_sided=two_sided, n_teachers=n_teachers)
+    acc = PATEAccountant(gamma, orders=orders, exact=exact, two_sided=two_sided, n_teachers=n_teachers,
+                         noise=noise)
     acc.add_counts(check_counts(counts, owner, n_teachers=n_teachers))
     return acc.report(delta)

@@ -16,7 +16,14 @@ docs/theory/mechanisms.rst), and the answers compose (PATE Theorem 1; see
 :mod:`refdp.pate.accountant`).
 
 This is :func:`refdp.mechanisms.report_noisy_max` with ``epsilon = 2 gamma``,
-vectorised over queries.
+vectorised over queries. By default (``secure=True``) the noise is exact
+discrete Laplace on the integer counts, so the guarantee holds for the labels
+actually returned, and every data-dependent analysis of refdp
+(:class:`refdp.pate.PATEAccountant`, :func:`refdp.pate.release_epsilon`,
+``noise="discrete"``, their default) is proved for that law
+(docs/theory/pate_discrete.rst). ``secure=False`` is the textbook
+double-precision path, kept for comparison and teaching; it emits
+:class:`TextbookNoiseWarning`.
 
 References
 ----------
@@ -29,6 +36,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -40,10 +48,14 @@ from ..mechanisms.discrete import discrete_laplace
 from ..mechanisms._float_safe import _up_dyadic
 from ._args import check_counts, check_gamma
 
-__all__ = ["lnmax_labels"]
+__all__ = ["lnmax_labels", "TextbookNoiseWarning"]
 
 
-def lnmax_labels(counts, gamma, *, rng=None, secure=False):
+class TextbookNoiseWarning(UserWarning):
+    """LNMax answers drawn with double-precision Laplace noise (``secure=False``): not private as implemented."""
+
+
+def lnmax_labels(counts, gamma, *, rng=None, secure=True):
     """Noisy plurality labels of a batch of queries (LNMax, [PATE17]_ Eq. 1).
 
     Parameters
@@ -58,22 +70,31 @@ def lnmax_labels(counts, gamma, *, rng=None, secure=False):
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Source of the Laplace noise, normalised with
         :func:`numpy.random.default_rng`.
-    secure : bool, default False
+    secure : bool, default True
         Exact discrete Laplace noise of scale ``1/gamma`` (rounded up to a
-        48-bit dyadic rational) on the integer counts, lowest index among the
-        noisy maxima: (2 gamma)-DP per label for the index actually returned
-        (``docs/theory/secure_noise.rst``, Theorem 5). PATE's data-dependent
-        analyses (Lemma 4's ``q``, the exact ``q`` of
-        :func:`refdp.pate.lnmax_distribution`) are computed for continuous
-        Laplace noise and are **not** proved for this law: account a secure
-        run with the data-independent bound only. The default ``False`` keeps
-        the double-precision Laplace noise those analyses describe, which is a
-        reference implementation of the real-valued mechanism (below).
+        48-bit dyadic rational, :func:`refdp.pate.discrete_analysis.lnmax_scale`)
+        on the integer counts, lowest index among the noisy maxima:
+        (2 gamma)-DP per label for the index actually returned
+        (``docs/theory/secure_noise.rst``, Theorem 5). Account the labels with
+        ``noise="discrete"`` (the default of :class:`refdp.pate.PATEAccountant`,
+        :func:`refdp.pate.pate_analysis`, :func:`refdp.pate.release_epsilon`):
+        the discrete Lemma 4 and the exact discrete ``q`` are proved for this
+        law (``docs/theory/pate_discrete.rst``). ``secure=False`` is the
+        textbook double-precision Laplace path of the paper: **not private as
+        implemented** (Mironov 2012), kept for comparison and teaching; it
+        warns (:class:`TextbookNoiseWarning`) and its answers are accounted
+        with ``noise="continuous"``.
 
     Returns
     -------
     ndarray of int64, shape (Q,), or int for 1-D ``counts``
-        ``argmax_j (counts[q, j] + Z[q, j])``, ``Z`` i.i.d. Lap(1/gamma).
+        The lowest index of ``max_j (counts[q, j] + Z[q, j])``, ``Z`` i.i.d.
+        discrete Laplace of scale ``t`` (``secure=True``) or Lap(1/gamma).
+
+    Warns
+    -----
+    TextbookNoiseWarning
+        With ``secure=False``.
 
     Raises
     ------
@@ -83,13 +104,19 @@ def lnmax_labels(counts, gamma, *, rng=None, secure=False):
 
     Notes
     -----
-    The Laplace scale is ``1/gamma`` rounded upward. Noise is added to
-    ``counts - max(counts)`` per row (the argmax is unchanged) and noisy ties,
-    which have probability 0 for real-valued noise, go to the lowest index.
-    Like every continuous-noise mechanism sampled in floating point, this is a
-    reference implementation of the real-valued mechanism ([Mir12]_): only the
-    label is released, but its law is that of double-precision noise.
-    The exact law of each label is :func:`refdp.pate.lnmax_distribution`.
+    ``secure=True``: the sums are exact integers and the law of each label is
+    :func:`refdp.pate.lnmax_distribution` with ``secure=True``. Cost against
+    the textbook path: the discrete tail is heavier, so the data-dependent
+    ``q`` grows (by a factor 1.013 per Lemma 4 term at ``gamma = 0.05``).
+
+    ``secure=False``: the Laplace scale is ``1/gamma`` rounded upward. Noise
+    is added to ``counts - max(counts)`` per row (the argmax is unchanged)
+    and noisy ties, which have probability 0 for real-valued noise, go to the
+    lowest index. Like every continuous-noise mechanism sampled in floating
+    point, this is a reference implementation of the real-valued mechanism
+    ([Mir12]_): only the label is released, but its law is that of
+    double-precision noise; its exact law is
+    :func:`refdp.pate.lnmax_distribution` (``secure=False``).
 
     Examples
     --------
@@ -115,6 +142,9 @@ def lnmax_labels(counts, gamma, *, rng=None, secure=False):
             y = centred.astype(object) + z.astype(object)
         labels = np.argmax(y, axis=1).astype(np.int64)          # lowest index among the noisy maxima
         return int(labels[0]) if np.ndim(counts) == 1 else labels
+    warnings.warn("lnmax_labels(secure=False) adds double-precision Laplace noise: the textbook "
+                  "mechanism, not private as implemented (Mironov 2012); use secure=True for releases",
+                  TextbookNoiseWarning, stacklevel=2)
     centred = (arr - arr.max(axis=1, keepdims=True)).astype(np.float64)
     noise = rng.laplace(0.0, scale, size=arr.shape)
     labels = np.argmax(centred + noise, axis=1).astype(np.int64)

@@ -3,7 +3,8 @@
 Usage::
 
     refdp pate --votes FILE.npy --gamma 0.05 --delta 1e-5 --classes 10 [--orders ...]
-               [--exact] [--one-sided] [--teachers T] [--exact-delta EPS] [--json]
+               [--exact] [--one-sided] [--teachers T] [--exact-delta EPS]
+               [--noise {discrete,continuous}] [--json]
     refdp pate --votes FILE.npy --counts --gamma 0.05 --delta 1e-5 [...]
 
 The file (NumPy ``.npy``) holds either
@@ -18,13 +19,19 @@ hence the explicit flag. ``--teachers T`` declares the number of teachers:
 count rows must then each sum to T (labels: the array must have T rows).
 
 Printed for each analysis (data-independent, Theorem 3 with Lemma 4, and with
-``--exact`` Theorem 3 with the exact q and the exact worst-case log-moments):
+``--exact`` Theorem 3 with the exact q and the exact worst-case log-moments,
+for the noise law of ``--noise``):
 epsilon by the tail bound and by the Rényi conversion, with the order
 attaining each; PATE's closed form; and the smooth sensitivity of the
 Theorem 3 log-moment at ``--ss-order`` with the scale of the Laplace noise
 that releases it at (``--ss-epsilon``, ``--ss-delta``). The data-dependent
 values printed are themselves sensitive: only the noisy release
 (:func:`refdp.pate.release_epsilon`) may be published.
+
+``--noise discrete`` (the default) analyses answers of
+``refdp.pate.lnmax_labels`` with its default ``secure=True`` (exact discrete
+Laplace noise; docs/theory/pate_discrete.rst); ``--noise continuous`` the
+textbook ``secure=False`` answers.
 
 The lead wires :func:`add_arguments` and :func:`run` as the subcommand ``pate``.
 """
@@ -66,6 +73,9 @@ def add_arguments(parser):
                         help="also print the exact data-dependent delta(EPS) of the LNMax answers "
                              "(refdp.pate.exact_delta: every combination of neighbour moves for a few "
                              "queries, dominating pairs beyond 4096 combinations)")
+    parser.add_argument("--noise", choices=("discrete", "continuous"), default="discrete",
+                        help="noise law of the answers: 'discrete' for refdp.pate.lnmax_labels with its "
+                             "default secure=True (default), 'continuous' for the textbook secure=False")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -139,14 +149,16 @@ def run(args) -> int:
     try:
         _check_options(args)
         counts = _load(args)
+        noise = getattr(args, "noise", "discrete")
         result = pate_analysis(counts, args.gamma, args.delta, orders=args.orders, exact=args.exact,
-                               two_sided=not args.one_sided, n_teachers=args.teachers)
+                               two_sided=not args.one_sided, n_teachers=args.teachers, noise=noise)
         a, beta = smooth_laplace_parameters(args.ss_epsilon, args.ss_delta)
-        ss = smooth_sensitivity(counts, args.gamma, args.ss_order, beta, two_sided=not args.one_sided)
+        ss = smooth_sensitivity(counts, args.gamma, args.ss_order, beta, two_sided=not args.one_sided,
+                                noise=noise)
         exact = None
         if getattr(args, "exact_delta", None) is not None:
             from .exact_delta import exact_delta
-            exact = exact_delta(counts, args.gamma, args.exact_delta, method="auto")
+            exact = exact_delta(counts, args.gamma, args.exact_delta, method="auto", noise=noise)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -172,7 +184,8 @@ def run(args) -> int:
     sided = "one-sided (paper)" if args.one_sided else "two-sided"
     print(f"PATE analysis: {int(counts[0].sum())} teachers, {result.n_queries} queries, "
           f"{counts.shape[1]} classes, gamma = {args.gamma:g}, "
-          f"delta = {args.delta:g}, data-dependent bounds {sided}")
+          f"delta = {args.delta:g}, data-dependent bounds {sided}, {noise} noise"
+          + (" (textbook secure=False answers)" if noise == "continuous" else ""))
     print(result.table())
     print("Data-dependent epsilons are functions of the sensitive votes; publish only a noisy release.")
     print(f"Smooth-sensitivity release of the Theorem 3 log-moment at order {_fmt(ss.order)} "

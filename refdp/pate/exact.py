@@ -24,6 +24,12 @@ log-moment of each answer by Theorem 3, fed with Lemma 4's union bound on
   with :math:`P, P'` the LNMax laws at :math:`n, n'` (and the first term
   alone, "forward", for comparison with the paper's one-sided statement).
 
+With ``noise="discrete"`` (the default: the law of ``lnmax_labels`` with
+its default ``secure=True``) the same quantities are computed for the exact
+discrete noise by :mod:`refdp.pate.discrete_analysis`
+(docs/theory/pate_discrete.rst); the rest of this docstring describes the
+continuous law (``noise="continuous"``) and its compiled kernel.
+
 These are **data-dependent** quantities: they are functions of the sensitive
 votes and must not be published as they are (see
 :mod:`refdp.pate.smooth_sensitivity`).
@@ -53,6 +59,7 @@ import numpy as np
 
 from .._validation import Interval, check_scalar
 from ._args import check_counts, check_gamma, check_orders
+from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
 from ._kernels import exact_rows
 from ._law_twin import ETA
 
@@ -98,7 +105,7 @@ def _round_moments(alpha, orders, big):
     return np.maximum(alpha, 0.0) + margin + 16.0 * _U * np.abs(alpha)
 
 
-def exact_analysis(counts, gamma, orders=None, *, n_threads=None):
+def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discrete"):
     """Exact q and exact worst-case log-moments of LNMax answers, per query.
 
     Parameters
@@ -112,6 +119,14 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None):
     n_threads : int >= 1, optional
         Threads of the compiled kernel (default: the number of CPUs). The
         result does not depend on it.
+    noise : {"discrete", "continuous"}, default "discrete"
+        The noise law of the answers: ``"discrete"`` for
+        ``lnmax_labels(secure=True)`` (its default), computed by
+        :mod:`refdp.pate.discrete_analysis` (``log_q`` and
+        ``log_q_two_sided`` are ``+inf`` where the top-two gap is at most 2;
+        docs/theory/pate_discrete.rst); ``"continuous"`` for
+        ``secure=False`` answers, computed by the compiled kernel
+        (``n_threads`` applies to it only).
 
     Returns
     -------
@@ -144,6 +159,11 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None):
     orders = check_orders(orders, owner)
     if n_threads is not None:
         n_threads = check_scalar(n_threads, "n_threads", owner, _THREADS)
+    if check_noise(noise, owner) == "discrete":
+        fwd, both = discrete_exact_log_moments(arr, gamma, orders)
+        return ExactAnalysis(orders=orders, log_q=discrete_exact_log_q(arr, gamma, two_sided=False),
+                             log_q_two_sided=discrete_exact_log_q(arr, gamma, two_sided=True),
+                             log_moments_forward=fwd, log_moments=both)
     lq, lq2, fwd, both, big = exact_rows(arr, gamma, orders, n_threads=n_threads)
     return ExactAnalysis(orders=orders, log_q=_round_log_q(lq), log_q_two_sided=_round_log_q(lq2),
                          log_moments_forward=_round_moments(fwd, orders, big),

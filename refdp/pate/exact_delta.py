@@ -33,6 +33,14 @@ Which neighbours
     moves. Moves that give the same pair of laws up to relabelling the
     classes are merged; the remaining combinations are enumerated, at most
     ``max_combinations`` of them.
+Noise law
+    ``noise="discrete"`` (the default) is the law of ``lnmax_labels`` with
+    its default ``secure=True``: exact discrete Laplace of scale ``t``
+    (:func:`refdp.pate.discrete_analysis.lnmax_scale`) on the integer counts,
+    lowest index among the noisy maxima, enclosed by
+    ``discrete_argmax_law`` (finite sums of geometric series). The tie rule
+    makes the classes' positions matter, so no moves are merged for it.
+    ``noise="continuous"`` is the law of ``secure=False`` answers.
 """
 from __future__ import annotations
 
@@ -45,7 +53,9 @@ from .._precision import iv_context, raw_to_fraction
 from .._validation import Described, Interval, check_scalar, parameter_error
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution
+from ..mechanisms._discrete_argmax import discrete_argmax_law
 from ._args import check_counts, check_gamma
+from .discrete_analysis import check_noise, lnmax_scale
 
 __all__ = ["ExactDelta", "exact_delta"]
 
@@ -188,7 +198,8 @@ def _dominating_pld(ctx, pairs, h, points=2000):
     return _atoms(losses, masses, ctx, h)[0]
 
 
-def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, method="enumerate"):
+def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, method="enumerate",
+                noise="discrete"):
     """Enclosure of the exact data-dependent delta(epsilon) of T LNMax answers on given counts.
 
     Parameters
@@ -213,6 +224,10 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
         hockey-stick divergence at ``e^(epsilon / T)``). Cost linear in the
         number of distinct count rows. ``"auto"``: enumerate when the
         combinations are at most ``max_combinations``, else dominate.
+    noise : {"discrete", "continuous"}, default "discrete"
+        Noise law of the answers (module docstring): ``"discrete"`` for
+        ``lnmax_labels(secure=True)``, its default; ``"continuous"`` for
+        ``secure=False``.
 
     Returns
     -------
@@ -227,7 +242,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     --------
     One query, three teachers all voting class 0, gamma = 1:
 
-    >>> r = exact_delta([[3, 0]], 1.0, 1.0)
+    >>> r = exact_delta([[3, 0]], 1.0, 1.0, noise="continuous")
     >>> round(r.lower, 4), round(r.upper, 4)
     (0.1067, 0.1069)
     """
@@ -240,8 +255,16 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     max_combinations = check_scalar(max_combinations, "max_combinations", _OWNER, Interval(int, 1, None))
     if method not in ("enumerate", "dominating", "auto"):
         raise parameter_error("method", _OWNER, "one of 'enumerate', 'dominating', 'auto'", method)
+    noise = check_noise(noise, _OWNER)
     ctx = iv_context(_DPS)
     h = Fraction(grid_step)
+    if noise == "discrete":
+        t = lnmax_scale(gamma)
+
+        def law(ctx, counts, g):
+            return discrete_argmax_law([int(c) for c in counts], t, ctx)
+    else:
+        law = _law
     g = Fraction(gamma)
     per_query = []
     laws = []
@@ -252,7 +275,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
             per_query.append(row_cache[key_row][0])
             laws.append(row_cache[key_row][1])
             continue
-        p = _law(ctx, n, g)
+        p = law(ctx, n, g)
         options = {}
         C = len(n)
         for a in range(C):
@@ -264,10 +287,10 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
                 m = n.copy()
                 m[a] -= 1
                 m[b] += 1
-                key = _canonical(n, m)
+                key = _canonical(n, m) if noise == "continuous" else (a, b)
                 if key in options:
                     continue
-                q = _law(ctx, m, g)
+                q = law(ctx, m, g)
                 options[key] = ((a, b), _plds(ctx, p, q, h), _plds(ctx, q, p, h), q)
         if not options:
             raise parameter_error("counts", _OWNER, "rows of at least two classes",

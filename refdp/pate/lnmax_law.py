@@ -39,7 +39,9 @@ import numpy as np
 
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms._args import DPS, check_flag
-from .._precision import mp_context, mpf_values
+from .._precision import iv_context, mp_context, mpf_values
+from ..mechanisms._discrete_argmax import discrete_argmax_law
+from .discrete_analysis import lnmax_scale
 from .._validation import check_scalar
 from ._args import check_counts, check_gamma
 from ._kernels import log_law_rows
@@ -47,7 +49,7 @@ from ._kernels import log_law_rows
 __all__ = ["lnmax_distribution"]
 
 
-def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=None):
+def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=None, secure=False):
     """Exact output law of LNMax, ``argmax_j (n_j + Lap(1/gamma))`` ([PATE17]_ Eq. 1).
 
     Parameters
@@ -72,6 +74,14 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=Non
         (:func:`refdp._precision.iv_context`) every probability (or
         logarithm) is a rigorous enclosure computed with outward rounding.
         The context is not modified.
+    secure : bool, default False
+        The law of ``lnmax_labels(counts, gamma)`` with its default
+        ``secure=True`` instead: exact discrete Laplace noise of scale ``t``
+        (:func:`refdp.pate.discrete_analysis.lnmax_scale`) on the integer
+        counts, lowest index among the noisy maxima (finite sums of geometric
+        series, ``discrete_argmax_law``). Without ``exact``/``ctx`` it is
+        enclosed in interval arithmetic at ``dps`` digits and returned as the
+        nearest doubles (or their logarithms).
 
     Returns
     -------
@@ -105,6 +115,22 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=Non
     dps = check_scalar(dps, "dps", owner, DPS)
     arr = check_counts(counts, owner, one_row=True)
     one = np.ndim(counts) == 1
+    if check_flag(secure, "secure", owner):
+        t = lnmax_scale(gamma)
+        laws = []
+        for row in arr.tolist():
+            c = ctx if ctx is not None else (mp_context(dps) if exact else iv_context(dps))
+            p = discrete_argmax_law(row, t, c)
+            if log:
+                p = [c.log(v) for v in p]
+            if exact:
+                laws.append(mpf_values(p, ctx, dps))
+            else:
+                laws.append([float(v.mid) for v in p])          # enclosures far narrower than an ulp
+        if exact:
+            return laws[0] if one else laws
+        out = np.array(laws, dtype=np.float64)
+        return out[0] if one else out
     if exact:
         laws = []
         for row in arr.tolist():

@@ -60,6 +60,16 @@ float-safe form on a public grid with exact discrete Laplace noise, which is
 :math:`(\varepsilon_r, \delta_r)`-DP for the double returned
 (docs/theory/secure_noise.rst, Theorem 4).
 
+**Noise of the answers** (``noise=``). With ``noise="discrete"`` (the
+default, for answers of ``lnmax_labels(secure=True)``), :math:`q_i` is the
+discrete Lemma 4 bound or the exact :math:`q` of the discrete law
+(:mod:`refdp.pate.discrete_analysis`; the exact statistics are ``+inf``,
+i.e. :math:`\sigma = \log\tau`, at top-two gaps of at most 2), and the
+steps are :math:`c = 2\gamma` (Lemma 4, one-sided), :math:`3\gamma`
+(Lemma 4, two-sided; exact, one-sided) and :math:`2\gamma` (exact,
+two-sided), proved in docs/theory/pate_discrete.rst. ``noise="continuous"``
+is the analysis of ``secure=False`` answers above.
+
 References
 ----------
 .. [PATE17] N. Papernot, M. Abadi, U. Erlingsson, I. Goodfellow and K. Talwar,
@@ -86,6 +96,8 @@ from ..mechanisms._args import check_flag
 from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q
+from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
+                                discrete_lemma4_two_sided_log_q, statistic_slack)
 from .exact import ETA, exact_analysis
 
 __all__ = ["SmoothSensitivity", "EpsilonRelease", "smooth_sensitivity", "smooth_laplace_parameters",
@@ -126,6 +138,8 @@ class SmoothSensitivity:
     log_moment : float
         ``f(D)``, the composed log-moment at ``order`` (rounded upward): the
         sensitive value itself.
+    noise : str
+        Noise law of the analysed answers (``"discrete"`` or ``"continuous"``).
     """
 
     value: float
@@ -137,6 +151,7 @@ class SmoothSensitivity:
     two_sided: bool
     step: float
     log_moment: float
+    noise: str = "discrete"
 
 
 @dataclass(frozen=True)
@@ -192,22 +207,33 @@ class EpsilonRelease:
     clamped: bool = False
 
 
-def statistic_step(gamma, statistic="lemma4", two_sided=True):
+def statistic_step(gamma, statistic="lemma4", two_sided=True, noise="discrete"):
     """Largest change of ``log min(q, 1/(e^{2 gamma} + 1))`` when one teacher changes its vote.
 
-    ``2 gamma`` one-sided (Lemma 4 or exact q), ``3 gamma`` for Lemma 4 at
-    the two-sided neighbour, ``4 gamma`` for the exact two-sided q
-    (docs/theory/pate.rst).
+    Continuous noise: ``2 gamma`` one-sided (Lemma 4 or exact q), ``3 gamma``
+    for Lemma 4 at the two-sided neighbour, ``4 gamma`` for the exact
+    two-sided q (docs/theory/pate.rst). Discrete noise: ``2 gamma`` (Lemma 4,
+    one-sided), ``3 gamma`` (Lemma 4, two-sided; exact, one-sided),
+    ``2 gamma`` (exact, two-sided) (docs/theory/pate_discrete.rst, Lemma D6).
     """
+    if noise == "discrete":
+        if statistic == "lemma4":
+            return 3.0 * gamma if two_sided else 2.0 * gamma
+        return 2.0 * gamma if two_sided else 3.0 * gamma
     if not two_sided:
         return 2.0 * gamma
     return 3.0 * gamma if statistic == "lemma4" else 4.0 * gamma
 
 
-def _statistic(counts, gamma, statistic, two_sided, order):
+def _statistic(counts, gamma, statistic, two_sided, order, noise):
+    if noise == "discrete":
+        if statistic == "lemma4":
+            return (discrete_lemma4_two_sided_log_q(counts, gamma) if two_sided
+                    else discrete_lemma4_log_q(counts, gamma))
+        return discrete_exact_log_q(counts, gamma, two_sided=two_sided)
     if statistic == "lemma4":
         return lemma4_two_sided_log_q(counts, gamma) if two_sided else core.lemma4_log_q(counts, gamma)
-    r = exact_analysis(counts, gamma, [order])
+    r = exact_analysis(counts, gamma, [order], noise="continuous")
     return r.log_q_two_sided if two_sided else r.log_q
 
 
@@ -249,7 +275,7 @@ def _grid(gamma, step, slack, n_cells):
     return top, w
 
 
-def _slack(gamma, statistic, counts, top, w, n_cells):
+def _slack(gamma, statistic, counts, top, w, n_cells, noise="continuous"):
     """Bound on the change of the computed log-statistic caused by its upward rounding.
 
     Depends on public quantities only: gamma, the number of teachers and of
@@ -258,6 +284,9 @@ def _slack(gamma, statistic, counts, top, w, n_cells):
     teachers = float(counts.sum(axis=1).max())
     C = counts.shape[1]
     span = abs(top) + (n_cells + 16) * w                # |sigma| after clamping to the grid
+    if noise == "discrete":
+        # the computed statistics' rounding margins (refdp.pate.discrete_analysis)
+        return statistic_slack(statistic, teachers, C, gamma, span)
     if statistic == "lemma4":
         z = gamma * teachers
         return 2 * 16.0 * _EPS * (z + math.log(2.0 + z) + span + z + 2.0 * C + 8.0)
@@ -308,7 +337,7 @@ def _range_max(table, lo, hi):
     return out
 
 
-def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_sided=True):
+def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_sided=True, noise="discrete"):
     """Smooth sensitivity bound of the composed data-dependent log-moment ([PATE17]_ Sec. 3.3).
 
     Parameters
@@ -324,6 +353,9 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     statistic : {"lemma4", "exact"}, default "lemma4"
         Which q feeds Theorem 3 (as in :class:`refdp.pate.PATEAccountant`).
     two_sided : bool, default True
+    noise : {"discrete", "continuous"}, default "discrete"
+        Noise law of the answers (module docstring): ``"discrete"`` for
+        ``lnmax_labels(secure=True)``, its default.
 
     Returns
     -------
@@ -343,13 +375,14 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     beta = check_scalar(beta, "beta", owner, _BETA)
     statistic = check_option(statistic, "statistic", owner, _STATISTIC)
     two_sided = check_flag(two_sided, "two_sided", owner)
+    noise = check_noise(noise, owner)
     arr = check_counts(counts, owner)
     n = arr.shape[0]
-    lq = _statistic(arr, gamma, statistic, two_sided, lam)
+    lq = _statistic(arr, gamma, statistic, two_sided, lam, noise)
     f_value = float(core.accountant_log_moments(lq, [lam], gamma)[0])
-    step = statistic_step(gamma, statistic, two_sided)
+    step = statistic_step(gamma, statistic, two_sided, noise)
     top, w0 = _grid(gamma, step, 0.0, GRID_CELLS)
-    slack = _slack(gamma, statistic, arr, top, w0 * 2, GRID_CELLS)
+    slack = _slack(gamma, statistic, arr, top, w0 * 2, GRID_CELLS, noise)
     top, w = _grid(gamma, step, slack, GRID_CELLS)
     psi, floor = _cell_bounds(gamma, lam, top, w, GRID_CELLS)
     table = _sparse_table(psi)
@@ -391,7 +424,7 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     bound_f = 2.0 * _F_RTOL * (1.0 + n * 2.0 * gamma * lam)      # rounding of the float f(D)
     return SmoothSensitivity(value=s_value + bound_f, local=local + bound_f, k=best_k, beta=beta,
                              order=lam, statistic=statistic, two_sided=two_sided, step=step,
-                             log_moment=f_value)
+                             log_moment=f_value, noise=noise)
 
 
 def smooth_laplace_parameters(epsilon, delta):
@@ -425,7 +458,7 @@ def smooth_laplace_parameters(epsilon, delta):
     return a, min(beta, a)
 
 
-def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner):
+def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner, noise):
     """(smooth sensitivity, a, public grid step) of the float-safe release (Theorem 4 of secure_noise.rst)."""
     a = eps_r / 2
     # the discrete Laplace tail is heavier than the continuous one by 2 / (1 + exp(-1/t)),
@@ -437,14 +470,14 @@ def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided,
         raise parameter_error("epsilon_release", owner,
                               "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
     counts_arr = check_counts(counts, owner)
-    ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided)
+    ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided, noise=noise)
     bound = counts_arr.shape[0] * min(2.0 * gamma * gamma * lam * (lam + 1.0), 2.0 * gamma * lam)
     step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
     return ss, a, step
 
 
 def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_release,
-                    statistic="lemma4", two_sided=True, rng=None, secure=True):
+                    statistic="lemma4", two_sided=True, rng=None, secure=True, noise="discrete"):
     """Release PATE's data-dependent epsilon with smooth-sensitivity noise ([PATE17]_ Sec. 3.3).
 
     Parameters
@@ -469,6 +502,10 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
         the textbook release ``f + (S/a) Z`` with ``Z`` a double-precision
         Laplace draw: **not private as implemented** (Mironov 2012), kept for
         comparison and teaching only.
+    noise : {"discrete", "continuous"}, default "discrete"
+        Noise law of the *answers* whose epsilon is released (not of this
+        release): ``"discrete"`` for ``lnmax_labels(secure=True)``, its
+        default; ``"continuous"`` for ``secure=False`` answers.
 
     Returns
     -------
@@ -504,14 +541,17 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     eps_r = check_scalar(epsilon_release, "epsilon_release", owner, POSITIVE)
     delta_r = check_delta(delta_release, owner, name="delta_release")
     secure = check_flag(secure, "secure", owner)
+    noise = check_noise(noise, owner)
     rng = check_rng(rng)
     if not secure:
         a, beta = smooth_laplace_parameters(eps_r, delta_r)
-        ss = smooth_sensitivity(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided)
+        ss = smooth_sensitivity(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided,
+                                noise=noise)
         scale = math.nextafter(ss.value / a, math.inf)
         noisy = ss.log_moment + scale * float(rng.laplace(0.0, 1.0))
     else:
-        ss, a, step = _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner)
+        ss, a, step = _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided, owner,
+                                         noise)
         noisy, scale = smooth_laplace_release(ss.log_moment, ss.value, a, step, rng, owner,
                                               name="counts")
     # Post-processing (free): every log-moment lies in [0, Q B_lambda], so the

@@ -160,6 +160,14 @@ class PATEStudent:
         (the most the labels can cost) and asks the teachers nothing when the
         filter refuses (:class:`refdp.accounting.BudgetExhausted`). Not to be
         confused with the fitted ``budget_``, the number of labels allowed.
+    secure : bool, default True
+        Draw the labels with ``lnmax_labels(..., secure=True)`` (exact discrete
+        Laplace noise, private for the labels returned) and build
+        :attr:`accountant_` with ``noise="discrete"``, whose data-dependent
+        analyses are proved for that law (docs/theory/pate_discrete.rst).
+        ``secure=False`` is the textbook double-precision path (warns; its
+        accountant uses ``noise="continuous"``). The stopping rule uses the
+        data-independent epsilon, the same for both.
 
     Attributes
     ----------
@@ -183,7 +191,7 @@ class PATEStudent:
 
     def __init__(self, learner, *, gamma, delta, target_epsilon, max_queries=None,
                  selection="random", batch_size=None, orders=None, rng=None, exact=False, verbose=False,
-                 budget=None):
+                 budget=None, secure=True):
         owner = "PATEStudent"
         self.learner = learner
         self._make = learner_factory(learner, owner)
@@ -200,10 +208,11 @@ class PATEStudent:
         self.exact = check_flag(exact, "exact", owner)
         self.verbose = check_flag(verbose, "verbose", owner)
         self.budget = check_budget(budget, owner)
+        self.secure = check_flag(secure, "secure", owner)
 
     def __repr__(self):
         return params_repr(self, ("learner", "gamma", "delta", "target_epsilon", "max_queries", "selection",
-                                  "batch_size", "exact", "budget"))
+                                  "batch_size", "exact", "budget", "secure"))
 
     def fit(self, teachers, X_public):
         """Label public points with the teachers' LNMax within the budget, then train the student.
@@ -242,7 +251,8 @@ class PATEStudent:
             self.budget.charge(self.target_epsilon, self.delta, owner="PATEStudent.fit")
         classes = teachers.classes_
         self.accountant_ = PATEAccountant(self.gamma, orders=self.orders, n_classes=len(classes),
-                                          exact=self.exact)
+                                          exact=self.exact,
+                                          noise="discrete" if self.secure else "continuous")
         asked_counts = []
         started = time.perf_counter()
         stream = spawn_streams(self._rng, 1)[0]
@@ -264,7 +274,7 @@ class PATEStudent:
             counts = teachers.vote_counts(X[pick])
             self.accountant_.add_counts(counts)
             asked_counts.append(counts)
-            new = lnmax_labels(counts, self.gamma, rng=self._rng)
+            new = lnmax_labels(counts, self.gamma, rng=self._rng, secure=self.secure)
             asked = np.concatenate([asked, pick])
             labels = np.concatenate([labels, new])
             remaining = np.setdiff1d(remaining, pick, assume_unique=True)

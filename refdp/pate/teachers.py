@@ -235,7 +235,7 @@ class PATETeachers:
         """Vote histograms, shape (Q, C), counted with :func:`refdp.core.count_votes` (not private)."""
         return core.count_votes(self.votes(Xq), len(self.classes_))
 
-    def noisy_labels(self, Xq, gamma, *, rng=None):
+    def noisy_labels(self, Xq, gamma, *, rng=None, secure=True):
         """LNMax labels of the queries ([PATE17]_ Eq. 1), each (2 gamma, 0)-DP.
 
         Parameters
@@ -243,12 +243,16 @@ class PATETeachers:
         Xq : array_like of float, shape (Q, d)
         gamma : float > 0
         rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        secure : bool, default True
+            Exact discrete Laplace noise (:func:`refdp.pate.lnmax_labels`);
+            ``False`` is the textbook double-precision path (warns).
 
         Returns
         -------
         ndarray, shape (Q,)
             Labels among ``classes_``. The Q answers compose: account for
-            them with :class:`refdp.pate.PATEAccountant`.
+            them with :class:`refdp.pate.PATEAccountant` (``noise="discrete"``
+            for ``secure=True``, ``"continuous"`` otherwise).
         """
         counts = self.vote_counts(Xq)
-        return self.classes_[lnmax_labels(counts, gamma, rng=rng)]
+        return self.classes_[lnmax_labels(counts, gamma, rng=rng, secure=secure)]
