@@ -111,10 +111,11 @@ def test_cli_prints_the_exact_delta(tmp_path):
     ([[2, 1, 0], [1, 1, 1]], 0.7, 0.5),
 ])
 def test_dominating_pairs_enclose_the_brute_force_value(counts, gamma, eps):
-    r = exact_delta(counts, gamma, eps, method="dominating")
+    # brute_force enumerates the continuous-noise law
+    r = exact_delta(counts, gamma, eps, method="dominating", noise="continuous")
     truth = brute_force(counts, gamma, eps)
     assert r.lower <= truth <= r.upper
-    enum = exact_delta(counts, gamma, eps)
+    enum = exact_delta(counts, gamma, eps, noise="continuous")
     assert r.upper >= enum.lower and r.lower <= enum.upper
 
 
@@ -134,3 +135,10 @@ def test_dominating_pairs_scale_to_many_queries():
 def test_method_is_validated():
     with pytest.raises(ValueError, match="The 'method' parameter of exact_delta must be one of"):
         exact_delta([[2, 1]], 1.0, 0.5, method="sample")
+
+
+def test_dominating_pairs_enclose_the_enumeration_for_the_discrete_law():
+    counts, gamma, eps = [[2, 1], [3, 0]], 0.5, 0.3
+    dom = exact_delta(counts, gamma, eps, method="dominating")          # noise="discrete", the default
+    enum = exact_delta(counts, gamma, eps)
+    assert dom.lower <= enum.upper and enum.lower <= dom.upper
