@@ -20,12 +20,12 @@ Laws used:
 * **Uniform** on ``[0, 1)``: fair bits, the ``u-rand`` of [Kar16]_.
 * **Exponential** of rate 1: ``K + F`` with ``K`` geometric,
   ``P[K = k] = (1 - e^{-1}) e^{-k}``, and ``F`` of density proportional to
-  ``e^{-f}`` on ``[0, 1)``, independent of ``K``. Since
-  ``e^{-f} = prod_j e^{-d_j 2^{-j}}`` for the binary digits ``d_j`` of ``f``,
-  the digits of ``F`` are independent with ``P[d_j = 1] = 1 / (1 +
-  e^{2^{-j}})``; each is drawn exactly as Bernoulli(``p / (1 + p)``),
-  ``p = e^{-2^{-j}}`` (a fair bit 0 returns 0; else Bernoulli(``p``) returns
-  1, or the round restarts).
+  ``e^{-f}`` on ``[0, 1)``, independent of ``K``. The first ``L`` binary
+  digits of ``F``, read as an integer ``j < 2^L``, have probability
+  proportional to ``exp(-j 2^-L)``: a geometric of ratio ``exp(-2^-L)``
+  reduced modulo ``2^L``; given them, ``F`` has density proportional to
+  ``e^{-f}`` on their cell, so further digits are drawn the same way
+  (:meth:`LazyExponential.refine`).
 * **Normal** ``N(0, 1)``: Karney's algorithm N ([Kar16]_), which returns
   ``s (k + x)`` with ``x`` a u-rand whose remaining digits are uniform.
 * **Spherical Laplace** (density proportional to ``exp(-beta ||b||)`` on
@@ -42,7 +42,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from .. import _core
 from .._twins import bernoulli_exp, geometric_exp, uniform_below, word_source
+
+_U64 = 1 << 64
 
 __all__ = ["BitSource", "LazyUniform", "LazyExponential", "LazyNormal", "lazy_normal",
            "LazySphericalLaplace", "LazyGaussianVector"]
@@ -52,6 +55,7 @@ class BitSource:
     """Fair bits and exact integer draws from one bit generator, in a fixed order."""
 
     def __init__(self, bit_generator):
+        self.bit_generator = bit_generator
         self.words = word_source(bit_generator)
         self._buffer = 0
         self._left = 0
@@ -73,8 +77,16 @@ class BitSource:
         return uniform_below(self.words, n)
 
     def bernoulli_exp(self, num: int, den: int) -> int:
-        """Bernoulli(exp(-num / den)) exactly."""
+        """Bernoulli(exp(-num / den)) exactly (the compiled sampler when both fit in 64 bits)."""
+        if num < _U64 and den < _U64:
+            return int(_core._py_bernoulli(self.bit_generator, num, den, 1, True)[0])
         return bernoulli_exp(self.words, num, den)
+
+    def geometric_exp(self, num: int, den: int) -> int:
+        """``Y >= 0`` with ``P[Y = y]`` proportional to ``exp(-y num / den)``, exactly."""
+        if num < _U64 and den < _U64:
+            return int(_core._py_geometric_exp(self.bit_generator, num, den, 1)[0])
+        return geometric_exp(self.words, num, den)
 
 
 class LazyUniform:
@@ -118,22 +130,22 @@ class LazyExponential:
 
     def __init__(self, src: BitSource):
         self.src = src
-        self.k = geometric_exp(src.words, 1, 1)
+        self.k = src.geometric_exp(1, 1)
         self.m = 0
         self.length = 0
 
-    def _digit(self, j: int) -> int:
-        # P[digit j = 1] = p / (1 + p), p = exp(-2^-j)
-        while True:
-            if not self.src.bit():
-                return 0
-            if self.src.bernoulli_exp(1, 1 << j):
-                return 1
-
     def refine(self, k: int = 1) -> None:
-        for _ in range(k):
-            self.length += 1
-            self.m = (self.m << 1) | self._digit(self.length)
+        """Draw ``k`` more digits of ``F`` at once.
+
+        Given the digits so far, ``F`` has density proportional to
+        ``e^{-f}`` on the current cell of width ``2^-length``; the next ``k``
+        digits ``j`` then have probability proportional to
+        ``exp(-j 2^-(length + k))``, ``0 <= j < 2^k``: a geometric of ratio
+        ``exp(-2^-(length + k))`` reduced modulo ``2^k`` (memorylessness).
+        """
+        j = self.src.geometric_exp(1, 1 << (self.length + k)) & ((1 << k) - 1)
+        self.m = (self.m << k) | j
+        self.length += k
 
     def bounds(self) -> tuple[Fraction, Fraction]:
         scale = 1 << self.length
@@ -182,7 +194,7 @@ class LazyNormal:
 def lazy_normal(src: BitSource) -> LazyNormal:
     """Karney's Algorithm N: an exact standard normal draw."""
     while True:
-        k = geometric_exp(src.words, 1, 2)                 # P[k] = (1 - e^{-1/2}) e^{-k/2}
+        k = src.geometric_exp(1, 2)                        # P[k] = (1 - e^{-1/2}) e^{-k/2}
         if not src.bernoulli_exp(k * (k - 1), 2):          # accept with exp(-k (k - 1) / 2)
             continue
         x = LazyUniform(src)
