@@ -34,6 +34,7 @@ import numpy as np
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
 from .._validation import Interval, check_scalar, parameter_error
+from ._fftconv import convolve_bounds
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
            "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon"]
@@ -238,6 +239,33 @@ def _conv(a: _Pld, b: _Pld, upper: bool) -> _Pld:
         c = _down(c * (1 - g) - n * _TINY)
         out = _Pld(a.start + b.start, c)
     return _truncate(out, upper)
+
+
+_DIRECT_MAX = 200_000_000    # above this many products a composition step uses the certified FFT
+
+
+def _conv_fast(a: _Pld, b: _Pld, upper: bool) -> _Pld:
+    """:func:`_conv`, or for large arrays the FFT convolution with its entrywise error bound."""
+    if a.m.size * b.m.size <= _DIRECT_MAX or min(a.m.size, b.m.size) < 64:
+        return _conv(a, b, upper)
+    c, err = convolve_bounds(a.m, b.m)
+    if upper:
+        out = _Pld(a.start + b.start, _up(np.maximum(c, 0.0) + err), float(_up(a.inf + b.inf)))
+    else:
+        out = _Pld(a.start + b.start, np.maximum(_down(c - err), 0.0))
+    return _truncate(out, upper)
+
+
+def _power_fast(p: _Pld, n: int, upper: bool) -> _Pld:
+    result = None
+    base = p
+    while n:
+        if n & 1:
+            result = base if result is None else _conv_fast(result, base, upper)
+        n >>= 1
+        if n:
+            base = _conv_fast(base, base, upper)
+    return result
 
 
 def _truncate(p: _Pld, upper: bool) -> _Pld:
@@ -607,6 +635,29 @@ def _discrete_gaussian_part(mech, h, iv, H, denom):
     return part
 
 
+_LAMBDAS = np.geomspace(1 / 64, 8.0, 25)
+
+
+def _log_mgf(part: _Part, h: Fraction, iv, H):
+    """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` at each ``lam`` of ``_LAMBDAS``.
+
+    The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence;
+    the +inf mass is left out (it is accounted separately).
+    """
+    n = part.hi.size
+    top = part.start + n - 1
+    up, lo = np.empty(_LAMBDAS.size), np.empty(_LAMBDAS.size)
+    for k, lam in enumerate(_LAMBDAS):
+        L = iv.mpf(float(lam))
+        w_lo, w_hi = _geometric(iv.exp(-(n - 1) * L * H), iv.exp(L * H), n)   # e^{lam (x_i - x_top)}
+        s_hi = _sum_up(_up(part.hi * w_hi))
+        s_lo = _sum_down(_down(part.lo * w_lo))
+        shift = L * top * H
+        up[k] = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
+        lo[k] = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
+    return up, lo
+
+
 class _Composition:
     """Upper and lower PLDs of a composition of spread PLDs, with the gap bound of the spreading."""
 
@@ -636,29 +687,48 @@ class _Composition:
             self.gauss = _gaussian_part(mu2, h, iv, H)
             parts.append((self.gauss, 1))
         upper = lower = None
-        self.spread = []            # (count, bin mass bound, support width in steps)
+        self.spread = []            # (count, bin mass bound, lower log-MGF bounds)
+        self._lm_total, self._inf_total, self._tops, self._widths = None, 0.0, [], []
         for part, count in parts:
-            pu = _power(_Pld(part.start, part.hi, part.inf), count, True)
-            pl = _power(_Pld(part.start, part.lo), count, False)
-            upper = pu if upper is None else _conv(upper, pu, True)
-            lower = pl if lower is None else _conv(lower, pl, False)
+            pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True)
+            pl = _power_fast(_Pld(part.start, part.lo), count, False)
+            upper = pu if upper is None else _conv_fast(upper, pu, True)
+            lower = pl if lower is None else _conv_fast(lower, pl, False)
+            lm_hi, lm_lo = _log_mgf(part, h, iv, H)
+            self._lm_total = count * lm_hi if self._lm_total is None else self._lm_total + count * lm_hi
+            self._inf_total += count * part.inf
             if part.bin_mass > 0 and not part.gaussian:
-                self.spread.append((count, part.bin_mass, part.hi.size - 1))
-        self.n_spread = sum(c for c, _, _ in self.spread) + (1 if self.gauss is not None else 0)
+                self.spread.append((count, part.bin_mass, lm_lo))
+                self._tops.append(ceil_fraction((part.start + part.hi.size) * h))
+                self._widths.append(part.hi.size - 1)
         self.upper, self.lower = upper, lower
-        # (e^h - 1) / 4 bounds the chord gap of (1 - c y)_+ over one bin, times the bin's mass
-        self.kappa = ceil_fraction(_hi((iv.exp(H) - 1) / 4))
+        self.n_spread = sum(c for c, _, _ in self.spread) + (1 if self.gauss is not None else 0)
         m = upper.m
         n = m.size
         self._suffix = _up(np.cumsum(m[::-1])[::-1] * (1 + 1.01 * (n + 1) * _U) + n * _TINY)
+        # (e^h - 1) / 4 bounds the chord gap of (1 - c y)_+ over one bin, times the bin's mass
+        self.kappa = ceil_fraction(_hi((iv.exp(H) - 1) / 4))
 
-    def _above(self, t: Fraction) -> float:
-        """An upper bound of P(L' > t) for the composed spread loss L' (the +inf mass included)."""
+    def _above_grid(self, t: Fraction) -> float:
+        """An upper bound of P(L_rest > t + width + n h) by coupling (each original within h of its spread)."""
         first = math.floor(t / self.h) + 1 - self.upper.start
         s = 0.0
         if first < self.upper.m.size:
             s = float(self._suffix[max(first, 0)])
-        return float(_up(s + self.upper.inf))
+        return min(1.0, float(_up(s + self.upper.inf)))
+
+    def _above(self, t: float, lm_lo) -> float:
+        """An upper bound of P(L_rest > t), L_rest the loss of every coordinate but one (Chernoff).
+
+        For lam > 0, ``e**(lam l) = y**-lam`` is convex in ``y = e**-l``, so a
+        spread coordinate's moment ``E[e**(lam L)]`` is at least the original's;
+        the finite part is at most ``exp(-lam t) prod_i E[e**(lam L_i)]``, the
+        rest at most the masses at +inf.
+        """
+        e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
+        best = float(np.min(e))
+        chern = 1.0 if best >= 0 else float(_up(math.exp(best) * (1 + 1e-12)))
+        return min(1.0, float(_up(chern + _up(self._inf_total * (1 + 4 * _U)))))
 
     def gap(self, epsilon: float) -> float:
         """An upper bound of delta_spread(epsilon) - delta(epsilon) (section 3 of the theory page)."""
@@ -670,9 +740,11 @@ class _Composition:
         last = None if self.gauss is not None or not self.spread else \
             max(range(len(self.spread)), key=lambda i: self.spread[i][1])
         last_term = None
-        for i, (count, bin_mass, width) in enumerate(self.spread):
-            t = fe - (width + self.n_spread) * self.h
-            one = float(_up(_up(bin_mass * self.kappa) * self._above(t)))
+        for i, (count, bin_mass, lm_lo) in enumerate(self.spread):
+            # a gap needs the kink inside the coordinate's support: L_rest > epsilon - its top
+            t = float(_down(epsilon - self._tops[i]))
+            T = min(self._above(t, lm_lo), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
+            one = float(_up(_up(bin_mass * self.kappa) * T))
             if i == last:
                 count -= 1
                 last_term = one
