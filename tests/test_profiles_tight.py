@@ -128,3 +128,17 @@ def test_twiddles_within_the_assumed_accuracy():
         ang = 2 * mp.pi * j / n
         dev = abs(mp.mpf(wr[j]) - mp.cos(ang)) + abs(mp.mpf(wi[j]) + mp.sin(ang))
         assert dev <= 2.0 ** -53
+
+
+def test_mixed_neighbour_relations_are_refused():
+    mix = [Laplace(1.0), Gaussian(2.0, relation="replace-one")]
+    for func, arg in ((privacy_profile_delta, 1.0), (privacy_profile_epsilon, 1e-6)):
+        with pytest.raises(ValueError, match=r"The 'mechanisms' parameter of " + func.__name__
+                           + r" must be mechanisms sharing one neighbour relation .*"
+                           r"Got a mix of 'add-remove' and 'replace-one' instead"):
+            func(mix, arg)
+    with pytest.raises(ValueError, match=r"The 'relation' parameter of Laplace must be one of "
+                       r"'add-remove', 'replace-one'. Got 'swap' instead"):
+        Laplace(1.0, relation="swap")
+    same = [Laplace(1.0, relation="replace-one"), Gaussian(2.0, relation="replace-one")]
+    assert privacy_profile_delta(same, 1.0) == privacy_profile_delta([Laplace(1.0), Gaussian(2.0)], 1.0)

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
-from .._validation import Interval, check_scalar, parameter_error
+from .._validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
@@ -51,6 +51,9 @@ _FLOOR = 1e-290         # values below this are enclosed in [0, 2 * _FLOOR]
 _TAIL = 1e-60           # mass a truncation may move or drop per composition step
 _Z = 36.0               # Gaussian tails beyond 36 standard deviations are bounded, not discretised
 _DPS = 40
+#: The neighbour relation a mechanism's parameters refer to (its sensitivity, or
+#: epsilon for randomized response): adding or removing one record, or replacing one.
+RELATIONS = Options(("add-remove", "replace-one"))
 
 
 class Enclosure(NamedTuple):
@@ -64,28 +67,43 @@ class Enclosure(NamedTuple):
         return self.upper - self.lower
 
 
+def _check_relation(mech) -> None:
+    check_option(mech.relation, "relation", type(mech).__name__, RELATIONS)
+
+
 @dataclass(frozen=True)
 class RandomizedResponse:
     """Randomized response with parameter epsilon: the worst case of every epsilon-DP mechanism.
 
     Its PLD has mass ``e**eps / (1 + e**eps)`` at ``eps`` and the rest at
     ``-eps`` (Kairouz, Oh and Viswanath 2015, Thm. 3.3).
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
     """
 
     epsilon: float
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "epsilon", check_scalar(self.epsilon, "epsilon", "RandomizedResponse", _POS))
 
 
 @dataclass(frozen=True)
 class Laplace:
-    """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``."""
+    """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     scale: float
     sensitivity: float = 1.0
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "Laplace", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "Laplace", _POS))
@@ -93,12 +111,18 @@ class Laplace:
 
 @dataclass(frozen=True)
 class DiscreteLaplace:
-    """Discrete Laplace noise ``P(x) ~ exp(-|x| / scale)`` on the integers, integer sensitivity."""
+    """Discrete Laplace noise ``P(x) ~ exp(-|x| / scale)`` on the integers, integer sensitivity.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     scale: float
     sensitivity: int = 1
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "DiscreteLaplace", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "DiscreteLaplace", _INT_SENS))
@@ -106,12 +130,18 @@ class DiscreteLaplace:
 
 @dataclass(frozen=True)
 class Gaussian:
-    """Gaussian noise of standard deviation ``sigma`` added to a query of L2 sensitivity ``sensitivity``."""
+    """Gaussian noise of standard deviation ``sigma`` added to a query of L2 sensitivity ``sensitivity``.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     sigma: float
     sensitivity: float = 1.0
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "Gaussian", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "Gaussian", _POS))
@@ -119,12 +149,18 @@ class Gaussian:
 
 @dataclass(frozen=True)
 class DiscreteGaussian:
-    """Discrete Gaussian ``P(x) ~ exp(-x**2 / (2 sigma**2))`` on the integers, integer sensitivity."""
+    """Discrete Gaussian ``P(x) ~ exp(-x**2 / (2 sigma**2))`` on the integers, integer sensitivity.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     sigma: float
     sensitivity: int = 1
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "DiscreteGaussian", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "DiscreteGaussian", _INT_SENS))
@@ -321,6 +357,12 @@ def _normalise(mechanisms, owner):
         groups[mech] = groups.get(mech, 0) + count
     if not groups:
         raise parameter_error("mechanisms", owner, "a non-empty list of mechanisms", items)
+    relations = sorted({m.relation for m in groups})
+    if len(relations) > 1:
+        # a sensitivity (or epsilon) under one relation says nothing exact about the other
+        raise parameter_error("mechanisms", owner,
+                              "mechanisms sharing one neighbour relation ('add-remove' or 'replace-one')",
+                              Described("a mix of " + " and ".join(repr(r) for r in relations)))
     return groups
 
 
