@@ -115,8 +115,7 @@ def default_settings(quick: bool = False) -> list:
     Pure epsilon-DP compositions (randomized response, the worst case, for
     which refdp's value is the exact optimal composition at any k); Gaussian
     compositions (composed exactly, discretised once, any k); Laplace
-    compositions (k <= 100, whose certified enclosure is ``k * grid_step``
-    wide); mixtures; and a discrete Laplace and a discrete Gaussian
+    compositions (k <= 100); mixtures; and a discrete Laplace and a discrete Gaussian
     composition. ``quick`` keeps 8 settings.
     """
     deltas = (1e-15, 1e-6, 1e-2)

@@ -4,23 +4,24 @@ A mechanism's *privacy-loss distribution* (PLD) is the law of
 ``L = ln(P(o) / Q(o))`` for ``o ~ P``, with ``(P, Q)`` its dominating pair of
 output distributions on neighbouring inputs; the privacy profile is
 ``delta(epsilon) = E[(1 - e**(epsilon - L))_+]`` and the PLD of a composition
-is the convolution of the PLDs (losses add). refdp encloses it between two
-finitely supported PLDs on the grid ``i * grid_step``:
+is the convolution of the PLDs (losses add).
 
-* the *pessimistic* one moves every loss up to the next grid point, carries
-  upper bounds of the masses and puts the truncated upper tail at ``+inf``;
-* the *optimistic* one moves every loss down, carries lower bounds of the
-  masses and drops the truncated tails.
-
-Masses are computed from interval seeds (mpmath in a private context) by
-products of doubles whose rounding error is bounded a priori, and composed by
-direct convolution of non-negative arrays, whose error is bounded likewise
-(``docs/theory/privacy_profiles.rst``). The result of a query is an
-:class:`Enclosure` ``(lower, upper)`` of the exact value; ``upper`` is the
-guarantee.
+refdp puts every PLD on the grid ``i * h``, with ``h <= grid_step`` chosen so
+that the loss lattices of randomized response, the discrete mechanisms and
+the Laplace atoms are on it (those PLDs are then exact). Any other mass is
+*spread* onto the two ends of its grid bin keeping its P- and Q-mass
+(connect-the-dots, Doroshenko et al. 2022): by Jensen's inequality the spread
+composition dominates the exact one, and its excess is at most a computable
+``gap`` of order ``h**2`` per spread mechanism. Masses are enclosed from
+interval seeds (mpmath in a private context) by products of doubles whose
+rounding error is bounded a priori, and composed by direct convolution or,
+for large steps, by a radix-2 FFT with an a-priori entrywise error bound
+(``_fftconv``). The result of a query is an :class:`Enclosure`
+``(lower, upper)`` of the exact value; ``upper`` is the guarantee. Proofs:
+``docs/theory/privacy_profiles.rst``, sections 2 and 3.
 
 Gaussian mechanisms are composed exactly first (``mu**2 = sum (Delta/sigma)**2``,
-Dong, Roth and Su 2022, Cor. 3.3), then discretised once.
+Dong, Roth and Su 2022, Cor. 3.3), then spread once.
 """
 from __future__ import annotations
 
@@ -277,7 +278,7 @@ def _conv(a: _Pld, b: _Pld, upper: bool) -> _Pld:
     return _truncate(out, upper)
 
 
-_DIRECT_MAX = 200_000_000    # above this many products a composition step uses the certified FFT
+_DIRECT_MAX = 1_000_000_000  # above this many products a composition step uses the certified FFT
 
 
 def _conv_fast(a: _Pld, b: _Pld, upper: bool) -> _Pld:
@@ -849,9 +850,10 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
 
     ``delta(epsilon) = E_P[(1 - e**(epsilon - L))_+]`` for the privacy loss
     ``L`` of the composition (its hockey-stick divergence, Balle, Barthe and
-    Gaboardi 2018, Thm. 1), computed from a pessimistic and an optimistic
-    privacy-loss distribution on the grid ``i * grid_step``
-    (``docs/theory/privacy_profiles.rst``).
+    Gaboardi 2018, Thm. 1), computed from the privacy-loss distributions
+    spread onto a grid aligned with the mechanisms' loss lattices, with
+    certified mass bounds and a certified bound of the spreading's excess
+    (``docs/theory/privacy_profiles.rst``, sections 2 and 3).
 
     Parameters
     ----------
@@ -861,8 +863,10 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
         :class:`DiscreteGaussian`; equal mechanisms are grouped.
     epsilon : float in [0, inf)
     grid_step : float in [1e-6, 1], default 1e-3
-        Spacing of the loss grid (a smaller step narrows the enclosure and
-        costs more).
+        Largest spacing of the loss grid; the step used divides the loss
+        lattices of as many mechanisms as possible (a smaller step narrows
+        the enclosure of spread mechanisms, about quadratically, and costs
+        more).
 
     Returns
     -------
@@ -884,6 +888,11 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
        (dominating pairs).
     .. [3] A. Koskela, J. Jälkö and A. Honkela, "Computing Tight Differential
        Privacy Guarantees Using FFT", AISTATS 2020 (PLD discretisation).
+    .. [4] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar and P. Manurangsi,
+       "Connect the Dots: Tighter Discrete Approximations of Privacy Loss
+       Distributions", PoPETs 2022 (the spreading).
+    .. [5] N. J. Higham, *Accuracy and Stability of Numerical Algorithms*,
+       2nd ed., SIAM 2002, Theorem 24.2 (the FFT error bound).
     """
     owner = "privacy_profile_delta"
     groups = _normalise(mechanisms, owner)
@@ -898,8 +907,7 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
 
     ``upper`` is a float with ``delta_upper(upper) <= delta`` (so the
     composition is ``(upper, delta)``-DP); ``lower`` is a float with
-    ``delta_lower(lower) > delta`` (so no smaller epsilon than it is valid),
-    or 0. Both are found by bisection on the monotone bounds of
+    ``delta_lower(lower) > delta`` (so no epsilon up to it is valid), or 0. Both are found by bisection on the monotone bounds of
     :func:`privacy_profile_delta`.
 
     Parameters
