@@ -50,6 +50,7 @@ PEERS = {
     "dp_accounting.rdp": "dp-accounting",
     "prv_accountant": "prv-accountant",
     "autodp": "autodp",
+    "opacus.rdp": "opacus",
     "refdp.renyi": None,
 }
 _PEER_OPTIONS = Options(tuple(PEERS))
@@ -360,12 +361,43 @@ def _autodp(setting):
     return {"autodp": tz.Composition()(mechs, counts).get_approxDP(setting.delta)}
 
 
+#: Opacus's default orders (``RDPAccountant.DEFAULT_ALPHAS``, Opacus 1.x).
+_OPACUS_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64))
+
+
+def _opacus_rdp(setting):
+    """Opacus's RDP accountant (its ``compute_rdp`` with sampling rate 1 and ``get_privacy_spent``).
+
+    Only ``opacus/accountants/analysis/rdp.py`` is loaded, from the installed
+    package's files, so that Opacus's package initialisation (which imports
+    PyTorch) is not run: that module needs only NumPy and SciPy.
+    """
+    import importlib.util as iu
+    import os
+    spec = iu.find_spec("opacus")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("opacus")
+    path = os.path.join(os.path.dirname(spec.origin), "accountants", "analysis", "rdp.py")
+    mod_spec = iu.spec_from_file_location("_opacus_rdp_analysis", path)
+    mod = iu.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    rdp = None
+    for m, k in setting.mechanisms:
+        if not isinstance(m, Gaussian):
+            raise _Unsupported(f"no {type(m).__name__} (only the subsampled Gaussian)")
+        r = mod.compute_rdp(q=1.0, noise_multiplier=m.sigma / m.sensitivity, steps=k, orders=_OPACUS_ORDERS)
+        rdp = r if rdp is None else rdp + r
+    eps, _ = mod.get_privacy_spent(orders=_OPACUS_ORDERS, rdp=rdp, delta=setting.delta)
+    return {"opacus.rdp": eps}
+
+
 def _refdp_renyi(setting):
     return {"refdp.renyi": renyi_epsilon(list(setting.mechanisms), setting.delta).epsilon}
 
 
 _RUNNERS = {"dp_accounting.pld": _dp_accounting_pld, "dp_accounting.rdp": _dp_accounting_rdp,
-            "prv_accountant": _prv, "autodp": _autodp, "refdp.renyi": _refdp_renyi}
+            "prv_accountant": _prv, "autodp": _autodp, "opacus.rdp": _opacus_rdp,
+            "refdp.renyi": _refdp_renyi}
 _LABELS = {"prv_accountant": ("prv_accountant", "prv_accountant (estimate)")}
 
 
@@ -448,7 +480,7 @@ def _verdict(value: float, truth: Enclosure):
 def available_peers() -> list:
     """The peers of :data:`PEERS` whose package can be imported (checked without importing it)."""
     mods = {"dp_accounting.pld": "dp_accounting", "dp_accounting.rdp": "dp_accounting",
-            "prv_accountant": "prv_accountant", "autodp": "autodp"}
+            "prv_accountant": "prv_accountant", "autodp": "autodp", "opacus.rdp": "opacus"}
     return [p for p in PEERS if p not in mods or importlib.util.find_spec(mods[p]) is not None]
 
 
