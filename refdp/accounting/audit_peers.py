@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .._precision import iv_context
+from .._rounding import ceil_fraction, floor_fraction
 from .._validation import Interval, Options, check_scalar, parameter_error
 from ._gaussian_exact import gaussian_delta
 from .optimal_composition import _Profile, _hi, _lo, optimal_composition_epsilon
@@ -150,14 +151,14 @@ def default_settings(quick: bool = False) -> list:
 # ------------------------------------------------------------------ truth --
 
 def _grid_step(groups) -> float:
-    """A loss-grid step keeping the certified profile below about a second per setting."""
+    """A loss-grid step keeping the certified profile within a few seconds per setting."""
     mu2 = sum(k * (g.sensitivity / g.sigma) ** 2 for g, k in groups.items() if isinstance(g, Gaussian))
     span = sum(2 * k * (g.sensitivity / g.scale if isinstance(g, (Laplace, DiscreteLaplace)) else
                         g.epsilon if isinstance(g, RandomizedResponse) else
                         g.sensitivity * (2 * 36 * g.sigma) / (2 * g.sigma ** 2))
                for g, k in groups.items() if not isinstance(g, Gaussian))
     span += 72 * math.sqrt(mu2)
-    return float(min(1.0, max(1e-4, span / 2e4)))
+    return float(min(1.0, max(1e-5, span / 2e5)))
 
 
 def reference_epsilon(mechanisms, delta) -> Enclosure:
@@ -207,10 +208,22 @@ def reference_epsilon(mechanisms, delta) -> Enclosure:
                     lower = t
                     break
             return Enclosure(lower, upper)
+        if isinstance(mech, Laplace) and k == 1:
+            return _laplace_epsilon(mech, delta)
     if all(isinstance(m, Gaussian) for m in groups):
         mu2 = sum(k * (Fraction(m.sensitivity) / Fraction(m.sigma)) ** 2 for m, k in groups.items())
         return _gaussian_epsilon(mu2, delta)
     return privacy_profile_epsilon(list(groups.items()), delta, grid_step=_grid_step(groups))
+
+
+def _laplace_epsilon(mech, delta: float) -> Enclosure:
+    """One Laplace mechanism: ``delta(eps) = 1 - e**((eps - a)/2)`` on [0, a], so eps = max(0, a + 2 ln(1 - delta))."""
+    iv = iv_context(40)
+    a = iv.mpf(mech.sensitivity) / iv.mpf(mech.scale)
+    e = a + 2 * iv.log(1 - iv.mpf(delta))
+    if e.b <= 0:
+        return Enclosure(0.0, 0.0)
+    return Enclosure(max(0.0, floor_fraction(_lo(e))), ceil_fraction(_hi(e)))
 
 
 def _gaussian_epsilon_float(mu: float, delta: float) -> float:

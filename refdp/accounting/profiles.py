@@ -1035,9 +1035,25 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
         hi_eps = math.inf
     else:
         hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol)[1]
+    pure = _pure_epsilon(groups)
+    if pure is not None:           # the composition is (pure, 0)-DP (basic composition)
+        hi_eps = min(hi_eps, pure)
     # the exact epsilon exceeds every e with delta_lower(e) > delta
-    lo_eps = _bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol)[0]
+    lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol)[0], hi_eps)
     return Enclosure(lo_eps, hi_eps)
+
+
+def _pure_epsilon(groups):
+    """The basic-composition epsilon (rounded up) when every mechanism is pure DP, else None."""
+    total = Fraction(0)
+    for mech, count in groups.items():
+        if isinstance(mech, RandomizedResponse):
+            total += count * Fraction(mech.epsilon)
+        elif isinstance(mech, (Laplace, DiscreteLaplace)):
+            total += count * Fraction(mech.sensitivity) / Fraction(mech.scale)
+        else:
+            return None
+    return ceil_fraction(total)
 
 
 def _bisect(ok, top: float, rtol: float) -> float:
