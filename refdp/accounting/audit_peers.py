@@ -151,14 +151,14 @@ def default_settings(quick: bool = False) -> list:
 # ------------------------------------------------------------------ truth --
 
 def _grid_step(groups) -> float:
-    """A loss-grid step keeping the certified profile within a few seconds per setting."""
+    """A loss-grid step keeping the certified profile within about half a minute per setting."""
     mu2 = sum(k * (g.sensitivity / g.sigma) ** 2 for g, k in groups.items() if isinstance(g, Gaussian))
     span = sum(2 * k * (g.sensitivity / g.scale if isinstance(g, (Laplace, DiscreteLaplace)) else
                         g.epsilon if isinstance(g, RandomizedResponse) else
                         g.sensitivity * (2 * 36 * g.sigma) / (2 * g.sigma ** 2))
                for g, k in groups.items() if not isinstance(g, Gaussian))
     span += 72 * math.sqrt(mu2)
-    return float(min(1.0, max(1e-5, span / 2e5)))
+    return float(min(1.0, max(1e-5, span / 2e6)))
 
 
 def reference_epsilon(mechanisms, delta) -> Enclosure:

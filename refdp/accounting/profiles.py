@@ -16,7 +16,8 @@ composition dominates the exact one, and its excess is at most a computable
 interval seeds (mpmath in a private context) by products of doubles whose
 rounding error is bounded a priori, and composed by direct convolution or,
 for large steps, by a radix-2 FFT with an a-priori entrywise error bound
-(``_fftconv``). The result of a query is an :class:`Enclosure`
+(``_fftconv``), run also on exponentially tilted arrays so that the error is
+small relative to the upper tail. The result of a query is an :class:`Enclosure`
 ``(lower, upper)`` of the exact value; ``upper`` is the guarantee. Proofs:
 ``docs/theory/privacy_profiles.rst``, sections 2 and 3.
 
@@ -290,11 +291,11 @@ class _Tilt:
         self.fstep = float(self.lam * float(h))
 
 
-def _tilt_weights(t: _Tilt, n: int, pivot: int):
-    """Upper bounds ``f_i >= e**(lam h (i - pivot))`` and the relative excess ``g`` (f_i <= w_i (1 + g))."""
+def _tilt_weights(t: _Tilt, n: int, pivot: int, upper: bool):
+    """Doubles above (``upper``) or below ``e**(lam h (i - pivot))``, i < n."""
     iv = t.iv
     lo, hi = _geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n)
-    return hi, 2.02 * (n + 2) * _U
+    return hi if upper else lo
 
 
 def _untilt(t: _Tilt, n: int, pivot: int):
@@ -329,23 +330,25 @@ def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld
             pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
             pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
             try:
-                fa, ga = _tilt_weights(tilt, a.m.size, pa)
-                fb, gb = _tilt_weights(tilt, b.m.size, pb)
+                fa = _tilt_weights(tilt, a.m.size, pa, upper)
+                fb = _tilt_weights(tilt, b.m.size, pb, upper)
             except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
-                fa = fb = np.full(1, np.inf)
-                ga = gb = 0.0
-            ta = a.m * fa                   # in m_i w_i [1 - u, (1 + ga)(1 + u)]
-            tb = b.m * fb
-            if ta.size == a.m.size and tb.size == b.m.size and np.all(np.isfinite(ta)) \
-                    and np.all(np.isfinite(tb)):
+                fa = fb = None
+            if fa is not None:
+                # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
+                ta = a.m * fa
+                tb = b.m * fb
+            if fa is not None and np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
                 ct, errt = convolve_bounds(ta, tb)
                 v_lo, v_hi = _untilt(tilt, c.size, pa + pb)
-                t_hi = _up(_up(np.maximum(ct, 0.0) + errt) * v_hi * (1 + 4 * _U))
-                t_lo = _down(_down(ct - errt) * v_lo * (1 - 4 * _U) / ((1 + ga) * (1 + gb) * (1 + 4 * _U)))
-                t_hi[~np.isfinite(t_hi)] = np.inf
-                t_lo[~np.isfinite(t_lo)] = 0.0
-                hi = np.minimum(hi, t_hi)
-                lo = np.maximum(lo, np.maximum(t_lo, 0.0))
+                if upper:
+                    t_hi = _up(_up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
+                    t_hi[~np.isfinite(t_hi)] = np.inf
+                    hi = np.minimum(hi, t_hi)
+                else:
+                    t_lo = _down(_down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
+                    t_lo[~np.isfinite(t_lo)] = 0.0
+                    lo = np.maximum(lo, np.maximum(t_lo, 0.0))
     if upper:
         out = _Pld(a.start + b.start, hi, float(_up(a.inf + b.inf)))
     else:
@@ -480,6 +483,10 @@ def _aligned_step(groups, grid_step: float) -> Fraction:
             g = cand
     if g is None:
         return target
+    if all((x / g).denominator == 1 for m in groups for x in _generators(m)) \
+            and not any(isinstance(m, (Laplace, Gaussian)) for m in groups):
+        # every loss is on the lattice g Z and nothing is spread: the lattice itself is exact
+        return g
     return g / math.ceil(g / target)
 
 
@@ -639,6 +646,37 @@ def _hat_moment(h: Fraction) -> float:
     return float(ceil_fraction(max(abs(_lo(m1)), abs(_hi(m1)))))
 
 
+_BLOCK = 4096
+
+
+def _phi_grid(z0, d, n: int, iv):
+    """Doubles ``(lo, hi)`` enclosing ``phi(z0 + i d)``, i < n (``z0``, ``d`` intervals).
+
+    ``phi(z + d) = phi(z) e^{-z d - d^2/2}``: within a block of ``_BLOCK``
+    points the values are products of a geometric sequence of ratios, whose
+    relative error grows like the square of the block length; every block
+    restarts from an interval seed.
+    """
+    inv = 1 / iv.sqrt(2 * iv.pi)
+    rho = iv.exp(-d * d)
+    los, his = [], []
+    for s0 in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - s0)
+        z = z0 + s0 * d
+        p0lo, p0hi = _float_box(iv.exp(-z * z / 2) * inv)
+        if m > 1:
+            flo, fhi = _geometric(iv.exp(-z * d - d * d / 2), rho, m - 1)
+        else:
+            flo = fhi = np.zeros(0)
+        for p0, f, side, out in ((p0lo, flo, -1, los), (p0hi, fhi, 1, his)):
+            arr = np.concatenate(([p0], f))
+            with np.errstate(over="ignore", under="ignore"):
+                c = np.cumprod(arr)
+            g = 1.01 * (np.arange(m) + 2) * _U
+            out.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
+    return np.concatenate(los), np.concatenate(his)
+
+
 def _gaussian_part(mu2: Fraction, h: Fraction, iv, H) -> _Part:
     """Spread PLD of N(mu^2/2, mu^2): the mass at x_i is int hat_i(l) phi_L(l) dl (second-order bounds)."""
     mu = iv.sqrt(_frac_iv(iv, mu2))
@@ -650,18 +688,7 @@ def _gaussian_part(mu2: Fraction, h: Fraction, iv, H) -> _Part:
     n = i1 - i0 + 1
     d = H / mu
     z0 = (i0 * H - mu * mu / 2) / mu
-    inv = 1 / iv.sqrt(2 * iv.pi)
-    f0 = iv.exp(-z0 * d - d * d / 2)
-    rho = iv.exp(-d * d)
-    flo, fhi = _geometric(f0, rho, n - 1)
-    p0lo, p0hi = _float_box(iv.exp(-z0 * z0 / 2) * inv)
-    phis = []
-    for p0, f, side in ((p0lo, flo, -1), (p0hi, fhi, 1)):
-        arr = np.concatenate(([p0], f))
-        with np.errstate(over="ignore", under="ignore"):
-            c = np.cumprod(arr)
-        g = 1.01 * (np.arange(n) + 2) * _U
-        phis.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
+    phis = _phi_grid(z0, d, n, iv)
     plo, phi = phis                                   # enclose phi(z_i), z_i = (x_i - mu^2/2)/mu
     small = phi < _FLOOR
     plo[small], phi[small] = 0.0, 2 * _FLOOR
@@ -791,7 +818,9 @@ def _choose_tilt(parts, h: Fraction, iv, target):
         lam = float(norm.isf(target[1])) / sd
     if not lam > 0 or not math.isfinite(lam):
         return None
-    return _Tilt(min(lam, 64.0), h, iv)
+    # a coarse ladder (powers of 2**(1/4)): nearby queries share the tilt, hence the composition
+    lam = 2.0 ** (round(4 * math.log2(min(lam, 64.0))) / 4)
+    return _Tilt(lam, h, iv)
 
 
 class _Composition:
