@@ -142,3 +142,16 @@ def test_mixed_neighbour_relations_are_refused():
         Laplace(1.0, relation="swap")
     same = [Laplace(1.0, relation="replace-one"), Gaussian(2.0, relation="replace-one")]
     assert privacy_profile_delta(same, 1.0) == privacy_profile_delta([Laplace(1.0), Gaussian(2.0)], 1.0)
+
+
+@pytest.mark.parametrize("delta", [1e-6, 1e-15])
+def test_fft_steps_agree_with_direct_convolution(monkeypatch, delta):
+    import refdp.accounting.profiles as profiles
+    mech = [(Laplace(10.0), 40), (Gaussian(8.0), 5)]
+    direct = privacy_profile_epsilon(mech, delta)
+    monkeypatch.setattr(profiles, "_DIRECT_MAX", 0)        # every large step by (tilted) FFT
+    fft = privacy_profile_epsilon(mech, delta)
+    assert fft.lower <= direct.upper and direct.lower <= fft.upper     # both contain the truth
+    assert fft.width <= 2 * direct.width + 1e-9 * direct.upper
+    monkeypatch.undo()
+    assert privacy_profile_delta(mech, direct.upper).upper <= delta
