@@ -1030,8 +1030,11 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
 
     ``upper`` is a float with ``delta_upper(upper) <= delta`` (so the
     composition is ``(upper, delta)``-DP); ``lower`` is a float with
-    ``delta_lower(lower) > delta`` (so no epsilon up to it is valid), or 0. Both are found by bisection on the monotone bounds of
-    :func:`privacy_profile_delta`.
+    ``delta_lower(lower) > delta`` (so no epsilon up to it is valid), or 0.
+    Both are found by bisection on the bounds of :func:`privacy_profile_delta`.
+    Large compositions are computed with an exponential tilt chosen from the
+    query, so ``privacy_profile_delta`` at ``upper`` may differ from
+    ``delta`` in the last digits; both are valid.
 
     Parameters
     ----------
