@@ -893,7 +893,7 @@ class _Composition:
         """
         e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
         best = float(np.min(e))
-        chern = 1.0 if best >= 0 else float(_up(math.exp(best) * (1 + 1e-12)))
+        chern = 1.0 if best >= 0 else ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
         return min(1.0, float(_up(chern + _up(self._inf_total * (1 + 4 * _U)))))
 
     def gap(self, epsilon: float) -> float:
