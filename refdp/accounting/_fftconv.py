@@ -92,7 +92,7 @@ def convolve_bounds(a, b, python: bool = False):
 
     Parameters
     ----------
-    a, b : 1-D arrays of non-negative doubles
+    a, b : 1-D arrays of non-negative doubles (the same object for a square)
     python : bool, default False
         Use the pure-Python twin of the compiled transform (identical results).
 
@@ -102,8 +102,9 @@ def convolve_bounds(a, b, python: bool = False):
     err : float
         ``|c_i - sum_j a_j b_{i-j}| <= err`` for all ``i``.
     """
+    same = a is b
     a = np.asarray(a, float)
-    b = np.asarray(b, float)
+    b = a if same else np.asarray(b, float)
     size = a.size + b.size - 1
     n = 1 << max(1, (size - 1).bit_length())
     L = n.bit_length() - 1
@@ -113,7 +114,7 @@ def convolve_bounds(a, b, python: bool = False):
     pb[:b.size] = b
     z = np.zeros(n)
     Ar, Ai = _fft(pa, z, python)
-    Br, Bi = _fft(pb, z, python)
+    Br, Bi = (Ar, Ai) if same else _fft(pb, z, python)       # a square: one transform
     Pr = Ar * Br - Ai * Bi
     Pi = Ar * Bi + Ai * Br
     # inverse: conj(FFT(conj(P))) / n, the division by a power of two being exact

@@ -322,7 +322,8 @@ def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld
     """
     if a.m.size * b.m.size <= _DIRECT_MAX or min(a.m.size, b.m.size) < 64:
         return _conv(a, b, upper)
-    c, err = convolve_bounds(a.m, b.m)
+    same = a is b
+    c, err = convolve_bounds(a.m, a.m if same else b.m)
     hi = _up(np.maximum(c, 0.0) + err)
     lo = np.maximum(_down(c - err), 0.0)
     if tilt is not None and tilt.lam > 0:
@@ -337,7 +338,7 @@ def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld
             if fa is not None:
                 # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
                 ta = a.m * fa
-                tb = b.m * fb
+                tb = ta if same else b.m * fb
             if fa is not None and np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
                 ct, errt = convolve_bounds(ta, tb)
                 v_lo, v_hi = _untilt(tilt, c.size, pa + pb)
