@@ -118,6 +118,9 @@ def test_fft_convolution_bound_and_twin(n):
     for i, v in zip(range(0, c.size, max(1, c.size // 40)), exact):
         assert abs(mp.mpf(c[i]) - v) <= err
     assert err <= 1e-12 * np.sum(a) * np.sum(b)
+    sq, err_sq = convolve_bounds(a, a)                       # a square transforms once
+    sq2, err_sq2 = convolve_bounds(a, a.copy())
+    assert np.array_equal(sq, sq2) and err_sq == err_sq2
 
 
 def test_twiddles_within_the_assumed_accuracy():
