@@ -5,7 +5,8 @@ Experiments, each measured in one run:
 1. k-fold Laplace (scale 10, sensitivity 1) and k-fold Gaussian (sigma 10 on
    the unit sensitivity) compositions: epsilon at delta = 1e-6 from refdp's
    certified enclosure (``privacy_profile_epsilon``, grid 1e-3; both ends
-   printed, the upper end is the guarantee), Google's dp_accounting PLD
+   printed, the upper end is the guarantee; k = 10, 100, 1000 and 10**4,
+   the last two with FFT steps), Google's dp_accounting PLD
    (pessimistic estimate, value discretisation 1e-4), Microsoft's
    prv_accountant (its upper bound) and autodp (Rényi DP conversion), with
    the time of each and its ratio to refdp's; refdp's own Rényi route
@@ -99,7 +100,7 @@ def main():
     args = bc.parse_args(__doc__.splitlines()[0])
     bc.print_machine("privacy accounting")
     peers = _peers()
-    ks = [10, 100] if args.quick else [10, 100, 1000]
+    ks = [10, 100] if args.quick else [10, 100, 1000, 10**4]
     runners = {"dp_accounting": _dp_accounting, "prv_accountant": _prv, "autodp": _autodp}
     for kind, mech in (("laplace", Laplace(10.0)), ("gaussian", Gaussian(10.0))):
         rows = []
@@ -118,7 +119,7 @@ def main():
                 except Exception as exc:  # noqa: BLE001 - a peer failing is reported, not fatal
                     times[name], results[name] = None, f"failed ({type(exc).__name__})"
             enc = results["refdp"]
-            row = [k, f"[{enc.lower:.4f}, {enc.upper:.4f}]", bc.fmt_s(times["refdp"]),
+            row = [k, f"[{enc.lower:.6f}, {enc.upper:.6f}]", bc.fmt_s(times["refdp"]),
                    f"{results['refdp RDP']:.4f}",
                    f"{bc.fmt_s(times['refdp RDP'])} ({times['refdp RDP'] / times['refdp']:.3g}x)"]
             for name in runners:
@@ -126,7 +127,7 @@ def main():
                     row += ["absent", "-"]
                     continue
                 v, t = results[name], times[name]
-                shown = v if isinstance(v, str) else f"{float(v):.4f}"
+                shown = v if isinstance(v, str) else f"{float(v):.6f}"
                 ratio = "-" if t is None else f"{t / times['refdp']:.3g}"
                 row += [shown, f"{bc.fmt_s(t)} ({ratio}x)"]
             if kind == "gaussian":

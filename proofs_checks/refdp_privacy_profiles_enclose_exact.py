@@ -9,7 +9,10 @@ Claim
     contains Balle and Wang's (2018, Thm. 8) analytic value
     ``Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``, ``mu = sqrt(k) Delta/sigma``,
     enclosed in interval arithmetic.
-    (3) ``optimal_composition_delta`` (windowed, O(sqrt k)) is an upper bound
+    (3) For one Laplace mechanism (whose PLD is spread, not on a lattice),
+    the enclosure contains ``1 - e**((eps - a)/2)``, ``a = Delta/b``, for
+    0 <= eps < a.
+    (4) ``optimal_composition_delta`` (windowed, O(sqrt k)) is an upper bound
     of the brute-force hockey-stick divergence over all 2**k sequences and
     within a relative 2**-50 of it, for k <= 8.
 Preconditions
@@ -24,7 +27,8 @@ from fractions import Fraction
 
 from refdp._precision import iv_context, raw_to_fraction
 from refdp.accounting import optimal_composition_delta
-from refdp.accounting.profiles import Gaussian, RandomizedResponse, privacy_profile_delta, privacy_profile_epsilon
+from refdp.accounting.profiles import (Gaussian, Laplace, RandomizedResponse, privacy_profile_delta,
+                                      privacy_profile_epsilon)
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, worst_verdict
 
@@ -99,6 +103,13 @@ def profiles_enclose_exact():
             verdicts.append(_contains(enc, _gaussian_delta(iv, mu, iv.mpf(eps))))
             if enc.width > widest:
                 widest, where = enc.width, f"Gaussian sigma={sigma}, k={k}, eps={eps}"
+    for scale in (1.0, 2.0, 0.7):
+        a = iv.mpf(1) / iv.mpf(scale)
+        for eps in (0.0, 0.35, 0.9 / scale):
+            enc = privacy_profile_delta([Laplace(scale)], eps)
+            verdicts.append(_contains(enc, 1 - iv.exp((iv.mpf(eps) - a) / 2)))
+            if enc.width > widest:
+                widest, where = enc.width, f"Laplace b={scale}, eps={eps}"
     return CheckResult(widest, 1, worst_verdict(verdicts), DPS,
                        f"{len(verdicts)} decisions; widest delta enclosure at {where}",
                        method="certified")

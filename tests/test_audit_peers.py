@@ -142,3 +142,15 @@ def test_cli_quick_audit_runs(capsys):
     assert main(["audit-accountant", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "refdp.renyi" in out and "dp_accounting.pld" in out
+
+
+def test_opacus_rdp_peer_is_never_below_the_truth():
+    import importlib.util
+    if importlib.util.find_spec("opacus") is None:
+        pytest.skip("opacus is not installed")
+    settings = [Setting(((Gaussian(5.0), 100),), 1e-6), Setting(((Gaussian(0.5), 1),), 1e-2),
+                Setting(((Laplace(10.0), 10),), 1e-6)]
+    rows = audit_accountants(settings, ["opacus.rdp"], timeout=120.0)
+    assert [r.verdict for r in rows] == ["valid", "valid", "unsupported"]
+    assert all(r.value >= r.truth.upper for r in rows[:2])
+    assert "only the subsampled Gaussian" in rows[2].error

@@ -3,8 +3,9 @@
 Runs ``refdp audit-accountant --json`` (or reads its saved output) and prints
 the rows of the csv-table, one per setting and accountant, with the verdict
 (valid / inside / UNDERCUTS / failed / unsupported), followed by the counts
-per accountant and verdict. Values that undercut are printed with all 17
-digits (some undercuts are in the last bits); others with 8.
+per accountant and verdict. Values that undercut or lie inside the
+enclosure are printed with all 17 digits (some undercuts are in the last
+bits); others with 8.
 
 Run: python benchmarks/audit/accounting_peers_table.py [--from FILE.jsonl] [--quick]
 """
@@ -49,7 +50,7 @@ def main():
     args = parser.parse_args()
     rows = _rows(args)
     for r in rows:
-        full = r["verdict"] == "undercuts"
+        full = r["verdict"] in ("undercuts", "inside")
         print(f'   "{r["setting"]}", {r["delta"]:g}, {r["accountant"]}, {_fmt(r["epsilon"], full)}, '
               f'"[{_fmt(r["lower"], full)}, {_fmt(r["upper"], full)}]", "{_verdict(r)}"')
     counts = collections.Counter((r["accountant"], r["verdict"]) for r in rows)

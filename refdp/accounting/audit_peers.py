@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .._precision import iv_context
+from .._rounding import ceil_fraction, floor_fraction
 from .._validation import Interval, Options, check_scalar, parameter_error
 from ._gaussian_exact import gaussian_delta
 from .optimal_composition import _Profile, _hi, _lo, optimal_composition_epsilon
@@ -50,6 +51,7 @@ PEERS = {
     "dp_accounting.rdp": "dp-accounting",
     "prv_accountant": "prv-accountant",
     "autodp": "autodp",
+    "opacus.rdp": "opacus",
     "refdp.renyi": None,
 }
 _PEER_OPTIONS = Options(tuple(PEERS))
@@ -115,8 +117,7 @@ def default_settings(quick: bool = False) -> list:
     Pure epsilon-DP compositions (randomized response, the worst case, for
     which refdp's value is the exact optimal composition at any k); Gaussian
     compositions (composed exactly, discretised once, any k); Laplace
-    compositions (k <= 100, whose certified enclosure is ``k * grid_step``
-    wide); mixtures; and a discrete Laplace and a discrete Gaussian
+    compositions (k <= 100); mixtures; and a discrete Laplace and a discrete Gaussian
     composition. ``quick`` keeps 8 settings.
     """
     deltas = (1e-15, 1e-6, 1e-2)
@@ -150,14 +151,14 @@ def default_settings(quick: bool = False) -> list:
 # ------------------------------------------------------------------ truth --
 
 def _grid_step(groups) -> float:
-    """A loss-grid step keeping the certified profile below about a second per setting."""
+    """A loss-grid step keeping the certified profile within about half a minute per setting."""
     mu2 = sum(k * (g.sensitivity / g.sigma) ** 2 for g, k in groups.items() if isinstance(g, Gaussian))
     span = sum(2 * k * (g.sensitivity / g.scale if isinstance(g, (Laplace, DiscreteLaplace)) else
                         g.epsilon if isinstance(g, RandomizedResponse) else
                         g.sensitivity * (2 * 36 * g.sigma) / (2 * g.sigma ** 2))
                for g, k in groups.items() if not isinstance(g, Gaussian))
     span += 72 * math.sqrt(mu2)
-    return float(min(1.0, max(1e-4, span / 2e4)))
+    return float(min(1.0, max(1e-5, span / 2e6)))
 
 
 def reference_epsilon(mechanisms, delta) -> Enclosure:
@@ -207,10 +208,22 @@ def reference_epsilon(mechanisms, delta) -> Enclosure:
                     lower = t
                     break
             return Enclosure(lower, upper)
+        if isinstance(mech, Laplace) and k == 1:
+            return _laplace_epsilon(mech, delta)
     if all(isinstance(m, Gaussian) for m in groups):
         mu2 = sum(k * (Fraction(m.sensitivity) / Fraction(m.sigma)) ** 2 for m, k in groups.items())
         return _gaussian_epsilon(mu2, delta)
     return privacy_profile_epsilon(list(groups.items()), delta, grid_step=_grid_step(groups))
+
+
+def _laplace_epsilon(mech, delta: float) -> Enclosure:
+    """One Laplace mechanism: ``delta(eps) = 1 - e**((eps - a)/2)`` on [0, a], so eps = max(0, a + 2 ln(1 - delta))."""
+    iv = iv_context(40)
+    a = iv.mpf(mech.sensitivity) / iv.mpf(mech.scale)
+    e = a + 2 * iv.log(1 - iv.mpf(delta))
+    if e.b <= 0:
+        return Enclosure(0.0, 0.0)
+    return Enclosure(max(0.0, floor_fraction(_lo(e))), ceil_fraction(_hi(e)))
 
 
 def _gaussian_epsilon_float(mu: float, delta: float) -> float:
@@ -361,12 +374,43 @@ def _autodp(setting):
     return {"autodp": tz.Composition()(mechs, counts).get_approxDP(setting.delta)}
 
 
+#: Opacus's default orders (``RDPAccountant.DEFAULT_ALPHAS``, Opacus 1.x).
+_OPACUS_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64))
+
+
+def _opacus_rdp(setting):
+    """Opacus's RDP accountant (its ``compute_rdp`` with sampling rate 1 and ``get_privacy_spent``).
+
+    Only ``opacus/accountants/analysis/rdp.py`` is loaded, from the installed
+    package's files, so that Opacus's package initialisation (which imports
+    PyTorch) is not run: that module needs only NumPy and SciPy.
+    """
+    import importlib.util as iu
+    import os
+    spec = iu.find_spec("opacus")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("opacus")
+    path = os.path.join(os.path.dirname(spec.origin), "accountants", "analysis", "rdp.py")
+    mod_spec = iu.spec_from_file_location("_opacus_rdp_analysis", path)
+    mod = iu.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    rdp = None
+    for m, k in setting.mechanisms:
+        if not isinstance(m, Gaussian):
+            raise _Unsupported(f"no {type(m).__name__} (only the subsampled Gaussian)")
+        r = mod.compute_rdp(q=1.0, noise_multiplier=m.sigma / m.sensitivity, steps=k, orders=_OPACUS_ORDERS)
+        rdp = r if rdp is None else rdp + r
+    eps, _ = mod.get_privacy_spent(orders=_OPACUS_ORDERS, rdp=rdp, delta=setting.delta)
+    return {"opacus.rdp": eps}
+
+
 def _refdp_renyi(setting):
     return {"refdp.renyi": renyi_epsilon(list(setting.mechanisms), setting.delta).epsilon}
 
 
 _RUNNERS = {"dp_accounting.pld": _dp_accounting_pld, "dp_accounting.rdp": _dp_accounting_rdp,
-            "prv_accountant": _prv, "autodp": _autodp, "refdp.renyi": _refdp_renyi}
+            "prv_accountant": _prv, "autodp": _autodp, "opacus.rdp": _opacus_rdp,
+            "refdp.renyi": _refdp_renyi}
 _LABELS = {"prv_accountant": ("prv_accountant", "prv_accountant (estimate)")}
 
 
@@ -449,7 +493,7 @@ def _verdict(value: float, truth: Enclosure):
 def available_peers() -> list:
     """The peers of :data:`PEERS` whose package can be imported (checked without importing it)."""
     mods = {"dp_accounting.pld": "dp_accounting", "dp_accounting.rdp": "dp_accounting",
-            "prv_accountant": "prv_accountant", "autodp": "autodp"}
+            "prv_accountant": "prv_accountant", "autodp": "autodp", "opacus.rdp": "opacus"}
     return [p for p in PEERS if p not in mods or importlib.util.find_spec(mods[p]) is not None]
 
 

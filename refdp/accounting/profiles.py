@@ -4,23 +4,25 @@ A mechanism's *privacy-loss distribution* (PLD) is the law of
 ``L = ln(P(o) / Q(o))`` for ``o ~ P``, with ``(P, Q)`` its dominating pair of
 output distributions on neighbouring inputs; the privacy profile is
 ``delta(epsilon) = E[(1 - e**(epsilon - L))_+]`` and the PLD of a composition
-is the convolution of the PLDs (losses add). refdp encloses it between two
-finitely supported PLDs on the grid ``i * grid_step``:
+is the convolution of the PLDs (losses add).
 
-* the *pessimistic* one moves every loss up to the next grid point, carries
-  upper bounds of the masses and puts the truncated upper tail at ``+inf``;
-* the *optimistic* one moves every loss down, carries lower bounds of the
-  masses and drops the truncated tails.
-
-Masses are computed from interval seeds (mpmath in a private context) by
-products of doubles whose rounding error is bounded a priori, and composed by
-direct convolution of non-negative arrays, whose error is bounded likewise
-(``docs/theory/privacy_profiles.rst``). The result of a query is an
-:class:`Enclosure` ``(lower, upper)`` of the exact value; ``upper`` is the
-guarantee.
+refdp puts every PLD on the grid ``i * h``, with ``h <= grid_step`` chosen so
+that the loss lattices of randomized response, the discrete mechanisms and
+the Laplace atoms are on it (those PLDs are then exact). Any other mass is
+*spread* onto the two ends of its grid bin keeping its P- and Q-mass
+(connect-the-dots, Doroshenko et al. 2022): by Jensen's inequality the spread
+composition dominates the exact one, and its excess is at most a computable
+``gap`` of order ``h**2`` per spread mechanism. Masses are enclosed from
+interval seeds (mpmath in a private context) by products of doubles whose
+rounding error is bounded a priori, and composed by direct convolution or,
+for large steps, by a radix-2 FFT with an a-priori entrywise error bound
+(``_fftconv``), run also on exponentially tilted arrays so that the error is
+small relative to the upper tail. The result of a query is an :class:`Enclosure`
+``(lower, upper)`` of the exact value; ``upper`` is the guarantee. Proofs:
+``docs/theory/privacy_profiles.rst``, sections 2 and 3.
 
 Gaussian mechanisms are composed exactly first (``mu**2 = sum (Delta/sigma)**2``,
-Dong, Roth and Su 2022, Cor. 3.3), then discretised once.
+Dong, Roth and Su 2022, Cor. 3.3), then spread once.
 """
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
-from .._validation import Interval, check_scalar, parameter_error
+from .._validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ._fftconv import convolve_bounds
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
            "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon"]
@@ -49,7 +52,10 @@ _TINY = 2.0 ** -1074
 _FLOOR = 1e-290         # values below this are enclosed in [0, 2 * _FLOOR]
 _TAIL = 1e-60           # mass a truncation may move or drop per composition step
 _Z = 36.0               # Gaussian tails beyond 36 standard deviations are bounded, not discretised
-_DPS = 30
+_DPS = 40
+#: The neighbour relation a mechanism's parameters refer to (its sensitivity, or
+#: epsilon for randomized response): adding or removing one record, or replacing one.
+RELATIONS = Options(("add-remove", "replace-one"))
 
 
 class Enclosure(NamedTuple):
@@ -63,28 +69,43 @@ class Enclosure(NamedTuple):
         return self.upper - self.lower
 
 
+def _check_relation(mech) -> None:
+    check_option(mech.relation, "relation", type(mech).__name__, RELATIONS)
+
+
 @dataclass(frozen=True)
 class RandomizedResponse:
     """Randomized response with parameter epsilon: the worst case of every epsilon-DP mechanism.
 
     Its PLD has mass ``e**eps / (1 + e**eps)`` at ``eps`` and the rest at
     ``-eps`` (Kairouz, Oh and Viswanath 2015, Thm. 3.3).
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
     """
 
     epsilon: float
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "epsilon", check_scalar(self.epsilon, "epsilon", "RandomizedResponse", _POS))
 
 
 @dataclass(frozen=True)
 class Laplace:
-    """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``."""
+    """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     scale: float
     sensitivity: float = 1.0
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "Laplace", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "Laplace", _POS))
@@ -92,12 +113,18 @@ class Laplace:
 
 @dataclass(frozen=True)
 class DiscreteLaplace:
-    """Discrete Laplace noise ``P(x) ~ exp(-|x| / scale)`` on the integers, integer sensitivity."""
+    """Discrete Laplace noise ``P(x) ~ exp(-|x| / scale)`` on the integers, integer sensitivity.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     scale: float
     sensitivity: int = 1
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "DiscreteLaplace", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "DiscreteLaplace", _INT_SENS))
@@ -105,12 +132,18 @@ class DiscreteLaplace:
 
 @dataclass(frozen=True)
 class Gaussian:
-    """Gaussian noise of standard deviation ``sigma`` added to a query of L2 sensitivity ``sensitivity``."""
+    """Gaussian noise of standard deviation ``sigma`` added to a query of L2 sensitivity ``sensitivity``.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     sigma: float
     sensitivity: float = 1.0
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "Gaussian", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "Gaussian", _POS))
@@ -118,12 +151,18 @@ class Gaussian:
 
 @dataclass(frozen=True)
 class DiscreteGaussian:
-    """Discrete Gaussian ``P(x) ~ exp(-x**2 / (2 sigma**2))`` on the integers, integer sensitivity."""
+    """Discrete Gaussian ``P(x) ~ exp(-x**2 / (2 sigma**2))`` on the integers, integer sensitivity.
+
+    ``relation`` declares the neighbour relation the parameters refer to
+    (``'add-remove'`` or ``'replace-one'``); a composition must not mix them.
+    """
 
     sigma: float
     sensitivity: int = 1
+    relation: str = "add-remove"
 
     def __post_init__(self):
+        _check_relation(self)
         object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "DiscreteGaussian", _POS))
         object.__setattr__(self, "sensitivity",
                            check_scalar(self.sensitivity, "sensitivity", "DiscreteGaussian", _INT_SENS))
@@ -224,153 +263,6 @@ def _atoms(losses, masses, iv, h: Fraction):
     return res
 
 
-def _rr(mech, h, iv):
-    e = iv.mpf(mech.epsilon)
-    p = iv.exp(e) / (1 + iv.exp(e))
-    fe = Fraction(mech.epsilon)
-    return _atoms([fe, -fe], [p, 1 - p], iv, h)
-
-
-def _discrete_laplace(mech, h, iv):
-    # P(x) = (1 - r)/(1 + r) r^|x|, r = e^(-1/t); L(x) = (|x - D| - |x|)/t
-    t, d = mech.scale, mech.sensitivity
-    r = iv.exp(-1 / iv.mpf(t))
-    c = (1 - r) / (1 + r)
-    ft = Fraction(t)
-    losses = [Fraction(d) / ft] + [Fraction(d - 2 * x) / ft for x in range(1, d)] + [-Fraction(d) / ft]
-    masses = [1 / (1 + r)] + [c * r ** x for x in range(1, d)] + [r ** d / (1 + r)]
-    return _atoms(losses, masses, iv, h)
-
-
-def _laplace(mech, h, iv, hf):
-    # L in [-a, a], a = D/b: atom 1/2 at a, atom e^-a/2 at -a, CDF e^{-(a - l)/2}/2 in between
-    a = Fraction(mech.sensitivity) / Fraction(mech.scale)
-    A = iv.mpf(mech.sensitivity) / iv.mpf(mech.scale)
-    pts = [-a] + [i * h for i in range(math.floor(-a / h) + 1, math.ceil(a / h))] + [a]
-    segs = len(pts) - 1
-    up_start, dn_start = math.ceil(-a / h), math.floor(-a / h)
-    up_end = math.ceil(a / h)
-    pess = np.zeros(up_end - up_start + 1)
-    opt = np.zeros(up_end - dn_start + 1)
-    # interior segments [i h, (i+1) h] have masses e^{-a/2} e^{i h / 2}(e^{h/2} - 1)/2: geometric
-    if segs > 2:
-        i1 = math.floor(-a / h) + 1
-        H = iv.mpf(hf)
-        seed = iv.exp(-A / 2 + i1 * H / 2) * (iv.exp(H / 2) - 1) / 2
-        lo, hi = _geometric(seed, iv.exp(H / 2), segs - 2)
-        # pessimistic: right end (i+1) h; optimistic: left end i h
-        pess[i1 + 1 - up_start: i1 + 1 - up_start + segs - 2] += hi
-        opt[i1 - dn_start: i1 - dn_start + segs - 2] += lo
-    ends = [(0, pts[0], pts[1])] + ([(segs - 1, pts[-2], pts[-1])] if segs > 1 else [])
-    for _, x0, x1 in ends:
-        m = (iv.exp(-(A - iv.mpf(x1.numerator) / x1.denominator) / 2)
-             - iv.exp(-(A - iv.mpf(x0.numerator) / x0.denominator) / 2)) / 2
-        lo, hi = _float_box(m)
-        j = math.ceil(x1 / h) - up_start
-        pess[j] = float(_up(pess[j] + hi))
-        j = math.floor(x0 / h) - dn_start
-        opt[j] = float(_down(opt[j] + max(lo, 0.0)))
-    for loss, m in ((a, iv.mpf(0.5)), (-a, iv.exp(-A) / 2)):
-        lo, hi = _float_box(m)
-        j = math.ceil(loss / h) - up_start
-        pess[j] = float(_up(pess[j] + hi))
-        j = math.floor(loss / h) - dn_start
-        opt[j] = float(_down(opt[j] + lo))
-    return _Pld(up_start, pess), _Pld(dn_start, opt)
-
-
-def _gaussian(mu2: Fraction, h: Fraction, iv, hf):
-    """PLD of N(mu^2/2, mu^2) on the grid: bin masses between d min(phi) and d max(phi)."""
-    mu = iv.sqrt(iv.mpf(mu2.numerator) / mu2.denominator)
-    fmu = math.sqrt(float(mu2))
-    mean = float(mu2) / 2
-    i0 = math.floor((mean - _Z * fmu) / float(h))
-    i1 = math.ceil((mean + _Z * fmu) / float(h))
-    n = i1 - i0 + 1                              # grid points i0..i1
-    H = iv.mpf(hf)
-    d = H / mu
-    z0 = (i0 * H - mu * mu / 2) / mu
-    inv = 1 / iv.sqrt(2 * iv.pi)
-    # phi(z0 + i d) = phi(z0) * prod_{j<i} e^{-(z0 + j d) d - d^2/2}: a product of a geometric sequence
-    f0 = iv.exp(-z0 * d - d * d / 2)
-    rho = iv.exp(-d * d)
-    flo, fhi = _geometric(f0, rho, n - 1)
-    p0lo, p0hi = _float_box(iv.exp(-z0 * z0 / 2) * inv)
-    phis = []
-    for p0, f, side in ((p0lo, flo, -1), (p0hi, fhi, 1)):
-        a = np.concatenate(([p0], f))
-        with np.errstate(over="ignore", under="ignore"):
-            c = np.cumprod(a)
-        g = 1.01 * (np.arange(n) + 2) * _U
-        phis.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
-    plo, phi = phis
-    small = phi < _FLOOR
-    plo[small], phi[small] = 0.0, 2 * _FLOOR
-    dlo, dhi = _float_box(d)
-    # bin j between grid points j and j+1; the bin holding the mode gets phi(0) as its max
-    zf = (np.arange(n) * float(hf) + i0 * float(hf) - mean) / fmu
-    top = np.maximum(phi[:-1], phi[1:])
-    mode_bins = (zf[:-1] <= 1e-9) & (zf[1:] >= -1e-9)
-    top[mode_bins] = ceil_fraction(_hi(inv))
-    m_hi = _up(dhi * top)
-    m_lo = _down(dlo * np.minimum(plo[:-1], plo[1:]))      # phi is unimodal: min at an end
-    # tails beyond |z| >= 36: Phi(-z) <= phi(z)/z <= phi(z)/30 (Mills' ratio)
-    pess = np.zeros(n)
-    pess[1:] = m_hi
-    pess[1] = float(_up(pess[1] + _up(phi[0] / 30.0)))   # lower tail moved up to the first bin
-    opt = np.zeros(n)
-    opt[:-1] = m_lo
-    return _Pld(i0, pess, float(_up(phi[-1] / 30.0))), _Pld(i0, opt)
-
-
-def _discrete_gaussian(mech, h, iv, hf):
-    # P(x) = e^{-x^2/(2 s^2)}/Z; L(x) = (D^2 - 2 x D)/(2 s^2); |x| <= N, tails bounded
-    s, d = mech.sigma, mech.sensitivity
-    N = max(1, int(math.floor((_Z - 1) * s)))     # e^{-N^2/(2 s^2)} >= e^{-613}: no underflow
-    S2 = 2 * iv.mpf(s) ** 2
-    x = -N
-    seed = iv.exp(-iv.mpf(x) ** 2 / S2)
-    f0 = iv.exp(-(2 * iv.mpf(x) + 1) / S2)
-    rho = iv.exp(-2 / S2)
-    flo, fhi = _geometric(f0, rho, 2 * N)
-    s_lo, s_hi = _float_box(seed)
-    ws = []
-    for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
-        c = np.cumprod(np.concatenate(([p0], f)))
-        g = 1.01 * (np.arange(2 * N + 1) + 2) * _U
-        ws.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
-    w_lo, w_hi = ws
-    # tail beyond |x| > N: sum_{x > N} e^{-x^2/S2} <= e^{-(N+1)^2/S2} / (1 - e^{-(2N+3)/S2})
-    t = iv.exp(-iv.mpf(N + 1) ** 2 / S2) / (1 - iv.exp(-(2 * iv.mpf(N) + 3) / S2))
-    t_hi = ceil_fraction(_hi(t))
-    z_lo = _sum_down(w_lo)
-    z_hi = float(_up(_sum_up(w_hi) + 2 * t_hi))
-    p_hi = _up(w_hi / z_lo)
-    p_lo = _down(w_lo / z_hi)
-    xs = np.arange(-N, N + 1)
-    fs = Fraction(s) ** 2 * 2
-    loss = [Fraction(d * d - 2 * int(xx) * d) / fs for xx in xs]
-    up = np.array([math.ceil(l / h) for l in loss])
-    dn = np.array([math.floor(l / h) for l in loss])
-    res = []
-    for idx, m, pick in ((up, p_hi, 1), (dn, p_lo, 0)):
-        start = int(idx.min())
-        arr = np.zeros(int(idx.max()) - start + 1)
-        np.add.at(arr, idx - start, m)
-        # a grid point holding c atoms is a sum of c non-negative doubles: relative error <= 1.01 c u
-        cnt = np.bincount(idx - start, minlength=arr.size)
-        if pick:
-            arr = _up(arr * (1 + 1.01 * (cnt + 1) * _U))
-        else:
-            arr = _down(arr * (1 - 1.01 * (cnt + 1) * _U))
-        res.append(arr)
-    # the truncated tails: x < -N has the largest losses (-> +inf), x > N the smallest
-    tail_hi = float(_up(t_hi / z_lo))
-    pess = _Pld(int(up.min()), res[0], tail_hi)
-    pess.m[0] = float(_up(pess.m[0] + tail_hi))
-    return pess, _Pld(int(dn.min()), res[1])
-
-
 # ------------------------------------------------------------ composition --
 
 def _conv(a: _Pld, b: _Pld, upper: bool) -> _Pld:
@@ -385,6 +277,96 @@ def _conv(a: _Pld, b: _Pld, upper: bool) -> _Pld:
         c = _down(c * (1 - g) - n * _TINY)
         out = _Pld(a.start + b.start, c)
     return _truncate(out, upper)
+
+
+_DIRECT_MAX = 20_000_000     # above this many products (about 0.2 s direct) a step uses the certified FFT
+
+
+class _Tilt:
+    """An exponential tilt ``e**(lam x)`` applied before FFT steps (``lam = 0``: none)."""
+
+    def __init__(self, lam: float, h: Fraction, iv):
+        self.lam, self.iv = float(lam), iv
+        self.step = iv.mpf(self.lam) * _frac_iv(iv, h)        # lam h, an interval
+        self.fstep = float(self.lam * float(h))
+
+
+def _tilt_weights(t: _Tilt, n: int, pivot: int, upper: bool):
+    """Doubles above (``upper``) or below ``e**(lam h (i - pivot))``, i < n."""
+    iv = t.iv
+    lo, hi = _geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n)
+    return hi if upper else lo
+
+
+def _untilt(t: _Tilt, n: int, pivot: int):
+    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow are ``inf``."""
+    iv = t.iv
+    expo = t.fstep * (pivot - np.arange(n))
+    lo = np.full(n, np.inf)
+    hi = np.full(n, np.inf)
+    ok = np.nonzero(expo <= 600.0)[0]
+    if ok.size:
+        k0 = int(ok[0])
+        a, b = _geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0)
+        lo[k0:], hi[k0:] = a, b
+    return lo, hi
+
+
+def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld:
+    """:func:`_conv`, or for large arrays the FFT convolution with its entrywise error bound.
+
+    With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
+    (whose convolution is ``c_k e**(lam x_k)``), which makes its absolute error
+    small relative to the upper tail; each entry takes the narrower of the two
+    enclosures.
+    """
+    if a.m.size * b.m.size <= _DIRECT_MAX or min(a.m.size, b.m.size) < 64:
+        return _conv(a, b, upper)
+    same = a is b
+    c, err = convolve_bounds(a.m, a.m if same else b.m)
+    hi = _up(np.maximum(c, 0.0) + err)
+    lo = np.maximum(_down(c - err), 0.0)
+    if tilt is not None and tilt.lam > 0:
+        with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+            pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
+            pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
+            try:
+                fa = _tilt_weights(tilt, a.m.size, pa, upper)
+                fb = _tilt_weights(tilt, b.m.size, pb, upper)
+            except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
+                fa = fb = None
+            if fa is not None:
+                # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
+                ta = a.m * fa
+                tb = ta if same else b.m * fb
+            if fa is not None and np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
+                ct, errt = convolve_bounds(ta, tb)
+                v_lo, v_hi = _untilt(tilt, c.size, pa + pb)
+                if upper:
+                    t_hi = _up(_up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
+                    t_hi[~np.isfinite(t_hi)] = np.inf
+                    hi = np.minimum(hi, t_hi)
+                else:
+                    t_lo = _down(_down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
+                    t_lo[~np.isfinite(t_lo)] = 0.0
+                    lo = np.maximum(lo, np.maximum(t_lo, 0.0))
+    if upper:
+        out = _Pld(a.start + b.start, hi, float(_up(a.inf + b.inf)))
+    else:
+        out = _Pld(a.start + b.start, lo)
+    return _truncate(out, upper)
+
+
+def _power_fast(p: _Pld, n: int, upper: bool, tilt: _Tilt | None = None) -> _Pld:
+    result = None
+    base = p
+    while n:
+        if n & 1:
+            result = base if result is None else _conv_fast(result, base, upper, tilt)
+        n >>= 1
+        if n:
+            base = _conv_fast(base, base, upper, tilt)
+    return result
 
 
 def _truncate(p: _Pld, upper: bool) -> _Pld:
@@ -440,36 +422,532 @@ def _normalise(mechanisms, owner):
         groups[mech] = groups.get(mech, 0) + count
     if not groups:
         raise parameter_error("mechanisms", owner, "a non-empty list of mechanisms", items)
+    relations = sorted({m.relation for m in groups})
+    if len(relations) > 1:
+        # a sensitivity (or epsilon) under one relation says nothing exact about the other
+        raise parameter_error("mechanisms", owner,
+                              "mechanisms sharing one neighbour relation ('add-remove' or 'replace-one')",
+                              Described("a mix of " + " and ".join(repr(r) for r in relations)))
     return groups
 
 
-def _composed(groups, grid_step: float):
-    """Pessimistic and optimistic PLDs of the composition."""
-    iv = iv_context(_DPS)
-    h = Fraction(grid_step)
-    mu2 = Fraction(0)
-    parts = []
-    for mech, count in groups.items():
-        if isinstance(mech, Gaussian):
-            mu2 += count * (Fraction(mech.sensitivity) / Fraction(mech.sigma)) ** 2
+# ------------------------------------------------ connect-the-dots PLDs --
+#
+# Every mechanism's PLD is replaced by its *spread* onto the grid ``i * h``:
+# the mass of each grid bin ``[x, x + h]`` goes to its two ends with the
+# proportions that keep both its P-mass and its Q-mass (``E_P[e**-L]``). Atoms
+# on the grid stay where they are. The composition of spread PLDs dominates
+# the exact one (Jensen, coordinate by coordinate), and its excess over it is
+# bounded by a computable ``gap`` (docs/theory/privacy_profiles.rst, section 3).
+
+
+def _fgcd(a: Fraction, b: Fraction) -> Fraction:
+    """Greatest common divisor of two positive rationals (the largest g with a/g, b/g integers)."""
+    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator),
+                    a.denominator * b.denominator)
+
+
+def _generators(mech) -> list:
+    """Rationals whose integer combinations contain every finite loss of ``mech`` (none if continuous)."""
+    if isinstance(mech, RandomizedResponse):
+        return [Fraction(mech.epsilon)]
+    if isinstance(mech, Laplace):
+        return [Fraction(mech.sensitivity) / Fraction(mech.scale)]
+    if isinstance(mech, DiscreteLaplace):
+        ft = Fraction(mech.scale)
+        return [Fraction(mech.sensitivity) / ft, Fraction(2) / ft]
+    if isinstance(mech, DiscreteGaussian):
+        fs = 2 * Fraction(mech.sigma) ** 2
+        d = mech.sensitivity
+        return [Fraction(d * d) / fs, Fraction(2 * d) / fs]
+    return []
+
+
+def _aligned_step(groups, grid_step: float) -> Fraction:
+    """The grid step: at most ``grid_step``, and dividing the loss lattices of as many mechanisms as possible.
+
+    Mechanisms are taken by decreasing count; a mechanism's lattice is adopted
+    if the common divisor stays at least ``grid_step / 4``. The step is then
+    ``g / ceil(g / grid_step)``. Losses off the grid are spread (exactly as
+    valid, with a larger gap bound).
+    """
+    target = Fraction(grid_step)
+    g = None
+    for mech, _ in sorted(groups.items(), key=lambda kv: -kv[1]):
+        gens = _generators(mech)
+        if not gens:
             continue
-        if isinstance(mech, RandomizedResponse):
-            pair = _rr(mech, h, iv)
-        elif isinstance(mech, Laplace):
-            pair = _laplace(mech, h, iv, grid_step)
-        elif isinstance(mech, DiscreteLaplace):
-            pair = _discrete_laplace(mech, h, iv)
+        cand = g
+        for x in gens:
+            cand = x if cand is None else _fgcd(cand, x)
+        if cand >= target / 4:
+            g = cand
+    if g is None:
+        return target
+    if all((x / g).denominator == 1 for m in groups for x in _generators(m)) \
+            and not any(isinstance(m, (Laplace, Gaussian)) for m in groups):
+        # every loss is on the lattice g Z and nothing is spread: the lattice itself is exact
+        return g
+    return g / math.ceil(g / target)
+
+
+class _Part:
+    """Spread PLD of one mechanism on the grid: mass bounds ``lo <= m <= hi`` at ``(start + i) h``.
+
+    ``inf`` bounds the mass moved to +inf (upper PLD only); ``bin_mass`` bounds
+    the P-mass of the off-grid part of any one grid bin (0 if every loss is on
+    the grid); ``gaussian`` marks the composed Gaussian.
+    """
+
+    __slots__ = ("start", "lo", "hi", "inf", "bin_mass", "gaussian", "tail")
+
+    def __init__(self, start, lo, hi, inf=0.0, bin_mass=0.0, gaussian=False, tail=0.0):
+        self.start, self.lo, self.hi = int(start), np.asarray(lo, float), np.asarray(hi, float)
+        self.inf, self.bin_mass, self.gaussian, self.tail = float(inf), float(bin_mass), gaussian, float(tail)
+
+
+def _frac_iv(iv, q: Fraction):
+    return iv.mpf(q.numerator) / q.denominator
+
+
+def _spread_pq(xi: int, p, q, iv, H, denom):
+    """Masses ``(alpha, beta)`` at ``xi h`` and ``(xi + 1) h`` keeping P-mass ``p`` and Q-mass ``q``.
+
+    ``alpha + beta = p`` and ``alpha e**-(xi h) + beta e**-((xi+1) h) = q``, so
+    ``beta = (p - q e**(xi h)) / (1 - e**-h)`` (``denom = 1 - e**-h``).
+    """
+    beta = (p - q * iv.exp(xi * H)) / denom
+    alpha = p - beta
+    return _clip(alpha, p, iv), _clip(beta, p, iv)
+
+
+def _clip(x, p, iv):
+    lo = max(x.a, iv.mpf(0).a)
+    hi = min(x.b, p.b)
+    return iv.mpf([lo, max(lo, hi)])
+
+
+class _Acc:
+    """Accumulates interval masses by grid index, then gives directed float arrays."""
+
+    def __init__(self, iv):
+        self.iv, self.d = iv, {}
+
+    def add(self, i: int, m):
+        self.d[i] = self.d[i] + m if i in self.d else m
+
+    def arrays(self):
+        start, end = min(self.d), max(self.d)
+        lo = np.zeros(end - start + 1)
+        hi = np.zeros(end - start + 1)
+        for i, m in self.d.items():
+            a, b = _float_box(m)
+            lo[i - start], hi[i - start] = max(a, 0.0), b
+        return start, lo, hi
+
+
+def _atoms_part(losses, masses, h: Fraction, iv, H, denom) -> _Part:
+    """Spread PLD of finitely many atoms (Fraction losses, interval masses)."""
+    acc = _Acc(iv)
+    bins: dict = {}
+    for l, m in zip(losses, masses):
+        r = l / h
+        if r.denominator == 1:
+            acc.add(int(r), m)
+            continue
+        x = math.floor(r)
+        a, b = _spread_pq(x, m, m * iv.exp(-_frac_iv(iv, l)), iv, H, denom)
+        acc.add(x, a)
+        acc.add(x + 1, b)
+        bins[x] = bins.get(x, 0.0) + float(_float_box(m)[1])
+    start, lo, hi = acc.arrays()
+    bm = max(bins.values()) * (1 + 4 * len(bins) * _U) if bins else 0.0
+    return _Part(start, lo, hi, bin_mass=float(_up(bm)))
+
+
+def _rr_part(mech, h, iv, H, denom):
+    e = iv.mpf(mech.epsilon)
+    p = iv.exp(e) / (1 + iv.exp(e))
+    fe = Fraction(mech.epsilon)
+    return _atoms_part([fe, -fe], [p, 1 - p], h, iv, H, denom)
+
+
+def _discrete_laplace_part(mech, h, iv, H, denom):
+    t, d = mech.scale, mech.sensitivity
+    r = iv.exp(-1 / iv.mpf(t))
+    c = (1 - r) / (1 + r)
+    ft = Fraction(t)
+    losses = [Fraction(d) / ft] + [Fraction(d - 2 * x) / ft for x in range(1, d)] + [-Fraction(d) / ft]
+    masses = [1 / (1 + r)] + [c * r ** x for x in range(1, d)] + [r ** d / (1 + r)]
+    return _atoms_part(losses, masses, h, iv, H, denom)
+
+
+def _laplace_part(mech, h: Fraction, iv, H, denom) -> _Part:
+    """Spread PLD of the Laplace mechanism (atoms at +-a, density e^{-(a-l)/2}/4 between)."""
+    a = Fraction(mech.sensitivity) / Fraction(mech.scale)
+    A = _frac_iv(iv, a)
+    i_lo, i_hi = math.ceil(-a / h), math.floor(a / h)      # grid points inside [-a, a]
+    acc = _Acc(iv)
+    bins = []
+    half = iv.exp(H / 2)
+    # interior bins [i h, (i+1) h], i_lo <= i < i_hi: P = e^{-a/2} e^{x/2}(e^{h/2}-1)/2,
+    # Q = e^{-a/2} e^{-x/2}(1-e^{-h/2})/2, so beta = e^{-a/2} e^{x/2} C_beta, alpha = ... C_alpha
+    c_beta = (iv.exp(H / 4) - iv.exp(-H / 4)) ** 2 / (2 * denom)
+    c_alpha = (half - 1) / 2 - c_beta
+    n_full = i_hi - i_lo
+    interior = None
+    if n_full >= 1:
+        x0 = i_lo * H
+        acc.add(i_lo, iv.exp(-A / 2 + x0 / 2) * c_alpha)
+        acc.add(i_hi, iv.exp(-A / 2 + i_hi * H / 2) / half * c_beta)
+        if n_full >= 2:
+            seed = iv.exp(-A / 2 + (i_lo + 1) * H / 2) * (c_alpha + c_beta / half)
+            interior = _geometric(seed, half, n_full - 1)
+        bins.append(float(_float_box((half - 1) / (2 * half))[1]))     # (1 - e^{-h/2})/2
+    # end pieces: the atom and the partial bin beyond the outermost grid point
+    for side in (-1, 1):
+        edge = i_lo if side < 0 else i_hi
+        xe = _frac_iv(iv, edge * h)
+        if side < 0:
+            p_atom, q_atom = iv.exp(-A) / 2, iv.mpf(1) / 2
+            p_part = (iv.exp(-(A - xe) / 2) - iv.exp(-A)) / 2
+            q_part = (1 - iv.exp(-(A + xe) / 2)) / 2
         else:
-            pair = _discrete_gaussian(mech, h, iv, grid_step)
-        parts.append((pair, count))
-    if mu2 > 0:
-        parts.append((_gaussian(mu2, h, iv, grid_step), 1))
-    upper = lower = None
-    for (pess, opt), count in parts:
-        pu, pl = _power(pess, count, True), _power(opt, count, False)
-        upper = pu if upper is None else _conv(upper, pu, True)
-        lower = pl if lower is None else _conv(lower, pl, False)
-    return upper, lower, iv, h
+            p_atom, q_atom = iv.mpf(1) / 2, iv.exp(-A) / 2
+            p_part = (1 - iv.exp(-(A - xe) / 2)) / 2
+            q_part = iv.exp(-A / 2) * (iv.exp(-xe / 2) - iv.exp(-A / 2)) / 2
+        if edge * h == side * a:                 # the atom is on the grid, no partial bin
+            acc.add(edge, p_atom)
+            continue
+        p = p_atom + _clip(p_part, iv.mpf(1), iv)
+        q = q_atom + _clip(q_part, iv.mpf(1), iv)
+        x = edge - 1 if side < 0 else edge
+        al, be = _spread_pq(x, p, q, iv, H, denom)
+        acc.add(x, al)
+        acc.add(x + 1, be)
+        bins.append(float(_float_box(p)[1]))
+    start, lo, hi = acc.arrays()
+    if interior is not None:
+        j = i_lo + 1 - start
+        lo[j:j + n_full - 1] += interior[0]
+        hi[j:j + n_full - 1] += interior[1]
+        lo[j:j + n_full - 1] = _down(lo[j:j + n_full - 1])
+        hi[j:j + n_full - 1] = _up(hi[j:j + n_full - 1])
+    return _Part(start, lo, hi, bin_mass=float(_up(max(bins) * (1 + 8 * _U))) if bins else 0.0)
+
+
+def _hat_moment(h: Fraction) -> float:
+    """An upper bound of ``|int hat(t) t dt|`` for the connect-the-dots hat of width h (of order h**3)."""
+    iv = iv_context(60)
+    H = _frac_iv(iv, h)
+    e, em = iv.exp(H), iv.exp(-H)
+    right = (1 - (1 + H) * em - H * H * em / 2) / (1 - em)
+    left = (1 + H * e - e - H * H * e / 2) / (e - 1)
+    m1 = right + left
+    return float(ceil_fraction(max(abs(_lo(m1)), abs(_hi(m1)))))
+
+
+_BLOCK = 4096
+
+
+def _phi_grid(z0, d, n: int, iv):
+    """Doubles ``(lo, hi)`` enclosing ``phi(z0 + i d)``, i < n (``z0``, ``d`` intervals).
+
+    ``phi(z + d) = phi(z) e^{-z d - d^2/2}``: within a block of ``_BLOCK``
+    points the values are products of a geometric sequence of ratios, whose
+    relative error grows like the square of the block length; every block
+    restarts from an interval seed.
+    """
+    inv = 1 / iv.sqrt(2 * iv.pi)
+    rho = iv.exp(-d * d)
+    los, his = [], []
+    for s0 in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - s0)
+        z = z0 + s0 * d
+        p0lo, p0hi = _float_box(iv.exp(-z * z / 2) * inv)
+        if m > 1:
+            flo, fhi = _geometric(iv.exp(-z * d - d * d / 2), rho, m - 1)
+        else:
+            flo = fhi = np.zeros(0)
+        for p0, f, side, out in ((p0lo, flo, -1, los), (p0hi, fhi, 1, his)):
+            arr = np.concatenate(([p0], f))
+            with np.errstate(over="ignore", under="ignore"):
+                c = np.cumprod(arr)
+            g = 1.01 * (np.arange(m) + 2) * _U
+            out.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
+    return np.concatenate(los), np.concatenate(his)
+
+
+def _gaussian_part(mu2: Fraction, h: Fraction, iv, H) -> _Part:
+    """Spread PLD of N(mu^2/2, mu^2): the mass at x_i is int hat_i(l) phi_L(l) dl (second-order bounds)."""
+    mu = iv.sqrt(_frac_iv(iv, mu2))
+    fmu = math.sqrt(float(mu2))
+    mean = float(mu2) / 2
+    hf = float(h)
+    i0 = math.floor((mean - _Z * fmu) / hf) - 1
+    i1 = math.ceil((mean + _Z * fmu) / hf) + 1
+    n = i1 - i0 + 1
+    d = H / mu
+    z0 = (i0 * H - mu * mu / 2) / mu
+    phis = _phi_grid(z0, d, n, iv)
+    plo, phi = phis                                   # enclose phi(z_i), z_i = (x_i - mu^2/2)/mu
+    small = phi < _FLOOR
+    plo[small], phi[small] = 0.0, 2 * _FLOOR
+    mlo, mhi = _float_box(mu)
+    # phi_L(x_i + t) = phi_L(x_i) e^{-t w - t^2/(2 mu^2)}, w = z_i / mu; int hat_i = h,
+    # int hat_i t = m1 (|m1| = O(h^3)), int hat_i t^2 <= h^3
+    zf = (np.arange(n) * hf + i0 * hf - mean) / fmu
+    w = _up((np.abs(zf) + 1e-9 * (1 + np.abs(zf))) / mlo)
+    m1 = _hat_moment(h)
+    h_lo, h_hi = _float_box(H)
+    e2 = _float_box(iv.exp(-H * H / (2 * mu * mu)))[0]
+    hw = _up(h_hi * w)
+    lo_f = _down(_down(h_lo - _up(w * m1)) * e2)
+    lo_f[(hw >= 1.0) | (lo_f < 0)] = 0.0
+    with np.errstate(over="ignore"):
+        hi_f = _up(h_hi + _up(w * m1) + _up(_up(w * w) * h_hi ** 3 * np.exp(np.minimum(hw, 700.0)) * (1 + 8 * _U) / 2))
+    m_lo = _down(_down(plo * lo_f) / mhi)
+    m_hi = _up(_up(phi * hi_f) / mlo)
+    # tails: points <= x_{i0} hold at most Phi(z_{i0+1}) <= phi(z_{i0+1}) / 36 (Mills' ratio, z <= -36),
+    # moved up to x_{i0}; points >= x_{i1} hold at most phi(z_{i1-1}) / 36, moved to +inf
+    tail_lo = float(_up(phi[1] / 30.0 / mlo * mhi))
+    tail_hi = float(_up(phi[-2] / 30.0 / mlo * mhi))
+    hi_arr = np.zeros(n)
+    hi_arr[1:-1] = m_hi[1:-1]
+    hi_arr[0] = tail_lo
+    lo_arr = np.zeros(n)
+    lo_arr[1:-1] = m_lo[1:-1]
+    return _Part(i0, lo_arr, hi_arr, inf=tail_hi, gaussian=True, tail=float(_up(tail_lo + tail_hi)))
+
+
+def _discrete_gaussian_part(mech, h, iv, H, denom):
+    s, d = mech.sigma, mech.sensitivity
+    N = max(1, int(math.floor((_Z - 1) * s)))
+    S2 = 2 * iv.mpf(s) ** 2
+    seed = iv.exp(-iv.mpf(-N) ** 2 / S2)
+    f0 = iv.exp(-(2 * iv.mpf(-N) + 1) / S2)
+    rho = iv.exp(-2 / S2)
+    flo, fhi = _geometric(f0, rho, 2 * N)
+    s_lo, s_hi = _float_box(seed)
+    ws = []
+    for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
+        c = np.cumprod(np.concatenate(([p0], f)))
+        g = 1.01 * (np.arange(2 * N + 1) + 2) * _U
+        ws.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
+    w_lo, w_hi = ws
+    t = iv.exp(-iv.mpf(N + 1) ** 2 / S2) / (1 - iv.exp(-(2 * iv.mpf(N) + 3) / S2))
+    t_hi = ceil_fraction(_hi(t))
+    z_lo = _sum_down(w_lo)
+    z_hi = float(_up(_sum_up(w_hi) + 2 * t_hi))
+    p_hi = _up(w_hi / z_lo)
+    p_lo = _down(w_lo / z_hi)
+    fs = Fraction(s) ** 2 * 2
+    xs = range(-N, N + 1)
+    losses = [Fraction(d * d - 2 * x * d) / fs for x in xs]
+    tail_hi = float(_up(t_hi / z_lo))
+    if all((l / h).denominator == 1 for l in losses):
+        idx = np.array([int(l / h) for l in losses])
+        start = int(idx.min())
+        arrs = []
+        for m, up in ((p_lo, False), (p_hi, True)):
+            arr = np.zeros(int(idx.max()) - start + 1)
+            np.add.at(arr, idx - start, m)
+            cnt = np.bincount(idx - start, minlength=arr.size)
+            arrs.append(_up(arr * (1 + 1.01 * (cnt + 1) * _U)) if up else
+                        _down(arr * (1 - 1.01 * (cnt + 1) * _U)))
+        part = _Part(start, arrs[0], arrs[1])
+    else:
+        masses = [iv.mpf([float(a), float(b)]) for a, b in zip(p_lo, p_hi)]
+        part = _atoms_part(losses, masses, h, iv, H, denom)
+    # x < -N: the largest losses, moved to +inf; x > N: the smallest, moved up to the first point
+    part.inf = tail_hi
+    part.hi[0] = float(_up(part.hi[0] + tail_hi))
+    part.tail = float(_up(2 * tail_hi))
+    return part
+
+
+_LAMBDAS = np.geomspace(1 / 64, 8.0, 25)
+
+
+def _log_mgf(part: _Part, h: Fraction, iv, H):
+    """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` at each ``lam`` of ``_LAMBDAS``.
+
+    The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence;
+    the +inf mass is left out (it is accounted separately).
+    """
+    n = part.hi.size
+    top = part.start + n - 1
+    up, lo = np.empty(_LAMBDAS.size), np.empty(_LAMBDAS.size)
+    for k, lam in enumerate(_LAMBDAS):
+        L = iv.mpf(float(lam))
+        w_lo, w_hi = _geometric(iv.exp(-(n - 1) * L * H), iv.exp(L * H), n)   # e^{lam (x_i - x_top)}
+        s_hi = _sum_up(_up(part.hi * w_hi))
+        s_lo = _sum_down(_down(part.lo * w_lo))
+        shift = L * top * H
+        up[k] = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
+        lo[k] = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
+    return up, lo
+
+
+def _choose_tilt(parts, h: Fraction, iv, target):
+    """The tilt for FFT steps: centres the tilted composed loss near the queried epsilon.
+
+    Only the accuracy depends on it (any ``lam >= 0`` gives valid bounds).
+    ``target`` is ``("epsilon", e)`` or ``("delta", d)``; the composed loss is
+    approximated by a normal law with the parts' means and variances (floats).
+    """
+    if target is None:
+        return None
+    mean = var = 0.0
+    hf = float(h)
+    for part, count in parts:
+        w = part.hi
+        tot = float(np.sum(w))
+        if not tot > 0:
+            continue
+        x = (part.start + np.arange(w.size)) * hf
+        m = float(np.sum(w * x)) / tot
+        mean += count * m
+        var += count * float(np.sum(w * (x - m) ** 2)) / tot
+    if not var > 0:
+        return None
+    sd = math.sqrt(var)
+    if target[0] == "epsilon":
+        lam = (target[1] - mean) / var
+    else:
+        from scipy.stats import norm
+        lam = float(norm.isf(target[1])) / sd
+    if not lam > 0 or not math.isfinite(lam):
+        return None
+    # a coarse ladder (powers of 2**(1/4)): nearby queries share the tilt, hence the composition
+    lam = 2.0 ** (round(4 * math.log2(min(lam, 64.0))) / 4)
+    return _Tilt(lam, h, iv)
+
+
+class _Composition:
+    """Upper and lower PLDs of a composition of spread PLDs, with the gap bound of the spreading."""
+
+    def __init__(self, groups, grid_step: float, target=None):
+        iv = iv_context(_DPS)
+        h = _aligned_step(groups, grid_step)
+        H = _frac_iv(iv, h)
+        denom = 1 - iv.exp(-H)
+        self.iv, self.h, self.H = iv, h, H
+        mu2 = Fraction(0)
+        parts = []
+        for mech, count in groups.items():
+            if isinstance(mech, Gaussian):
+                mu2 += count * (Fraction(mech.sensitivity) / Fraction(mech.sigma)) ** 2
+                continue
+            if isinstance(mech, RandomizedResponse):
+                part = _rr_part(mech, h, iv, H, denom)
+            elif isinstance(mech, Laplace):
+                part = _laplace_part(mech, h, iv, H, denom)
+            elif isinstance(mech, DiscreteLaplace):
+                part = _discrete_laplace_part(mech, h, iv, H, denom)
+            else:
+                part = _discrete_gaussian_part(mech, h, iv, H, denom)
+            parts.append((part, count))
+        self.gauss = None
+        if mu2 > 0:
+            self.gauss = _gaussian_part(mu2, h, iv, H)
+            parts.append((self.gauss, 1))
+        tilt = _choose_tilt(parts, h, iv, target)
+        upper = lower = None
+        self.spread = []            # (count, bin mass bound, lower log-MGF bounds)
+        self._lm_total, self._inf_total, self._tops, self._widths = None, 0.0, [], []
+        for part, count in parts:
+            pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt)
+            pl = _power_fast(_Pld(part.start, part.lo), count, False, tilt)
+            upper = pu if upper is None else _conv_fast(upper, pu, True, tilt)
+            lower = pl if lower is None else _conv_fast(lower, pl, False, tilt)
+            lm_hi, lm_lo = _log_mgf(part, h, iv, H)
+            self._lm_total = count * lm_hi if self._lm_total is None else self._lm_total + count * lm_hi
+            self._inf_total += count * part.inf
+            if part.bin_mass > 0 and not part.gaussian:
+                self.spread.append((count, part.bin_mass, lm_lo))
+                self._tops.append(ceil_fraction((part.start + part.hi.size) * h))
+                self._widths.append(part.hi.size - 1)
+        self.upper, self.lower = upper, lower
+        self.n_spread = sum(c for c, _, _ in self.spread) + (1 if self.gauss is not None else 0)
+        m = upper.m
+        n = m.size
+        self._suffix = _up(np.cumsum(m[::-1])[::-1] * (1 + 1.01 * (n + 1) * _U) + n * _TINY)
+        # (e^h - 1) / 4 bounds the chord gap of (1 - c y)_+ over one bin, times the bin's mass
+        self.kappa = ceil_fraction(_hi((iv.exp(H) - 1) / 4))
+
+    def _above_grid(self, t: Fraction) -> float:
+        """An upper bound of P(L_rest > t + width + n h) by coupling (each original within h of its spread)."""
+        first = math.floor(t / self.h) + 1 - self.upper.start
+        s = 0.0
+        if first < self.upper.m.size:
+            s = float(self._suffix[max(first, 0)])
+        return min(1.0, float(_up(s + self.upper.inf)))
+
+    def _above(self, t: float, lm_lo) -> float:
+        """An upper bound of P(L_rest > t), L_rest the loss of every coordinate but one (Chernoff).
+
+        For lam > 0, ``e**(lam l) = y**-lam`` is convex in ``y = e**-l``, so a
+        spread coordinate's moment ``E[e**(lam L)]`` is at least the original's;
+        the finite part is at most ``exp(-lam t) prod_i E[e**(lam L_i)]``, the
+        rest at most the masses at +inf.
+        """
+        e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
+        best = float(np.min(e))
+        chern = 1.0 if best >= 0 else ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
+        return min(1.0, float(_up(chern + _up(self._inf_total * (1 + 4 * _U)))))
+
+    def gap(self, epsilon: float) -> float:
+        """An upper bound of delta_spread(epsilon) - delta(epsilon) (section 3 of the theory page)."""
+        fe = Fraction(epsilon)
+        total = 0.0
+        # the last coordinate of the telescoping sum (the Gaussian, else the largest bins)
+        # sees every other coordinate spread, on the grid: its term is bounded by the
+        # composed masses at the two grid points around epsilon
+        last = None if self.gauss is not None or not self.spread else \
+            max(range(len(self.spread)), key=lambda i: self.spread[i][1])
+        last_term = None
+        for i, (count, bin_mass, lm_lo) in enumerate(self.spread):
+            # a gap needs the kink inside the coordinate's support: L_rest > epsilon - its top
+            t = float(_down(epsilon - self._tops[i]))
+            T = min(self._above(t, lm_lo), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
+            one = float(_up(_up(bin_mass * self.kappa) * T))
+            if i == last:
+                count -= 1
+                last_term = one
+            total = float(_up(total + _up(count * one)))
+        if self.gauss is not None or last is not None:
+            j = math.floor(fe / self.h) - self.upper.start
+            m = self.upper.m
+            pair = sum(float(m[i]) for i in (j, j + 1) if 0 <= i < m.size)
+            tail = 4 * self.gauss.tail if self.gauss is not None else 0.0
+            pair = float(_up(pair * (1 + 4 * _U) + self.upper.inf + tail + 1e-57))
+            term = float(_up(self.kappa * pair))
+            if last_term is not None:          # both bounds hold for the last coordinate
+                term = min(term, last_term)
+            total = float(_up(total + term))
+        return total
+
+    def delta_upper(self, epsilon: float) -> float:
+        return _delta_grid(self.upper, epsilon, self.iv, self.h, self.H, True)
+
+    def delta_lower(self, epsilon: float) -> float:
+        d = _delta_grid(self.lower, epsilon, self.iv, self.h, self.H, False)
+        g = self.gap(epsilon)
+        return max(0.0, float(_down(d - g))) if g > 0 else d
+
+
+def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> float:
+    """Bound of ``sum_i m_i (1 - e^{eps - (start + i) h})_+ (+ inf mass)`` in the direction of ``upper``."""
+    first = max(0, math.floor(Fraction(epsilon) / h) + 1 - p.start)
+    m = p.m[first:]
+    if m.size == 0:
+        return min(1.0, p.inf) if upper else 0.0
+    x = iv.mpf(epsilon) - (p.start + first) * H
+    lo, hi = _geometric(iv.exp(x), iv.exp(-H), m.size)     # e^{eps - L_i} in (0, 1)
+    if upper:
+        return min(1.0, float(_up(_sum_up(_up(m * _up(1.0 - lo))) + p.inf)))
+    return _sum_down(_down(m * _down(1.0 - hi)))
 
 
 def _delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) -> float:
@@ -496,9 +974,10 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
 
     ``delta(epsilon) = E_P[(1 - e**(epsilon - L))_+]`` for the privacy loss
     ``L`` of the composition (its hockey-stick divergence, Balle, Barthe and
-    Gaboardi 2018, Thm. 1), computed from a pessimistic and an optimistic
-    privacy-loss distribution on the grid ``i * grid_step``
-    (``docs/theory/privacy_profiles.rst``).
+    Gaboardi 2018, Thm. 1), computed from the privacy-loss distributions
+    spread onto a grid aligned with the mechanisms' loss lattices, with
+    certified mass bounds and a certified bound of the spreading's excess
+    (``docs/theory/privacy_profiles.rst``, sections 2 and 3).
 
     Parameters
     ----------
@@ -508,8 +987,10 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
         :class:`DiscreteGaussian`; equal mechanisms are grouped.
     epsilon : float in [0, inf)
     grid_step : float in [1e-6, 1], default 1e-3
-        Spacing of the loss grid (a smaller step narrows the enclosure and
-        costs more).
+        Largest spacing of the loss grid; the step used divides the loss
+        lattices of as many mechanisms as possible (a smaller step narrows
+        the enclosure of spread mechanisms, about quadratically, and costs
+        more).
 
     Returns
     -------
@@ -531,14 +1012,18 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
        (dominating pairs).
     .. [3] A. Koskela, J. Jälkö and A. Honkela, "Computing Tight Differential
        Privacy Guarantees Using FFT", AISTATS 2020 (PLD discretisation).
+    .. [4] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar and P. Manurangsi,
+       "Connect the Dots: Tighter Discrete Approximations of Privacy Loss
+       Distributions", PoPETs 2022 (the spreading).
+    .. [5] N. J. Higham, *Accuracy and Stability of Numerical Algorithms*,
+       2nd ed., SIAM 2002, Theorem 24.2 (the FFT error bound).
     """
     owner = "privacy_profile_delta"
     groups = _normalise(mechanisms, owner)
     epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
     grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
-    upper, lower, iv, h = _composed(groups, grid_step)
-    return Enclosure(_delta_at(lower, epsilon, iv, h, grid_step, False),
-                     _delta_at(upper, epsilon, iv, h, grid_step, True))
+    comp = _Composition(groups, grid_step, ("epsilon", epsilon))
+    return Enclosure(comp.delta_lower(epsilon), comp.delta_upper(epsilon))
 
 
 def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
@@ -546,9 +1031,11 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
 
     ``upper`` is a float with ``delta_upper(upper) <= delta`` (so the
     composition is ``(upper, delta)``-DP); ``lower`` is a float with
-    ``delta_lower(lower) > delta`` (so no smaller epsilon than it is valid),
-    or 0. Both are found by bisection on the monotone bounds of
-    :func:`privacy_profile_delta`.
+    ``delta_lower(lower) > delta`` (so no epsilon up to it is valid), or 0.
+    Both are found by bisection on the bounds of :func:`privacy_profile_delta`.
+    Large compositions are computed with an exponential tilt chosen from the
+    query, so ``privacy_profile_delta`` at ``upper`` may differ from
+    ``delta`` in the last digits; both are valid.
 
     Parameters
     ----------
@@ -575,16 +1062,31 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     groups = _normalise(mechanisms, owner)
     delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
     grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
-    upper, lower, iv, h = _composed(groups, grid_step)
-    if upper.inf >= delta:
+    comp = _Composition(groups, grid_step, ("delta", delta))
+    top = float((comp.upper.start + comp.upper.m.size) * comp.h)
+    if comp.upper.inf >= delta:
         hi_eps = math.inf
     else:
-        hi_eps = _bisect(lambda e: _delta_at(upper, e, iv, h, grid_step, True) <= delta,
-                         (upper.start + upper.m.size) * grid_step, rtol)[1]
+        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol)[1]
+    pure = _pure_epsilon(groups)
+    if pure is not None:           # the composition is (pure, 0)-DP (basic composition)
+        hi_eps = min(hi_eps, pure)
     # the exact epsilon exceeds every e with delta_lower(e) > delta
-    lo_eps = _bisect(lambda e: not _delta_at(lower, e, iv, h, grid_step, False) > delta,
-                     (lower.start + lower.m.size) * grid_step, rtol)[0]
+    lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol)[0], hi_eps)
     return Enclosure(lo_eps, hi_eps)
+
+
+def _pure_epsilon(groups):
+    """The basic-composition epsilon (rounded up) when every mechanism is pure DP, else None."""
+    total = Fraction(0)
+    for mech, count in groups.items():
+        if isinstance(mech, RandomizedResponse):
+            total += count * Fraction(mech.epsilon)
+        elif isinstance(mech, (Laplace, DiscreteLaplace)):
+            total += count * Fraction(mech.sensitivity) / Fraction(mech.scale)
+        else:
+            return None
+    return ceil_fraction(total)
 
 
 def _bisect(ok, top: float, rtol: float) -> float:
