@@ -104,19 +104,24 @@ class GridMinimiser:
         return theta - np.linalg.solve(hess, grad)
 
     # ------------------------------------------------------------------ exact stage
-    def exact_gradient_bound(self, theta_q, box, dps=40):
-        """Upper bound of ``sup_{b in box} ||grad F_b(theta)||`` for rational ``theta_q``, by interval arithmetic."""
+    def data_gradient_sums(self, theta_q, iv):
+        """Enclosures of ``sum_i l'(y_i theta^T x_i) y_i x_ij`` for rational ``theta_q`` (exact margins)."""
         if self._exact_rows is None:
             self._exact_rows = [[Fraction(float(x)) for x in row] for row in self.Z]
+        acc = [iv.mpf(0) for _ in range(self.d)]
+        for row, y in zip(self._exact_rows, self.ys):
+            margin = Fraction(int(y)) * sum(x * t for x, t in zip(row, theta_q))
+            dv = self.loss.derivative_exact(margin, iv) * int(y)
+            for j in range(self.d):
+                if row[j]:
+                    acc[j] += dv * iv.mpf(row[j].numerator) / row[j].denominator
+        return acc
+
+    def exact_gradient_bound(self, theta_q, box, dps=40):
+        """Upper bound of ``sup_{b in box} ||grad F_b(theta)||`` for rational ``theta_q``, by interval arithmetic."""
         n, d = self.n, self.d
         with interval_context(int(dps * 3.33) + 8) as iv:
-            acc = [iv.mpf(0) for _ in range(d)]
-            for row, y in zip(self._exact_rows, self.ys):
-                margin = Fraction(int(y)) * sum(x * t for x, t in zip(row, theta_q))
-                dv = self.loss.derivative_exact(margin, iv) * int(y)
-                for j in range(d):
-                    if row[j]:
-                        acc[j] += dv * iv.mpf(row[j].numerator) / row[j].denominator
+            acc = self.data_gradient_sums(theta_q, iv)
             mu = Fraction(self.mu)
             total = iv.mpf(0)
             for j in range(d):
@@ -242,16 +247,8 @@ def _exact_stage(problem, noise, theta, *, refine_bits, max_rounds):
 def _exact_gradient_midpoint(problem, theta_q, centre, dps):
     """``grad F_b(theta)`` at the rational ``b = centre`` (midpoints of an interval evaluation)."""
     n, d = problem.n, problem.d
-    if problem._exact_rows is None:
-        problem._exact_rows = [[Fraction(float(x)) for x in row] for row in problem.Z]
     with interval_context(int(dps * 3.33) + 8) as iv:
-        acc = [iv.mpf(0) for _ in range(d)]
-        for row, y in zip(problem._exact_rows, problem.ys):
-            margin = Fraction(int(y)) * sum(x * t for x, t in zip(row, theta_q))
-            dv = problem.loss.derivative_exact(margin, iv) * int(y)
-            for j in range(d):
-                if row[j]:
-                    acc[j] += dv * iv.mpf(row[j].numerator) / row[j].denominator
+        acc = problem.data_gradient_sums(theta_q, iv)
         mu = Fraction(problem.mu)
         out = []
         for j in range(d):

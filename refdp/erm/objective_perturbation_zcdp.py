@@ -272,17 +272,9 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
         to -1 and ``classes[1]`` to +1 (``classes=(0, 1)`` for 0/1 labels).
         Never inferred from ``y``.
     secure : bool, default True
-        True: the float-safe release (``docs/theory/secure_noise.rst``,
-        Theorem 7): ``b`` is an exact draw of its continuous law, kept as
-        intervals whose digits are drawn only as needed, and the release is
-        ``g * round(theta*(b) / g)`` for the exact minimiser ``theta*(b)``,
-        with ``g`` (``result.grid_step``) the largest power of two at most
-        ``2**-10`` times the noise's unit effect on ``theta``; the grid cell
-        is certified by strong convexity and interval bounds. The privacy
-        proof of the real-valued mechanism then holds for the doubles
-        returned (post-processing). Cost: at most ``g / 2`` per coordinate
-        of extra error, and a few extra gradient evaluations. False: the
-        textbook float path (see Warnings).
+        True: the float-safe release of :func:`refdp.erm.objective_perturbation`
+        (``docs/theory/secure_noise.rst``, Theorem 7), with an exact Gaussian
+        draw of ``b``. False: the textbook float path (see Warnings).
 
     Returns
     -------
