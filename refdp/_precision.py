@@ -5,7 +5,10 @@ precision in process-global state: a computation that sets ``mp.dps`` or
 ``iv.prec`` can be changed under its feet by another thread, and a result that
 depends on it is not reproducible. refdp's own computations therefore use
 contexts they create (:func:`mp_context`, :func:`iv_context`; creating one
-costs about a millisecond) and never read or set the global precision.
+costs about a millisecond) or, where they only use a context at a fixed
+precision, the calling thread's context at that precision
+(:func:`shared_context`, :func:`refined`), and never read or set the global
+precision.
 
 Values are recognised by duck typing, so that values of any context are
 accepted: an interval has ``_mpi_`` (a pair of raw mpf tuples), a real mpmath
@@ -31,6 +34,7 @@ from mpmath.ctx_mp import MPContext
 __all__ = [
     "mp_context",
     "iv_context",
+    "shared_context",
     "is_interval",
     "is_mpf",
     "exact_rational",
@@ -68,20 +72,52 @@ def iv_context(dps: int) -> MPIntervalContext:
     return ctx
 
 
+_SHARED = threading.local()
+
+
+def shared_context(dps: int, interval: bool):
+    """This thread's context at ``dps`` digits, for computations that never change its precision.
+
+    Creating an mpmath context costs about a millisecond (it builds every
+    function wrapper), which dominates exact computations made of many small
+    calls (the quick verification run created some 28,000). A call that only
+    *uses* a context at a fixed precision may take this one instead of
+    :func:`mp_context` / :func:`iv_context`: it belongs to the calling thread
+    (never shared between threads, so results stay identical with other
+    threads running), and it is replaced by a fresh one if anything changed
+    its precision. Code that sets ``prec``/``dps`` on a context must create
+    its own.
+    """
+    return _shared(bool(interval), "dps", int(dps))
+
+
+def _shared(interval: bool, unit: str, value: int):
+    cache = getattr(_SHARED, "contexts", None)
+    if cache is None:
+        cache = _SHARED.contexts = {}
+    key = (interval, unit, value)
+    ctx = cache.get(key)
+    if ctx is None or getattr(ctx, unit) != value:
+        ctx = MPIntervalContext() if interval else MPContext()
+        setattr(ctx, unit, value)
+        cache[key] = ctx
+    return ctx
+
+
 def is_interval_context(ctx) -> bool:
     """True when ``ctx`` is an mpmath interval context (values are enclosures)."""
     return isinstance(ctx, MPIntervalContext)
 
 
 def refined(ctx, extra_bits: int):
-    """A new context of the same kind as ``ctx`` with ``extra_bits`` more bits of precision.
+    """A context of the same kind as ``ctx`` with ``extra_bits`` more bits of precision.
 
     The caller's context is left as it is, so a context shared by several
-    computations is never modified.
+    computations is never modified. The returned one is this thread's
+    context at that precision (:func:`shared_context`): use it, never change
+    its precision.
     """
-    new = MPIntervalContext() if is_interval_context(ctx) else MPContext()
-    new.prec = int(ctx.prec) + max(0, int(extra_bits))
-    return new
+    return _shared(is_interval_context(ctx), "prec", int(ctx.prec) + max(0, int(extra_bits)))
 
 
 def law_context(ctx, dps: int, extra_digits: int):
@@ -101,12 +137,13 @@ def law_context(ctx, dps: int, extra_digits: int):
     Returns
     -------
     work : context
-        A new context: of ``ctx``'s kind with ``extra_digits`` more digits,
-        or a real context at ``dps + extra_digits`` digits.
+        This thread's context (:func:`shared_context`) of ``ctx``'s kind
+        with ``extra_digits`` more digits, or a real context at ``dps +
+        extra_digits`` digits; its precision must not be changed.
     """
     extra_bits = int(extra_digits * 3.33) + 4
     if ctx is None:
-        return mp_context(dps + extra_digits)
+        return shared_context(dps + extra_digits, False)
     return refined(ctx, extra_bits)
 
 

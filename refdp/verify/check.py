@@ -87,6 +87,7 @@ from .._precision import (
     iv_context,
     mp_context,
     mpf_exact,
+    shared_context,
     raw_to_fraction,
 )
 from .._validation import Described, Interval, check_scalar, parameter_error
@@ -349,7 +350,7 @@ class _Law:
     def _evaluate(self, d, dps):
         self.calls += 1
         if self.with_ctx:
-            return _items(self.fn(d, iv_context(dps)), self.owner, d)
+            return _items(self.fn(d, shared_context(dps, True)), self.owner, d)
         # Legacy protocol only: such a law computes "at the current precision" with
         # the global mpmath functions, so the global precision must be set for it
         # (under the lock, checked before and after; its verdicts are estimated).
@@ -393,7 +394,7 @@ class _Law:
         rec = _Record()
         rec.level = level
         hi = higher_precision(level)
-        ivc = iv_context(hi + 10)
+        ivc = shared_context(hi + 10, True)
         total = ivc.mpf(0)
         outputs = list(values)
         if other is not None:

@@ -34,7 +34,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from .._precision import exact_rational, is_interval, is_mpf, iv_context, mp_context
+from .._precision import exact_rational, is_interval, is_mpf, shared_context
 from .._validation import Described, Interval, check_scalar, parameter_error
 from .verdict import enclose, lower, upper
 
@@ -131,9 +131,9 @@ def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> di
     if not items:
         raise parameter_error(name, owner, "a distribution with at least one output", dist)
     out = {o: _check_probability(v, o, name, owner) for o, v in items}
-    # Sum in interval arithmetic (a context owned by the call) with enough bits
+    # Sum in interval arithmetic (this thread's 60-digit context) with enough bits
     # for every input to be exact or tightly enclosed.
-    ctx = iv_context(60)
+    ctx = shared_context(60, True)
     total = ctx.mpf(0)
     for v in out.values():
         total += enclose(v, ctx)
@@ -185,7 +185,7 @@ class _Arith:
 
     def __init__(self, interval: bool, dps: int = 30):
         self.interval = interval
-        self.ctx = iv_context(dps) if interval else mp_context(dps)
+        self.ctx = shared_context(dps, interval)        # only used at this precision
 
     def num(self, x):
         if self.interval:

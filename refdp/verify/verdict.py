@@ -40,9 +40,9 @@ from .._precision import (
     exact_rational,
     is_interval,
     is_mpf,
-    iv_context,
     mp_context,
     mpf_exact,
+    shared_context,
 )
 
 __all__ = [
@@ -189,7 +189,7 @@ def enclose(x, ctx=None):
     interval of ``ctx``
     """
     if ctx is None:
-        ctx = iv_context(80)
+        ctx = shared_context(80, True)
     if is_interval(x):
         a, b = x._mpi_
         return ctx.mpf([mpf_exact(a), mpf_exact(b)])
@@ -268,7 +268,7 @@ def decide_leq_interval(lhs: Callable, rhs: Callable, dps: int = 30):
     lhs_value, rhs_value : interval
         The enclosures.
     """
-    ctx = iv_context(dps)
+    ctx = shared_context(dps, True)          # this thread's; the callables must not change its precision
     encs = []
     for fn in (lhs, rhs):
         if takes_context(fn, 0):
