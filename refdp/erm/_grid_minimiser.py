@@ -50,8 +50,9 @@ from .._rounding import interval_context
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
 _U = 2.0 ** -53
-#: Rows per block of the certified gradient sum.
-BLOCK = 64
+#: Rows per block of the certified gradient sum (each block summed in any
+#: order with error gamma_(BLOCK+2) of its absolute sum).
+BLOCK = 256
 _INT_LIMIT = 2**53 - 1
 
 
@@ -98,8 +99,13 @@ class GridMinimiser:
         return grad, err
 
     def newton_step(self, theta, grad):
-        s = np.sqrt(self.loss.second_derivative(self.ys * (self.Z @ theta)) / self.n)
-        scaled = self.Z * s[:, None]
+        """A Newton step (the Newton matrix of every k-th row above ``HESSIAN_ROWS``; any positive
+        definite matrix keeps the search correct, the certificate decides)."""
+        from ._solver import HESSIAN_ROWS
+        stride = max(1, -(-self.n // HESSIAN_ROWS))
+        Zh, yh = self.Z[::stride], self.ys[::stride]
+        s = np.sqrt(self.loss.second_derivative(yh * (Zh @ theta)) / Zh.shape[0])
+        scaled = Zh * s[:, None]
         hess = scaled.T @ scaled + self.mu * np.eye(self.d)
         return theta - np.linalg.solve(hess, grad)
 

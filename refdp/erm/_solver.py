@@ -122,7 +122,8 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
     quadratic, at ``O(n d + (n / k) d^2)`` per step instead of ``O(n d^2)``,
     and the line search reuses ``X @ step``. The stopping rule, and so the
     certificate, is the same: the full gradient's computed norm plus its
-    rounding bound.
+    rounding bound. The large-``n`` path starts from the minimiser of the
+    objective on the strided rows.
     """
     n, d = X.shape
     if n > HESSIAN_ROWS:
@@ -181,7 +182,12 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
     stride = -(-n // HESSIAN_ROWS)
     Xh, yh = X[::stride], y[::stride]
     eye = np.eye(d)
-    f = np.zeros(d)
+    # warm start: the minimiser of the same objective on the strided rows (a
+    # starting point only; the certificate below is on every row)
+    try:
+        f = minimise(loss, Xh, yh, mu, g, tol=max(tol, 1e-6)).theta
+    except RuntimeError:
+        f = np.zeros(d)
     margins = y * (X @ f)
     gn = math.inf
 
@@ -199,11 +205,17 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
         scaled = Xh * np.sqrt(loss.second_derivative(yh * (Xh @ f)) / Xh.shape[0])[:, None]
         step = np.linalg.solve(scaled.T @ scaled + mu * eye, grad)
         slope = float(grad @ step)
-        direction = y * (X @ step)
+        direction = None
         t, moved = 1.0, False
         for _ in range(60):
             cand = f - t * step
-            cand_margins = y * (X @ cand) if t == 1.0 else margins - t * direction
+            if t == 1.0:
+                cand_margins = y * (X @ cand)
+                full_step = cand_margins
+            else:                               # y * (X @ step), from the full step's margins
+                if direction is None:
+                    direction = margins - full_step
+                cand_margins = margins - t * direction
             if slope > 1e-10 * (1.0 + abs(value)):
                 cand_value = value_at(cand_margins, cand)
                 ok = cand_value < value - 1e-4 * t * slope
