@@ -23,3 +23,15 @@ def _reset_mpmath_precision():
     mpmath.mp.dps = 15
     yield
     mpmath.mp.dps = 15
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real Dask LocalCluster of 2 worker processes (the distributed tests; skipped without the extra)."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=40)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()

@@ -24,16 +24,6 @@ from refdp.verify import check_mechanism  # noqa: E402
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=40)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def count_law(d, ctx, eps=1):
     """Randomised response on the count of ones, mod 3, with a geometric-like law (certified, in ctx)."""
     s = sum(d) % 3

@@ -21,16 +21,6 @@ from refdp.verify import check_mechanism  # noqa: E402
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=40)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def leaky_rr(bit, n, rng):
     """Randomised response that reports the bit with probability 0.9 (true epsilon ln 9), claimed ln 3."""
     return np.where(rng.random(n) < 0.9, bit, 1 - bit)
