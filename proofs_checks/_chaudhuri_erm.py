@@ -149,7 +149,7 @@ def grid_release_verdict(loss, data, mu, res, noise, bits=160):
     """The float-safe release is ``g * round(theta*(b) / g)`` for the replayed exact draw ``b``.
 
     ``noise`` is a fresh lazy draw on the release's seed: the release refines
-    it by 24 digits and then 16 at a time, so refining the replay the same way
+    it by ``START_BITS`` digits and then ``REFINE_BITS`` at a time, so refining the replay the same way
     extends the very digits the release used. With ``b`` known to ``bits``
     digits, a float minimiser at the box centre is certified by this module's
     exact gradient bound (rational margins, independent of the library's
@@ -157,14 +157,15 @@ def grid_release_verdict(loss, data, mu, res, noise, bits=160):
     Returns UNDECIDED when the ball straddles a cell boundary at this
     precision.
     """
+    from refdp.erm._grid_minimiser import REFINE_BITS, START_BITS
     from refdp.verify.verdict import Verdict
     Z, ys = as_arrays(data)
     n, d = Z.shape
-    noise.refine(24)
-    done = 24
+    noise.refine(START_BITS)
+    done = START_BITS
     while done < bits:
-        noise.refine(16)
-        done += 16
+        noise.refine(REFINE_BITS)
+        done += REFINE_BITS
     box = noise.bounds()
     centre = [(Fraction(lo) + Fraction(hi)) / 2 for lo, hi in box]
     lin = [c / n for c in centre]

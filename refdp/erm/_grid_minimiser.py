@@ -46,18 +46,14 @@ import numpy as np
 
 from .._precision import raw_to_fraction
 from .._rounding import interval_context
+from ..mechanisms._float_safe import _INT_LIMIT, grid_step
+from ._solver import _U, _gamma, minimise, newton_matrix
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
-_U = 2.0 ** -53
 #: Rows per block of the certified gradient sum (each block summed in any
 #: order with error gamma_(BLOCK+2) of its absolute sum).
 BLOCK = 256
-_INT_LIMIT = 2**53 - 1
-
-
-def _gamma(k):
-    return k * _U / (1.0 - k * _U)
 
 
 def _up(x: float, k: int = 2) -> float:
@@ -99,15 +95,7 @@ class GridMinimiser:
         return grad, err
 
     def newton_step(self, theta, grad):
-        """A Newton step (the Newton matrix of every k-th row above ``HESSIAN_ROWS``; any positive
-        definite matrix keeps the search correct, the certificate decides)."""
-        from ._solver import HESSIAN_ROWS
-        stride = max(1, -(-self.n // HESSIAN_ROWS))
-        Zh, yh = self.Z[::stride], self.ys[::stride]
-        s = np.sqrt(self.loss.second_derivative(yh * (Zh @ theta)) / Zh.shape[0])
-        scaled = Zh * s[:, None]
-        hess = scaled.T @ scaled + self.mu * np.eye(self.d)
-        return theta - np.linalg.solve(hess, grad)
+        return theta - np.linalg.solve(newton_matrix(self.loss, self.Z, self.ys, self.mu, theta), grad)
 
     # ------------------------------------------------------------------ exact stage
     def data_gradient_sums(self, theta_q, iv):
@@ -178,7 +166,17 @@ def _sqrt_up(q: Fraction) -> Fraction:
     return Fraction(r + 1, scale)
 
 
-def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=16, max_rounds=200):
+#: Digits of every noise coordinate drawn before the first solve, and at each refinement.
+START_BITS = 24
+REFINE_BITS = 16
+
+
+def _centre(box, n):
+    """The float linear term ``mid(box) / n`` the solver uses for a box of ``b``."""
+    return np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+
+
+def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200):
     """The exact ``round(theta*(b) / g)`` for the lazy draw ``noise`` (module docstring).
 
     Parameters
@@ -200,7 +198,7 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=16
     last_grad = math.inf
     for _ in range(max_rounds):
         box = noise.bounds()
-        g = np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+        g = _centre(box, n)
         gap = _box_gap(box, g, n)
         grad, err = problem.float_gradient(theta, g)
         grad_ub = _up(float(np.linalg.norm(np.abs(grad) + err)) * (1.0 + 4 * (d + 2) * _U))
@@ -240,10 +238,7 @@ def _exact_stage(problem, noise, theta, *, refine_bits, max_rounds):
         # a Newton correction from a float Hessian and the exact gradient at the box centre
         centre = [(Fraction(lo) + Fraction(hi)) / 2 for lo, hi in box]
         grad = _exact_gradient_midpoint(problem, theta_q, centre, dps)
-        hess_theta = np.array([float(t) for t in theta_q])
-        s = np.sqrt(problem.loss.second_derivative(problem.ys * (problem.Z @ hess_theta)) / n)
-        scaled = problem.Z * s[:, None]
-        hess = scaled.T @ scaled + problem.mu * np.eye(problem.d)
+        hess = newton_matrix(problem.loss, problem.Z, problem.ys, problem.mu, np.array([float(t) for t in theta_q]))
         step = np.linalg.solve(hess, np.array([float(x) for x in grad]))
         theta_q = [t - Fraction(float(s_)) for t, s_ in zip(theta_q, step)]
         dps += 10
@@ -262,10 +257,6 @@ def _exact_gradient_midpoint(problem, theta_q, centre, dps):
                 + iv.mpf(centre[j].numerator) / (centre[j].denominator * n)
             out.append(raw_to_fraction(v.mid._mpi_[0]))
         return out
-
-
-#: Bits of every noise coordinate drawn before the first solve.
-_START_BITS = 24
 
 
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
@@ -296,14 +287,10 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     step : float
         The grid step ``g``.
     """
-    from ..mechanisms._float_safe import grid_step
-    from ._solver import minimise
-
     n, d = Z.shape
     step = grid_step(unit_scale, 1)
-    noise.refine(_START_BITS)
-    box = noise.bounds()
-    g = np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+    noise.refine(START_BITS)
+    g = _centre(noise.bounds(), n)
     try:
         theta0 = minimise(loss, Z, ys, mu, g, tol=tol).theta
     except RuntimeError:                      # a starting point only: the certificate is below

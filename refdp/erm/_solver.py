@@ -82,6 +82,18 @@ def rounding_bound(loss, n, d, mu, g, f):
 HESSIAN_ROWS = 50_000
 
 
+def newton_matrix(loss, X, y, mu, f):
+    """``(1/m) sum_i l''(y_i f^T x_i) x_i x_i^T + mu I`` over every row, or every k-th row beyond ``HESSIAN_ROWS``.
+
+    Any positive definite matrix gives a descent direction; the certificate
+    (the full gradient) never depends on it.
+    """
+    stride = max(1, -(-X.shape[0] // HESSIAN_ROWS))
+    Xh, yh = (X, y) if stride == 1 else (X[::stride], y[::stride])
+    scaled = Xh * np.sqrt(loss.second_derivative(yh * (Xh @ f)) / Xh.shape[0])[:, None]    # l'' >= 0
+    return scaled.T @ scaled + mu * np.eye(X.shape[1])
+
+
 def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
     """Minimise ``F`` until the certified gradient norm is at most ``tol``.
 
@@ -130,7 +142,6 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
         return _minimise_large(loss, X, y, mu, g, tol=tol, max_iter=max_iter)
     g = np.zeros(d) if g is None else np.asarray(g, dtype=np.float64)
     f = np.zeros(d)
-    eye = np.eye(d)
     grad = gradient(loss, X, y, mu, g, f)
     gn = float(np.linalg.norm(grad))
     value = objective(loss, X, y, mu, g, f)
@@ -139,9 +150,7 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
             return SolverResult(f, gn, it)
         if it == max_iter:
             break
-        scaled = X * np.sqrt(loss.second_derivative(y * (X @ f)) / n)[:, None]    # l'' >= 0
-        hess = scaled.T @ scaled + mu * eye
-        step = np.linalg.solve(hess, grad)
+        step = np.linalg.solve(newton_matrix(loss, X, y, mu, f), grad)
         slope = float(grad @ step)
         if slope <= 1e-10 * (1.0 + abs(value)):
             # near the minimiser F cannot resolve the decrease: damp the Newton
@@ -181,7 +190,6 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
     g = np.zeros(d) if g is None else np.asarray(g, dtype=np.float64)
     stride = -(-n // HESSIAN_ROWS)
     Xh, yh = X[::stride], y[::stride]
-    eye = np.eye(d)
     # warm start: the minimiser of the same objective on the strided rows (a
     # starting point only; the certificate below is on every row)
     try:
@@ -202,8 +210,7 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
             return SolverResult(f, gn, it)
         if it == max_iter:
             break
-        scaled = Xh * np.sqrt(loss.second_derivative(yh * (Xh @ f)) / Xh.shape[0])[:, None]
-        step = np.linalg.solve(scaled.T @ scaled + mu * eye, grad)
+        step = np.linalg.solve(newton_matrix(loss, X, y, mu, f), grad)
         slope = float(grad @ step)
         direction = None
         t, moved = 1.0, False
