@@ -1,7 +1,7 @@
 r"""Validated Python entry points to refdp's compiled kernels.
 
 These wrappers check their arguments (one message shape, see
-:mod:`refdp._validation`), arrange memory (contiguity, sorting of queries) and
+:mod:`refdp.utils.validation`), arrange memory (contiguity, sorting of queries) and
 call the kernels in :mod:`refdp._core`, which run with the GIL released. They
 contain no loops over data. The same kernels are available to Cython code via
 ``cimport refdp._core`` (see ``refdp/_core.pxd``).
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._validation import Described, Interval, check_array, check_scalar, parameter_error
+from .utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 
 __all__ = [
     "projected_walk_log_odds",

@@ -32,7 +32,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._validation import Described, Interval, check_scalar, parameter_error
+from .utils.validation import Described, Interval, check_scalar, parameter_error
 
 __all__ = ["connect", "map_ordered", "check_picklable", "n_workers", "INSTALL_HINT"]
 

@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st
 
 import refdp.mechanisms as M
 from refdp import core
-from refdp._validation import Interval
+from refdp.utils.validation import Interval
 from refdp.mechanisms import (
     exponential_mechanism, exponential_mechanism_distribution, gaussian_mechanism,
     gaussian_sigma_zcdp, laplace_mechanism, laplace_scale, report_noisy_max,

@@ -35,7 +35,7 @@ from fractions import Fraction
 
 from .._precision import iv_context
 from .._rounding import ceil_fraction, floor_fraction
-from .._validation import Interval, Options, check_scalar, parameter_error
+from ..utils.validation import Interval, Options, check_scalar, parameter_error
 from ._gaussian_exact import gaussian_delta
 from .optimal_composition import _Profile, _hi, _lo, optimal_composition_epsilon
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,

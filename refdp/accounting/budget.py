@@ -44,7 +44,7 @@ import threading
 from fractions import Fraction
 
 from .._rounding import ceil_fraction
-from .._validation import Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.validation import Interval, Options, check_option, check_scalar, parameter_error
 from .composition import EpsilonDelta, advanced_composition
 from .conversions import zcdp_to_dp
 

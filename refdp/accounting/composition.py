@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from .._validation import Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from .._rounding import ceil_fraction, ceil_interval, interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 

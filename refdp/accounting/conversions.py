@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .._validation import Interval, Options, check_option, check_scalar
+from ..utils.validation import Interval, Options, check_option, check_scalar
 from .._rounding import ceil_fraction, ceil_interval, interval_context
 
 __all__ = ["pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp"]

@@ -25,7 +25,7 @@ from scipy.special import gammaln
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, ceil_interval
-from .._validation import Interval, check_scalar
+from ..utils.validation import Interval, check_scalar
 from ._binomial import log_factorial, window_sums
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 

@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
-from .._validation import Interval, check_scalar
+from ..utils.validation import Interval, check_scalar
 from .profiles import Enclosure, _atoms, _conv, _delta_at, _power
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]

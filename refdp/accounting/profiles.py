@@ -35,7 +35,7 @@ import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
-from .._validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",

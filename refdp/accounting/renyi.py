@@ -33,7 +33,7 @@ import math
 from fractions import Fraction
 
 from .._precision import iv_context
-from .._validation import Interval, check_array, check_scalar
+from ..utils.validation import Interval, check_array, check_scalar
 from .._rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,

@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-from .._validation import Described, parameter_error
+from ..utils.validation import Described, parameter_error
 from .canonical import canonical_output
 
 __all__ = ["Sample", "vectorise", "draw", "same_dataset", "describe_dataset", "hash_rows"]

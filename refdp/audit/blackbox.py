@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
 from .events import Objective, build_scores, rescore, select_events

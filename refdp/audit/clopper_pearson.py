@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .._validation import Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 
 __all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "OUTWARD"]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import Described, Interval, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
 
 __all__ = ["query_answer_pairs", "pattern_pairs", "search_pairs", "PairSearch", "PATTERNS"]
 
@@ -340,7 +340,7 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     """
     from .blackbox import _Progress, _select, audit_black_box, check_pairs_argument
     from .events import Objective
-    from .._validation import check_rng
+    from ..utils.validation import check_rng
 
     owner = "search_pairs"
     if not callable(mechanism):

@@ -23,8 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import Described, Interval, check_array, check_scalar, parameter_error
-from ..mechanisms._args import check_flag
+from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import check_flag
 from ..prediction._partition import check_classes, labels_to_indices
 from ._sklearn_compat import FeatureTypeError, warn_column_vector
 

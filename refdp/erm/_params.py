@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 
-from .._validation import parameter_error
+from ..utils.validation import parameter_error
 
 __all__ = ["ParamsMixin"]
 

@@ -59,11 +59,11 @@ from fractions import Fraction
 import numpy as np
 import scipy.stats
 
-from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from .._rounding import floor_fraction
 from ..mechanisms import spherical_laplace
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
 from ._data import check_classes, PM1, prepare, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL

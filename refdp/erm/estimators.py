@@ -32,12 +32,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.special
 
-from .._validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ._params import ParamsMixin
 from ._data import check_classes, feature_array, label_array, prepare
 from ._sklearn_compat import not_fitted
 from .losses import HuberHingeLoss, LogisticLoss
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from .objective_perturbation import objective_perturbation_budget, release_objective_perturbation
 from .objective_perturbation_zcdp import objective_perturbation_zcdp_budget, release_objective_perturbation_zcdp
 from .output_perturbation import DEFAULT_TOL, release_output_perturbation, release_output_perturbation_zcdp

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.special
 
 from .._precision import ctx_rational, is_interval_context
-from .._validation import Interval, check_scalar, parameter_error
+from ..utils.validation import Interval, check_scalar, parameter_error
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
 

@@ -48,11 +48,11 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from .._validation import Interval, check_rng, check_scalar
+from ..utils.validation import Interval, check_rng, check_scalar
 from .._rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..mechanisms._lazy import BitSource, LazySphericalLaplace
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ._data import check_classes, prepare
 from ._grid_minimiser import secure_minimiser
 from ._solver import minimise

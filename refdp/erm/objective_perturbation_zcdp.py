@@ -48,9 +48,9 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from .._validation import Interval, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_interval, floor_fraction, floor_interval, interval_context
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ._data import check_classes, prepare
 from ..mechanisms._lazy import BitSource, LazyGaussianVector
 from ._grid_minimiser import secure_minimiser

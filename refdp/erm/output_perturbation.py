@@ -39,10 +39,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import Interval, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import gaussian_mechanism, spherical_laplace
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid
 from ._data import check_classes, prepare
 from ._solver import minimise

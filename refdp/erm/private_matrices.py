@@ -67,10 +67,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid, release
 from ._data import check_classes, signed_labels, unit_ball_rows
 from .losses import check_loss

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from .._validation import Interval, check_rng, check_scalar
+from ..utils.validation import Interval, check_rng, check_scalar
 from ._data import feature_array, shrink_into_ball
 from ._params import ParamsMixin
 from ._sklearn_compat import not_fitted

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism, exponential_mechanism_distribution
 from ..prediction._partition import spawn_streams
 from ._data import check_classes, feature_array, label_array, signed_labels

@@ -42,8 +42,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import Described, Interval, check_array, check_rng, check_scalar, parameter_error
-from ..mechanisms._args import DPS, POSITIVE, check_flag
+from ..utils.validation import Described, Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from .._precision import iv_context

@@ -40,9 +40,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import Described, Interval, Options, check_array, check_option, check_rng, \
+from ..utils.validation import Described, Interval, Options, check_array, check_option, check_rng, \
     check_scalar, parameter_error
-from ..mechanisms._args import DPS, POSITIVE, check_flag
+from ..utils.validation import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..mechanisms._inversion import certified_inverse_cdf_index

@@ -49,8 +49,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import Described, Interval, check_array, check_scalar, parameter_error
-from ..mechanisms._args import DPS, POSITIVE
+from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import DPS, POSITIVE
 from .._precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..verify.verdict import lower, upper
 from .._rounding import float_at_least, float_at_most

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import parameter_error
+from ..utils.validation import parameter_error
 from ._exact import to_mpf
 from ._float_safe import _up_dyadic, grid_step
 from .discrete import discrete_laplace

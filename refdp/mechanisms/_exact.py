@@ -21,8 +21,8 @@ import numpy as np
 from mpmath import libmp
 
 from .._precision import ctx_rational
-from .._validation import Described, check_scalar, parameter_error
-from ._args import POSITIVE
+from ..utils.validation import Described, check_scalar, parameter_error
+from ..utils.validation import POSITIVE
 
 __all__ = ["to_fraction", "fraction_vector", "to_mpf", "float_inputs", "EXACT_REAL"]
 

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import Described, parameter_error
+from ..utils.validation import Described, parameter_error
 from .discrete import discrete_gaussian, discrete_laplace
 
 __all__ = ["GridNoise", "GRID_BITS", "grid_step", "laplace_grid", "gaussian_grid", "l2_laplace_grid",

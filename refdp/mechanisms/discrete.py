@@ -32,8 +32,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _core, _twins
-from .._validation import Described, check_rng, parameter_error
-from ._args import check_size
+from ..utils.validation import Described, check_rng, parameter_error
+from ..utils.validation import check_size
 
 __all__ = [
     "MAX_BITS",

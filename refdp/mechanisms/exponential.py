@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import core
 from .._precision import law_context, mpf_values
-from .._validation import check_array, check_rng, check_scalar
-from ._args import DPS, POSITIVE, check_flag
+from ..utils.validation import check_array, check_rng, check_scalar
+from ..utils.validation import DPS, POSITIVE, check_flag
 from ._exact import float_inputs, fraction_vector, to_fraction, to_mpf
 from ._inversion import certified_inverse_cdf_index
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from .._validation import check_array, check_rng, check_scalar, parameter_error
-from ._args import POSITIVE, check_flag
+from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import POSITIVE, check_flag
 from ._float_safe import gaussian_grid, release
 from .._rounding import upward_gaussian_sigma
 

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .._precision import iv_context
-from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..accounting._discrete_gaussian_profile import discrete_gaussian_delta
 from ..accounting._gaussian_exact import gaussian_delta
-from ._args import POSITIVE, check_flag
+from ..utils.validation import POSITIVE, check_flag
 from ._float_safe import GridNoise, _l2_index_sensitivity, gaussian_grid, grid_step, release
 
 __all__ = ["GaussianCalibration", "gaussian_sigma_approx", "gaussian_calibration_approx",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
-from .._validation import Described, Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..accounting import DEFAULT_ORDERS
 
 __all__ = ["GAMMA", "DELTA", "POSITIVE", "check_gamma", "check_delta", "check_orders",

@@ -75,10 +75,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import core
-from .._validation import Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.validation import Interval, Options, check_option, check_scalar, parameter_error
 from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
 from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from .exact import exact_analysis

@@ -41,9 +41,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_rng, parameter_error
+from ..utils.validation import check_rng, parameter_error
 from .._rounding import upward_quotient
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ..mechanisms.discrete import discrete_laplace
 from ..mechanisms._float_safe import _up_dyadic
 from ._args import check_counts, check_gamma

@@ -82,7 +82,7 @@ def add_arguments(parser):
 
 def _load(args):
     """The (queries x classes) counts of ``--votes``; errors name the command line's options."""
-    from .._validation import Described, parameter_error
+    from ..utils.validation import Described, parameter_error
     from ._args import check_counts, counts_from_votes
 
     owner = "refdp pate"
@@ -122,7 +122,7 @@ def _check_options(args):
     and :func:`refdp.pate.smooth_laplace_parameters`), checked here under the
     options' names.
     """
-    from .._validation import Interval, check_scalar
+    from ..utils.validation import Interval, check_scalar
     from ._args import DELTA, GAMMA, POSITIVE
 
     owner = "refdp pate"

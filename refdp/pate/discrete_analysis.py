@@ -61,8 +61,8 @@ import numpy as np
 
 from .._precision import iv_context
 from .._rounding import ceil_interval
-from .._validation import Options, check_option, parameter_error
-from ..mechanisms._args import check_flag
+from ..utils.validation import Options, check_option, parameter_error
+from ..utils.validation import check_flag
 from ..mechanisms._discrete_argmax import discrete_argmax_law
 from ..mechanisms._exact import to_mpf
 from ..mechanisms._float_safe import _up_dyadic

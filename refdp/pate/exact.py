@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import Interval, check_scalar
+from ..utils.validation import Interval, check_scalar
 from ._args import check_counts, check_gamma, check_orders
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
 from ._kernels import exact_rows

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .._precision import iv_context, raw_to_fraction
-from .._validation import Described, Interval, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms._discrete_argmax import discrete_argmax_law

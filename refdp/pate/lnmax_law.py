@@ -38,11 +38,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..mechanisms import report_noisy_max_distribution
-from ..mechanisms._args import DPS, check_flag
+from ..utils.validation import DPS, check_flag
 from .._precision import iv_context, mp_context, mpf_values
 from ..mechanisms._discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
-from .._validation import check_scalar
+from ..utils.validation import check_scalar
 from ._args import check_counts, check_gamma
 from ._kernels import log_law_rows
 

@@ -89,10 +89,10 @@ import mpmath
 import numpy as np
 
 from .. import core
-from .._validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from .._rounding import ceil_interval, ceil_mpf, interval_context
 from ..accounting import pate_data_independent_log_moments
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q

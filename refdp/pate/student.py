@@ -44,12 +44,12 @@ import time
 
 import numpy as np
 
-from .._validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
 from ..accounting.budget import check_budget
 from ..prediction._partition import check_features, learner_factory, spawn_streams, train_teacher
-from ..mechanisms._args import check_flag
+from ..utils.validation import check_flag
 from ._args import POSITIVE, check_delta, check_gamma, check_orders
 from .accountant import PATEAccountant
 from .aggregation import lnmax_labels

@@ -41,7 +41,7 @@ import hashlib
 import numpy as np
 
 from .. import core
-from .._validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
 from .._repr import params_repr
 from ..distributed import check_client
 from ..prediction._partition import (check_classes, check_features, fit_teachers, labels_to_indices,

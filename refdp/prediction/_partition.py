@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import core
 from .._repr import params_repr
-from .._validation import (Described, Interval, Options, check_array, check_option, check_rng,
+from ..utils.validation import (Described, Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from ..accounting.budget import check_budget
 
@@ -190,7 +190,7 @@ def random_partition(n, k, rng):
     k : int >= 1
         Number of parts.
     rng : numpy.random.Generator
-        Already normalised (:func:`refdp._validation.check_rng`).
+        Already normalised (:func:`refdp.utils.validation.check_rng`).
 
     Returns
     -------

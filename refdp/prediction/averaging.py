@@ -41,7 +41,7 @@ from .._twins import word_source
 
 from .._precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from .._rounding import ceil_interval
-from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._partition import TeacherEnsemble
 
 __all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_bound",

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.optimize
 import scipy.special
 
-from .._validation import Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from .._rounding import ceil_fraction, ceil_interval, interval_context
 
 __all__ = [
@@ -187,7 +187,7 @@ def _check_points(X, radius, owner, *, d=None):
 
 
 def _described_norm(row, i):
-    from .._validation import Described
+    from ..utils.validation import Described
     return Described(f"a row of norm {float(np.linalg.norm(row))!r} at position {int(i)}")
 
 

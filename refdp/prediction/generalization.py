@@ -26,7 +26,7 @@ References
 """
 from __future__ import annotations
 
-from .._validation import Interval, check_scalar
+from ..utils.validation import Interval, check_scalar
 from .._rounding import ceil_interval, floor_interval, interval_context
 
 __all__ = ["lemma_6_4_bounds"]

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _core, _twins
 
 from .._precision import mp_context
-from .._validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
 from ._partition import TeacherEnsemble
 

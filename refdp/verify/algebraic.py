@@ -47,7 +47,7 @@ from fractions import Fraction
 import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
-from .._validation import Described, Interval, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from .check import MechanismCheck
 from .neighbours import neighbouring_pairs
 from .polynomials import (PointSign, RationalFunctions, Root, leading_sign, negative_segments,

@@ -54,7 +54,7 @@ def certificate_dict(result, name: str = "") -> dict:
     if ev and "laws" in ev:
         return _all_epsilon(result, ev, name)
     if not ev or "rows" not in ev:
-        from .._validation import parameter_error
+        from ..utils.validation import parameter_error
         raise parameter_error("result", "certificate_dict",
                               "a MechanismCheck from check_mechanism or check_pairs", result)
     index, laws = {}, {}

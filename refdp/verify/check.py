@@ -90,7 +90,7 @@ from .._precision import (
     shared_context,
     raw_to_fraction,
 )
-from .._validation import Described, Interval, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from .divergences import SUM_TOLERANCE, _check_probability
 from .neighbours import neighbouring_pairs
 from .registry import CheckResult

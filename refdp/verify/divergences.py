@@ -35,7 +35,7 @@ import mpmath
 import numpy as np
 
 from .._precision import exact_rational, is_interval, is_mpf, shared_context
-from .._validation import Described, Interval, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from .verdict import enclose, lower, upper
 
 __all__ = [

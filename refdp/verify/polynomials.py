@@ -31,7 +31,7 @@ from fractions import Fraction
 import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
-from .._validation import Described, parameter_error
+from ..utils.validation import Described, parameter_error
 
 __all__ = [
     "require_sympy",

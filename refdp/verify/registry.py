@@ -33,7 +33,7 @@ def combined_method(parts) -> str:
     labels = [p if isinstance(p, str) else p.method for p in parts]
     for label in labels:
         if label not in METHODS:
-            from .._validation import parameter_error
+            from ..utils.validation import parameter_error
             raise parameter_error("parts", "combined_method", f"method labels in {METHODS}", label)
     if "estimated" in labels:
         return "estimated"
@@ -81,7 +81,7 @@ class CheckResult:
     def __post_init__(self):
         self.verdict = Verdict.parse(self.verdict, "CheckResult", "verdict")
         if self.method not in METHODS:
-            from .._validation import parameter_error
+            from ..utils.validation import parameter_error
             raise parameter_error("method", "CheckResult", f"one of {METHODS}", self.method)
 
     @property

@@ -95,7 +95,7 @@ class Verdict(str, enum.Enum):
                 return cls(value.strip().lower())
             except ValueError:
                 pass
-        from .._validation import parameter_error
+        from ..utils.validation import parameter_error
         raise parameter_error(name, owner, "Verdict values or the strings 'holds', 'fails', 'undecided'",
                               value)
 
@@ -162,7 +162,7 @@ def _raw_bounds(x):
         return x._mpf_, x._mpf_
     q = exact_rational(x)
     if q is None:
-        from .._validation import parameter_error
+        from ..utils.validation import parameter_error
         raise parameter_error("x", "enclose", "a real number or an mpmath interval", x)
     n, d = q.numerator, q.denominator
     if d == 1:
@@ -197,7 +197,7 @@ def enclose(x, ctx=None):
         return ctx.mpf(mpf_exact(x._mpf_))
     q = exact_rational(x)
     if q is None:
-        from .._validation import parameter_error
+        from ..utils.validation import parameter_error
         raise parameter_error("x", "enclose", "a real number or an mpmath interval", x)
     if q.denominator == 1:
         return ctx.mpf(q.numerator)
@@ -321,7 +321,7 @@ def decide_leq(lhs: Callable, rhs: Callable, dps: int = 30):
             return mp_context(prec + 10).mpf(q.numerator) / q.denominator
         if isinstance(v, float):  # non-finite float
             return mpmath.mpf(v)
-        from .._validation import parameter_error
+        from ..utils.validation import parameter_error
         raise parameter_error("lhs/rhs", "decide_leq", "functions returning real numbers", v)
 
     l1, r1 = evaluate(lhs, dps), evaluate(rhs, dps)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..._precision import iv_context
-from ..._validation import Options, check_option, parameter_error
+from ...utils.validation import Options, check_option, parameter_error
 from . import gaussian, noisy_max, sparse_vector
 from .exact_epsilon import PairEpsilon, combine_max, discrete_epsilon, interval_ends
 from .geometric import truncated_geometric_law
