@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 import _common as bc
-from refdp._precision import mp_context
+from refdp.utils.precision import mp_context
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law
 from refdp.mechanisms._float_safe import _up_dyadic
 from refdp.mechanisms import report_noisy_max, report_noisy_max_distribution

@@ -4,7 +4,7 @@ Everything here is a plain mpmath transcription, independent of the code in
 ``refdp.accounting``: the k-fold product of randomized-response pairs, whose
 privacy profile is known exactly, and the formulas it is compared with.
 Every function computes from exact inputs in the mpmath context ``ctx`` it
-is given: an interval context (:func:`refdp._precision.iv_context`) gives
+is given: an interval context (:func:`refdp.utils.precision.iv_context`) gives
 enclosures for :func:`refdp.verify.verdict.decide_leq_interval`; without one
 it computes at the current ``mpmath.mp`` precision (kept for callers that
 refine it with :func:`refdp.verify.verdict.decide_leq`).
@@ -18,7 +18,7 @@ from fractions import Fraction
 import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
-from refdp._precision import GLOBAL_MPMATH_LOCK, is_interval_context, iv_context
+from refdp.utils.precision import GLOBAL_MPMATH_LOCK, is_interval_context, iv_context
 from refdp._rounding import ceil_interval
 from refdp.verify.verdict import enclose, takes_context
 from refdp.verify.divergences import hockey_stick_divergence

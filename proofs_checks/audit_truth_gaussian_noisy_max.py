@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from refdp._precision import iv_context
+from refdp.utils.precision import iv_context
 from refdp.audit.truth import exact_epsilon
 from refdp.audit.truth.exact_epsilon import interval_ends
 from refdp.audit.truth.gaussian import index_law

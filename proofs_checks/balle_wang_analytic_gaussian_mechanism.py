@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from refdp._precision import iv_context, mp_context
+from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting._discrete_gaussian_profile import discrete_gaussian_delta
 from refdp.accounting._gaussian_exact import gaussian_delta
 from refdp.accounting.conversions import rdp_to_dp

@@ -62,7 +62,7 @@ import mpmath
 import numpy as np
 
 from proofs_checks._chaudhuri_erm import gradient_norm_upper, grid_release_verdict
-from refdp._precision import iv_context
+from refdp.utils.precision import iv_context
 from refdp.audit.erm_whitebox import objective_log_density
 from refdp.erm import (HuberHingeLoss, LogisticLoss, ObjectivePerturbationBudget,
                        objective_perturbation_budget, release_objective_perturbation)

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import mpmath
 
-from refdp._precision import ctx_expm1, ctx_rational, mp_context, raw_to_fraction, refined
+from refdp.utils.precision import ctx_expm1, ctx_rational, mp_context, raw_to_fraction, refined
 from refdp.prediction import averaging_extra_error_bound, clipped_laplace_mean
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_leq, decide_leq_interval, lower, upper, worst_verdict

@@ -41,7 +41,7 @@ import numpy as np
 from proofs_checks._partition_votes import VoteLaw, representative_pairs
 from proofs_checks._sampler_law import sampler_check
 from refdp.prediction import AveragedPrediction, clipped_laplace_mean
-from refdp._precision import mp_context
+from refdp.utils.precision import mp_context
 from refdp.verify.check import check_pairs, summarise
 from refdp.verify.neighbours import labelled_domain
 from refdp.verify.registry import CheckResult, register

@@ -50,7 +50,7 @@ from refdp.mechanisms._float_safe import gaussian_grid
 from refdp.prediction.convex import HuberLoss, LogisticLoss, ProjectedSGD, RegularizedERM
 from refdp.prediction.stability import StablePredictor, _rho_for_dp, classical_gaussian_sigma
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import iv_context
+from refdp.utils.precision import iv_context
 from refdp.verify.verdict import (Verdict, decide_enclosures, decide_leq,
                                   worst_verdict)
 

@@ -42,7 +42,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from refdp._precision import ctx_rational, iv_context, mp_context
+from refdp.utils.precision import ctx_rational, iv_context, mp_context
 from refdp.mechanisms import laplace_scale
 from refdp.prediction.convex import HuberLoss, RegularizedERM
 from refdp.prediction.generalization import lemma_6_4_bounds

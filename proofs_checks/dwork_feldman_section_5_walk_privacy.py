@@ -27,7 +27,7 @@ import mpmath
 
 from refdp.prediction import ProjectedWalk
 from refdp.verify.neighbours import all_datasets, neighbour_function, labelled_domain
-from refdp._precision import ctx_rational
+from refdp.utils.precision import ctx_rational
 from refdp.verify.registry import CheckResult, combined_method, register
 from refdp.verify.verdict import Verdict, decide_leq_interval, upper
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from refdp.prediction import SoftMajority, soft_majority_k, soft_majority_probabilities
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, iv_context, mp_context, raw_to_fraction
+from refdp.utils.precision import ctx_rational, iv_context, mp_context, raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_enclosures, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30

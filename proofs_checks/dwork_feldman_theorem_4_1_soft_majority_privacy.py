@@ -47,7 +47,7 @@ from proofs_checks._partition_votes import PointMajority, VoteLaw, representativ
 from proofs_checks._sampler_law import sampler_check
 from refdp.prediction import SoftMajority, soft_majority_probabilities
 from refdp.prediction._partition import random_partition
-from refdp._precision import mp_context
+from refdp.utils.precision import mp_context
 from refdp.verify.check import check_pairs, summarise
 from refdp.verify.neighbours import labelled_domain
 from refdp.verify.registry import register

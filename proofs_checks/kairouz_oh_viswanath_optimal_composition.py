@@ -32,7 +32,7 @@ from refdp.accounting import (advanced_composition, basic_composition, optimal_c
                               optimal_composition_epsilon, pate_quick_composition,
                               pure_dp_to_zcdp, zcdp_composition, zcdp_to_dp)
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, iv_context, raw_to_fraction
+from refdp.utils.precision import ctx_rational, iv_context, raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_leq_interval, worst_verdict
 
 DPS = 50

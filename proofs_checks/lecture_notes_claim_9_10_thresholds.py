@@ -45,7 +45,7 @@ from refdp.learning import (
 )
 from refdp.verify.check import check_pairs, summarise
 from refdp.verify.registry import CheckResult, combined_method, register
-from refdp._precision import ctx_rational
+from refdp.utils.precision import ctx_rational
 from refdp.verify.verdict import Verdict, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30

@@ -42,7 +42,7 @@ import numpy as np
 from refdp.learning import exponential_mechanism_learner_distribution, grid_threshold_errors
 from refdp.learning.finite_class import _utility_bound_enclosure
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, mp_context, raw_to_fraction
+from refdp.utils.precision import ctx_rational, mp_context, raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_leq_interval, upper, worst_verdict
 
 DPS = 30

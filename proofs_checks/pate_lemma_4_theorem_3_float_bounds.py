@@ -22,7 +22,7 @@ from refdp.verify import reference as ref
 from refdp.verify.registry import CheckResult, register
 from fractions import Fraction
 
-from refdp._precision import ctx_rational, iv_context
+from refdp.utils.precision import ctx_rational, iv_context
 from refdp.verify.verdict import Verdict, decide_leq_interval, upper
 
 DPS = 40

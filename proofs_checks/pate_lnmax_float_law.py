@@ -27,7 +27,7 @@ import numpy as np
 from proofs_checks._pate_reference import law
 from refdp.pate import lnmax_distribution
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, raw_to_fraction
+from refdp.utils.precision import ctx_rational, raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_leq_interval, worst_verdict
 
 DPS = 30

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from proofs_checks._sampler_law import sampler_check
-from refdp._precision import mp_context
+from refdp.utils.precision import mp_context
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law
 from refdp.mechanisms._float_safe import _up_dyadic
 from refdp.pate import PATETeachers, lnmax_labels

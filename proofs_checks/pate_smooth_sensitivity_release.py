@@ -43,7 +43,7 @@ import numpy as np
 
 from refdp.pate import smooth_laplace_parameters, smooth_sensitivity
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, iv_context, raw_to_fraction
+from refdp.utils.precision import ctx_rational, iv_context, raw_to_fraction
 from refdp.verify.verdict import (Verdict, decide_enclosures, decide_leq, decide_leq_interval, lower, upper,
                                   worst_verdict)
 

@@ -30,7 +30,7 @@ import numpy as np
 from refdp.accounting import DEFAULT_ORDERS
 from refdp.pate import PATEStudent, PATETeachers, data_independent_budget
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import ctx_rational, raw_to_fraction
+from refdp.utils.precision import ctx_rational, raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_leq_interval, lower, upper, worst_verdict
 
 DPS = 30

@@ -28,7 +28,7 @@ from fractions import Fraction
 from proofs_checks._accounting import float_above, kov_sum, rr_log_moment
 from refdp.accounting import DEFAULT_ORDERS, moments_to_dp, pate_data_independent_log_moments
 from refdp.verify.registry import CheckResult, register
-from refdp._precision import raw_to_fraction
+from refdp.utils.precision import raw_to_fraction
 from refdp.verify.verdict import Verdict, decide_leq_interval, worst_verdict
 
 DPS = 40

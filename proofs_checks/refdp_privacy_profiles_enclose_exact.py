@@ -25,7 +25,7 @@ Precision
 import math
 from fractions import Fraction
 
-from refdp._precision import iv_context, raw_to_fraction
+from refdp.utils.precision import iv_context, raw_to_fraction
 from refdp.accounting import optimal_composition_delta
 from refdp.accounting.profiles import (Gaussian, Laplace, RandomizedResponse, privacy_profile_delta,
                                       privacy_profile_epsilon)

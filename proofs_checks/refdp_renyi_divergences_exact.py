@@ -18,7 +18,7 @@ Precision
 """
 from fractions import Fraction
 
-from refdp._precision import iv_context, raw_to_fraction
+from refdp.utils.precision import iv_context, raw_to_fraction
 from refdp.accounting import (DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace,
                               RandomizedResponse, renyi_divergence)
 from refdp.verify.registry import CheckResult, register

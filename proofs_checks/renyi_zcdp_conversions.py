@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from proofs_checks._accounting import float_above, kov_sum, rr_log_moment
 from refdp.accounting import (pure_dp_to_zcdp, rdp_to_dp, zcdp_composition, zcdp_to_dp)
-from refdp._precision import raw_to_fraction
+from refdp.utils.precision import raw_to_fraction
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_leq_interval, worst_verdict
 

@@ -56,7 +56,7 @@ def interval_context(bits: int = IV_PREC):
     """Yield a new mpmath interval context at ``bits`` of precision, owned by the caller.
 
     The global ``mpmath.iv`` is neither read nor changed
-    (:func:`refdp._precision.iv_context`).
+    (:func:`refdp.utils.precision.iv_context`).
     """
     ctx = MPIntervalContext()
     ctx.prec = int(bits)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from refdp._precision import iv_context, mp_context
+from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import (Gaussian, Laplace, RandomizedResponse, optimal_composition_delta,
                               optimal_composition_epsilon, privacy_profile_epsilon)
 from refdp.accounting._gaussian_exact import gaussian_delta, normal_cdf

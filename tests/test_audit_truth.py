@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from refdp._precision import iv_context, raw_to_fraction
+from refdp.utils.precision import iv_context, raw_to_fraction
 from refdp.audit.truth import MECHANISMS, exact_epsilon, pattern_pairs
 from refdp.audit.truth import catalogue, noisy_max, sparse_vector
 from refdp.audit.truth.exact_epsilon import combine_max, interval_ends
@@ -188,7 +188,7 @@ def test_bad_input():
 
 def test_normal_cdf_encloses_scipy_values():
     from refdp.audit.truth.gaussian import normal_cdf
-    from refdp._precision import mp_context
+    from refdp.utils.precision import mp_context
     ctx, ref = iv_context(40), mp_context(60)     # mpmath's ncdf (erfc), a different algorithm
     for t in (0, -0.5, -1, -3.25, -9, 2.5, 7):
         lo, hi = interval_ends(normal_cdf(ctx, ctx.mpf(t)))

@@ -2,7 +2,7 @@
 
 mpmath keeps the precision of its module-level contexts (``mpmath.mp``,
 ``mpmath.iv``) in process-global state. refdp computes in contexts owned by
-each call (:mod:`refdp._precision`), so a check gives the same verdict, method
+each call (:mod:`refdp.utils.precision`), so a check gives the same verdict, method
 and measured value while other threads change that precision, and leaves it
 as it found it.
 """

@@ -593,7 +593,7 @@ def test_secure_noisy_max_exact_integers_far_apart_and_overflow():
 
 def test_secure_lnmax_matches_report_noisy_max_law():
     from fractions import Fraction
-    from refdp._precision import mp_context
+    from refdp.utils.precision import mp_context
     from refdp.mechanisms._discrete_argmax import discrete_argmax_law
     from refdp.mechanisms._float_safe import _up_dyadic
     from refdp.pate import lnmax_labels

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from refdp._precision import iv_context
+from refdp.utils.precision import iv_context
 from refdp.accounting import lnmax_neighbour_delta, pate2017_epsilon
 from refdp.accounting import pate2017 as mod
 from refdp.pate import lnmax_distribution

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from refdp._precision import mp_context
+from refdp.utils.precision import mp_context
 from refdp.mechanisms import report_noisy_max_distribution
 from refdp.pate import exact_delta
 

@@ -5,7 +5,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from refdp._precision import iv_context, mp_context
+from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import optimal_composition_delta, optimal_composition_epsilon
 from refdp.accounting._fftconv import _tables, convolve_bounds
 from refdp.accounting._gaussian_exact import gaussian_delta

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from refdp._precision import mp_context
+from refdp.utils.precision import mp_context
 from refdp.accounting import (DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace,
                               RandomizedResponse, optimal_composition_epsilon,
                               privacy_profile_epsilon, rdp_to_dp, renyi_delta,

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .._precision import iv_context
+from ..utils.precision import iv_context
 from .._rounding import ceil_fraction, floor_fraction
 from ..utils.validation import Interval, Options, check_scalar, parameter_error
 from ._gaussian_exact import gaussian_delta

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._precision import iv_context, raw_to_fraction
+from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.validation import Interval, check_scalar
 from .profiles import Enclosure, _atoms, _conv, _delta_at, _power
 

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._precision import iv_context, raw_to_fraction
+from ..utils.precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
 from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ._fftconv import convolve_bounds

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .._precision import iv_context
+from ..utils.precision import iv_context
 from ..utils.validation import Interval, check_array, check_scalar
 from .._rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._precision import exact_rational
+from ..utils.precision import exact_rational
 
 __all__ = ["canonical_output"]
 

@@ -43,7 +43,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._precision import ctx_rational, iv_context, raw_to_fraction
+from ..utils.precision import ctx_rational, iv_context, raw_to_fraction
 from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ..erm.losses import HuberHingeLoss, LogisticLoss, MarginLoss
 from ..erm._solver import minimise

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import mpmath
 
-from .._precision import GLOBAL_MPMATH_LOCK, mp_context
+from ..utils.precision import GLOBAL_MPMATH_LOCK, mp_context
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..verify import check_mechanism, check_pairs, renyi_divergence
 from ..verify.verdict import Verdict, takes_context

@@ -44,7 +44,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._precision import raw_to_fraction
+from ..utils.precision import raw_to_fraction
 from .._rounding import interval_context
 from ..mechanisms._float_safe import _INT_LIMIT, grid_step
 from ._solver import _U, _gamma, minimise, newton_matrix

@@ -32,7 +32,7 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from .._precision import ctx_rational, is_interval_context
+from ..utils.precision import ctx_rational, is_interval_context
 from ..utils.validation import Interval, check_scalar, parameter_error
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
@@ -46,7 +46,7 @@ def exact_number(q, ctx):
 
     ``ctx`` is a real context such as :data:`mpmath.mp` (rounded once at its
     precision) or an interval context such as :data:`mpmath.iv` or
-    :func:`refdp._precision.iv_context` (an enclosure, rounded outward).
+    :func:`refdp.utils.precision.iv_context` (an enclosure, rounded outward).
     """
     if is_interval_context(ctx):
         return ctx_rational(ctx, Fraction(q))

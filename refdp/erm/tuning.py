@@ -83,7 +83,7 @@ def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50, ctx
     dps : int, default 50
     ctx : mpmath context, optional
         Compute in this context (implies ``exact=True``; ``dps`` is then
-        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        ignored): an interval context (:func:`refdp.utils.precision.iv_context`)
         gives rigorous enclosures computed with outward rounding; see
         :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 

@@ -46,7 +46,7 @@ from ..utils.validation import Described, Interval, check_array, check_rng, chec
 from ..utils.validation import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
-from .._precision import iv_context
+from ..utils.precision import iv_context
 from ..verify.verdict import lower, upper
 from ..mechanisms._inversion import certified_inverse_cdf_index
 from .._rounding import float_at_least
@@ -212,7 +212,7 @@ def exponential_mechanism_learner_distribution(risks, epsilon, *, n_samples, exa
         Decimal digits of the mpmath results (``exact=True`` only).
     ctx : mpmath context, optional
         Compute in this context (implies ``exact=True``; ``dps`` is then
-        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        ignored): an interval context (:func:`refdp.utils.precision.iv_context`)
         gives rigorous enclosures computed with outward rounding; see
         :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 

@@ -304,7 +304,7 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
         Decimal digits of the mpmath results (``exact=True`` only).
     ctx : mpmath context, optional
         Compute in this context (implies ``exact=True``; ``dps`` is then
-        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        ignored): an interval context (:func:`refdp.utils.precision.iv_context`)
         gives rigorous enclosures computed with outward rounding; see
         :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE
-from .._precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
+from ..utils.precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..verify.verdict import lower, upper
 from .._rounding import float_at_least, float_at_most
 
@@ -189,7 +189,7 @@ def threshold_learner_success(m, n, epsilon, i=1, *, dps=30, ctx=None):
     dps : int >= 1, default 30
     ctx : mpmath context, optional
         Compute in this context (``dps`` is then ignored): with an interval
-        context (:func:`refdp._precision.iv_context`) the result is a
+        context (:func:`refdp.utils.precision.iv_context`) the result is a
         rigorous enclosure computed with outward rounding. The context is not
         modified.
 

@@ -20,7 +20,7 @@ import mpmath
 import numpy as np
 from mpmath import libmp
 
-from .._precision import ctx_rational
+from ..utils.precision import ctx_rational
 from ..utils.validation import Described, check_scalar, parameter_error
 from ..utils.validation import POSITIVE
 
@@ -92,7 +92,7 @@ def to_mpf(value: Fraction, ctx) -> mpmath.mpf:
     """The exact rational ``value`` in the mpmath context ``ctx``.
 
     Rounded once to nearest in a real context, enclosed with outward rounding
-    in an interval context (:func:`refdp._precision.ctx_rational`).
+    in an interval context (:func:`refdp.utils.precision.ctx_rational`).
     """
     return ctx_rational(ctx, value)
 

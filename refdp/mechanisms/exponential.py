@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
-from .._precision import law_context, mpf_values
+from ..utils.precision import law_context, mpf_values
 from ..utils.validation import check_array, check_rng, check_scalar
 from ..utils.validation import DPS, POSITIVE, check_flag
 from ._exact import float_inputs, fraction_vector, to_fraction, to_mpf
@@ -137,7 +137,7 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
         Decimal digits of the mpmath results (``exact=True`` only).
     ctx : mpmath context, optional
         Compute in this context instead (``exact`` and ``dps`` are then
-        ignored): with an interval context (:func:`refdp._precision.iv_context`)
+        ignored): with an interval context (:func:`refdp.utils.precision.iv_context`)
         the result is a list of rigorous enclosures computed with outward
         rounding; with a real context, a list of its numbers. The context is
         not modified (the work is done in a refined copy).

@@ -38,7 +38,7 @@ import scipy.special
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .._precision import iv_context
+from ..utils.precision import iv_context
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..accounting._discrete_gaussian_profile import discrete_gaussian_delta
 from ..accounting._gaussian_exact import gaussian_delta

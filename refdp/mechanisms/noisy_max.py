@@ -25,7 +25,7 @@ from ..utils.validation import check_array, check_rng, check_scalar, parameter_e
 from ..utils.validation import DPS, POSITIVE, check_flag, check_size
 from ._exact import fraction_vector, to_fraction, to_mpf
 from ._discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
-from .._precision import ctx_expm1, law_context, mpf_values
+from ..utils.precision import ctx_expm1, law_context, mpf_values
 from .._rounding import upward_quotient
 
 __all__ = ["report_noisy_max", "report_noisy_max_distribution"]
@@ -171,7 +171,7 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
         Decimal digits of the mpmath computation.
     ctx : mpmath context, optional
         Compute in this context instead (``exact`` and ``dps`` are then
-        ignored): with an interval context (:func:`refdp._precision.iv_context`)
+        ignored): with an interval context (:func:`refdp.utils.precision.iv_context`)
         the result is a list of rigorous enclosures (every operation rounded
         outward); with a real context, a list of its numbers. The context is
         not modified.
@@ -256,7 +256,7 @@ def _argmax_law(a, dps, ctx=None):
 
     Sum over the pieces (-inf, v_1], [v_1, v_2], ..., [v_K, inf) cut by the
     distinct sorted values v_k of ``a``; see :func:`_piece`. Computed in a
-    refinement of ``ctx`` (see :func:`refdp._precision.law_context`).
+    refinement of ``ctx`` (see :func:`refdp.utils.precision.law_context`).
     """
     n = len(a)
     values = sorted(set(a))

@@ -38,7 +38,7 @@ these :math:`q` feed it unchanged (:class:`refdp.pate.PATEAccountant` with
 
 Rounding. Every returned ``log q`` and log-moment is an upper bound: the
 Lemma 4 tails are enclosed in interval arithmetic
-(:func:`refdp._precision.iv_context`, owned by the call) and rounded up to
+(:func:`refdp.utils.precision.iv_context`, owned by the call) and rounded up to
 doubles, the per-row sums raised by :data:`LOG_Q_MARGIN` (relative); the
 double-precision laws are moved outward by :data:`FAST_MARGIN` ``(1 + W)``
 (:func:`fast_magnitude`). No global mpmath state is read or set.
@@ -59,7 +59,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._precision import iv_context
+from ..utils.precision import iv_context
 from .._rounding import ceil_interval
 from ..utils.validation import Options, check_option, parameter_error
 from ..utils.validation import check_flag

@@ -49,7 +49,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .._precision import iv_context, raw_to_fraction
+from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution

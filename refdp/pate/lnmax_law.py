@@ -39,7 +39,7 @@ import numpy as np
 
 from ..mechanisms import report_noisy_max_distribution
 from ..utils.validation import DPS, check_flag
-from .._precision import iv_context, mp_context, mpf_values
+from ..utils.precision import iv_context, mp_context, mpf_values
 from ..mechanisms._discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
@@ -71,7 +71,7 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=Non
     ctx : mpmath context, optional
         Compute in this context (implies ``exact=True``; ``dps`` is then
         ignored): with an interval context
-        (:func:`refdp._precision.iv_context`) every probability (or
+        (:func:`refdp.utils.precision.iv_context`) every probability (or
         logarithm) is a rigorous enclosure computed with outward rounding.
         The context is not modified.
     secure : bool, default False

@@ -39,7 +39,7 @@ import numpy as np
 
 from .._twins import word_source
 
-from .._precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
+from ..utils.precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from .._rounding import ceil_interval
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._partition import TeacherEnsemble
@@ -103,7 +103,7 @@ def clipped_laplace_mean(v, scale, *, exact=False, dps=50, ctx=None):
     ctx : mpmath context, optional
         Compute in this context (implies ``exact=True``; ``dps`` is then
         ignored): with an interval context
-        (:func:`refdp._precision.iv_context`) the result is a rigorous
+        (:func:`refdp.utils.precision.iv_context`) the result is a rigorous
         enclosure computed with outward rounding; with a real context, one
         of its numbers. The context is not modified.
 

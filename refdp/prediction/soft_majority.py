@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _core, _twins
 
-from .._precision import mp_context
+from ..utils.precision import mp_context
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
 from ._partition import TeacherEnsemble
@@ -112,7 +112,7 @@ def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50, ctx=Non
     dps : int >= 1, default 50
     ctx : mpmath context, optional
         Compute in this context (implies ``exact=True``; ``dps`` is then
-        ignored): an interval context (:func:`refdp._precision.iv_context`)
+        ignored): an interval context (:func:`refdp.utils.precision.iv_context`)
         gives rigorous enclosures computed with outward rounding; see
         :func:`refdp.mechanisms.exponential_mechanism_distribution`.
 

@@ -25,8 +25,8 @@ from scipy.special import expit
 
 from .. import core
 from .._repr import params_repr
-from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
-                          raw_to_fraction)
+from ..utils.precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
+                               raw_to_fraction)
 from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from ..accounting.budget import check_budget
@@ -403,7 +403,7 @@ class ProjectedWalk:
         the working precision from ``epsilon`` and ``alpha`` (converted from
         their decimal representation). With an mpmath context ``ctx`` the
         work is done in it (``dps`` ignored); an interval context
-        (:func:`refdp._precision.iv_context`) gives rigorous enclosures.
+        (:func:`refdp.utils.precision.iv_context`) gives rigorous enclosures.
         """
         self._check_fitted()
         xq = _points(x_query, "x_query", type(self).__name__)

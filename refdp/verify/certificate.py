@@ -14,7 +14,7 @@ import json
 import os
 from fractions import Fraction
 
-from .._precision import raw_to_fraction
+from ..utils.precision import raw_to_fraction
 
 __all__ = ["certificate_dict", "write_certificate", "FORMAT"]
 

@@ -20,7 +20,7 @@ output, listing the whole support. It is called in one of two ways:
 * ``distribution_fn(dataset)`` -- *the legacy protocol*: the function computes
   with the global ``mpmath`` functions at "the current precision". It is
   evaluated under ``mpmath.workdps`` while holding
-  :data:`refdp._precision.GLOBAL_MPMATH_LOCK` (so refdp's own verifications
+  :data:`refdp.utils.precision.GLOBAL_MPMATH_LOCK` (so refdp's own verifications
   never disturb each other), and the global precision is checked before and
   after each call.
 
@@ -79,7 +79,7 @@ import mpmath
 import numpy as np
 from mpmath import libmp
 
-from .._precision import (
+from ..utils.precision import (
     GLOBAL_MPMATH_LOCK,
     exact_rational,
     is_interval,

@@ -34,7 +34,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from .._precision import exact_rational, is_interval, is_mpf, shared_context
+from ..utils.precision import exact_rational, is_interval, is_mpf, shared_context
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from .verdict import enclose, lower, upper
 

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 
 import mpmath
 
-from .._precision import GLOBAL_MPMATH_LOCK, mp_context
+from ..utils.precision import GLOBAL_MPMATH_LOCK, mp_context
 from ..utils.validation import Described, Interval, Options, check_rng, check_scalar, parameter_error
 from .verdict import takes_context
 

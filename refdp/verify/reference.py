@@ -2,7 +2,7 @@
 
 Plain transcriptions of PATE Lemma 4 and Theorems 2-3 (Papernot et al. 2017).
 Each function computes in the mpmath context ``ctx`` it is given: an
-interval context (:func:`refdp._precision.iv_context`) gives rigorous
+interval context (:func:`refdp.utils.precision.iv_context`) gives rigorous
 enclosures; without one it computes with the global ``mpmath.mp`` at the
 caller's precision (kept for callers that set it). The checks and tests use
 them to show that the kernels' float upper bounds never undercut the exact
@@ -10,7 +10,7 @@ value and agree with it to a stated relative tolerance.
 """
 import mpmath
 
-from .._precision import is_interval_context
+from ..utils.precision import is_interval_context
 
 
 def _ctx(ctx):

@@ -18,10 +18,10 @@ is false in a boolean context unless it is HOLDS, and compares equal to its
 name (``Verdict.FAILS == "fails"``).
 
 No function here reads or sets mpmath's global precision: each evaluation runs
-in a context created for it (:mod:`refdp._precision`). The only exception is
+in a context created for it (:mod:`refdp.utils.precision`). The only exception is
 the legacy protocol of :func:`decide_leq` and :func:`decide_leq_interval` for
 zero-argument callables, which compute with the global ``mpmath`` functions;
-they are evaluated under :data:`refdp._precision.GLOBAL_MPMATH_LOCK` and the
+they are evaluated under :data:`refdp.utils.precision.GLOBAL_MPMATH_LOCK` and the
 global precision is restored afterwards.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Callable
 import mpmath
 from mpmath import libmp
 
-from .._precision import (
+from ..utils.precision import (
     GLOBAL_MPMATH_LOCK,
     exact_rational,
     is_interval,
@@ -136,8 +136,8 @@ def ivworkdps(dps: int):
     """Set the precision of the global :data:`mpmath.iv` to ``dps`` digits, restored on exit.
 
     For users' laws written against the global ``mpmath.iv`` only; refdp's own
-    computations use contexts they own (:func:`refdp._precision.iv_context`).
-    The change is made under :data:`refdp._precision.GLOBAL_MPMATH_LOCK`.
+    computations use contexts they own (:func:`refdp.utils.precision.iv_context`).
+    The change is made under :data:`refdp.utils.precision.GLOBAL_MPMATH_LOCK`.
     """
     # Survivor by design: this helper exists to set the global precision for
     # users' legacy laws; refdp's own computations never call it.
@@ -291,7 +291,7 @@ def decide_leq(lhs: Callable, rhs: Callable, dps: int = 30):
         context they are given (a context created for this call), or
         zero-argument functions computing with the global ``mpmath`` functions
         at "the current precision" (legacy; evaluated under ``mpmath.workdps``
-        while holding :data:`refdp._precision.GLOBAL_MPMATH_LOCK`). They must
+        while holding :data:`refdp.utils.precision.GLOBAL_MPMATH_LOCK`). They must
         compute from exact inputs so that raising the precision refines the
         result.
     dps : int, default 30

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..._precision import iv_context
+from ...utils.precision import iv_context
 from ...utils.validation import Options, check_option, parameter_error
 from . import gaussian, noisy_max, sparse_vector
 from .exact_epsilon import PairEpsilon, combine_max, discrete_epsilon, interval_ends

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mpmath import libmp
 
-from ..._precision import raw_to_fraction
+from ...utils.precision import raw_to_fraction
 
 __all__ = ["PairEpsilon", "discrete_epsilon", "interval_ends", "combine_max", "combine_sum"]
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..._precision import iv_context
+from ...utils.precision import iv_context
 from .exact_epsilon import PairEpsilon, interval_ends
 from .piecewise import _rat
 

@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from mpmath import libmp
 
-from ..._precision import raw_to_fraction
+from ...utils.precision import raw_to_fraction
 from .piecewise import PiecewiseExp, _rat
 
 __all__ = ["SupEnclosure", "sup_log_ratio"]
