@@ -24,7 +24,7 @@ import numpy as np
 import _common as bc
 from refdp.utils.precision import mp_context
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law
-from refdp.mechanisms._float_safe import _up_dyadic
+from refdp.utils.rounding import up_dyadic
 from refdp.mechanisms import report_noisy_max, report_noisy_max_distribution
 from refdp.pate import lnmax_labels
 
@@ -70,7 +70,7 @@ def main():
              "float": lambda: _textbook_lnmax(counts, 0.05, rng)}
     med, res = bc.time_interleaved(funcs, args.repeats)
     row = [200, 30, 20] + [0] * 7
-    check_top(res["secure"], float(discrete_argmax_law(row, _up_dyadic(1 / Fraction(0.05)), mp_context(30))[0]),
+    check_top(res["secure"], float(discrete_argmax_law(row, up_dyadic(1 / Fraction(0.05)), mp_context(30))[0]),
               "lnmax_labels secure")
     check_top(res["float"], float(report_noisy_max_distribution(row, 0.1)[0]), "lnmax_labels float")
     ratio = med["secure"] / med["float"]

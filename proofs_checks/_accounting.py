@@ -19,7 +19,7 @@ import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
 from refdp.utils.precision import GLOBAL_MPMATH_LOCK, is_interval_context, iv_context
-from refdp._rounding import ceil_interval
+from refdp.utils.rounding import ceil_interval
 from refdp.verify.verdict import enclose, takes_context
 from refdp.verify.divergences import hockey_stick_divergence
 

@@ -47,7 +47,7 @@ import numpy as np
 
 from proofs_checks._chaudhuri_erm import exact_minimiser
 from proofs_checks._stability_search import _norm_upper, _worst_pairs, records_1d, records_2d
-from refdp._rounding import floor_fraction
+from refdp.utils.rounding import floor_fraction
 from refdp.erm import (HuberHingeLoss, LogisticLoss, output_perturbation_rate, output_perturbation_sensitivity,
                        release_output_perturbation)
 from refdp.erm.output_perturbation import DEFAULT_TOL

@@ -26,7 +26,7 @@ import numpy as np
 from proofs_checks._sampler_law import sampler_check
 from refdp.utils.precision import mp_context
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law
-from refdp.mechanisms._float_safe import _up_dyadic
+from refdp.utils.rounding import up_dyadic
 from refdp.pate import PATETeachers, lnmax_labels
 from refdp.verify.check import check_mechanism, summarise
 from refdp.verify.neighbours import all_datasets
@@ -51,7 +51,7 @@ class _Nearest:
 
 
 def _law(classes, gamma):
-    t = _up_dyadic(1 / Fraction(gamma))
+    t = up_dyadic(1 / Fraction(gamma))
 
     def dist(dataset, ctx):
         return discrete_argmax_law([dataset.count(h) for h in range(classes)], t, ctx)
@@ -83,7 +83,7 @@ def sampler():
     parts, n = [], 100_000
     for counts, gamma in (([5, 5, 1], 0.5), ([10, 8, 7, 0], 0.3), ([3, 4], 2.0)):
         draws = lnmax_labels(np.tile(counts, (n, 1)), gamma, rng=rng, secure=True)
-        probs = discrete_argmax_law(counts, _up_dyadic(1 / Fraction(gamma)), mp_context(DPS))
+        probs = discrete_argmax_law(counts, up_dyadic(1 / Fraction(gamma)), mp_context(DPS))
         parts.append(sampler_check(draws, probs, ALPHA, SEED, f"counts {counts}, gamma {gamma}, secure"))
     # the ensemble's default: 12 teachers on 36 labelled points, one query point
     X = np.linspace(0.0, 1.0, 36)[:, None]
@@ -91,7 +91,7 @@ def sampler():
     xq = np.array([[0.5]])
     counts = ens.vote_counts(xq)[0].tolist()
     draws = ens.noisy_labels(np.repeat(xq, 60_000, axis=0), 0.5, rng=rng)
-    probs = discrete_argmax_law(counts, _up_dyadic(1 / Fraction(0.5)), mp_context(DPS))
+    probs = discrete_argmax_law(counts, up_dyadic(1 / Fraction(0.5)), mp_context(DPS))
     parts.append(sampler_check(draws, probs, ALPHA, SEED, f"PATETeachers.noisy_labels counts {counts}, default"))
     return CheckResult(sum(p.measured for p in parts), 0, worst_verdict(p.verdict for p in parts), 0,
                        " | ".join(p.detail for p in parts), method="statistical")

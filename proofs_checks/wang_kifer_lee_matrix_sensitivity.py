@@ -57,7 +57,7 @@ import mpmath
 import numpy as np
 
 from proofs_checks._stability_search import to_fraction
-from refdp._rounding import interval_context
+from refdp.utils.rounding import interval_context
 from refdp.erm import HuberHingeLoss, LogisticLoss, frobenius_sensitivity
 from refdp.erm.private_matrices import (_calibrate, _vec_f, floor_eigenvalues, gradient_covariance_matrix,
                                         hessian_matrix, release_private_gradient_covariance,

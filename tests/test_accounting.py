@@ -17,8 +17,8 @@ from refdp.accounting import (DEFAULT_ORDERS, EpsilonDelta, MomentsConversion,
                               optimal_composition_delta, optimal_composition_epsilon,
                               pate_data_independent_log_moments, pate_quick_composition,
                               pure_dp_to_zcdp, rdp_to_dp, zcdp_composition, zcdp_to_dp)
-from refdp._rounding import (ceil_fraction, ceil_interval, ceil_mpf, floor_fraction, floor_interval,
-                             interval_context)
+from refdp.utils.rounding import (ceil_fraction, ceil_interval, ceil_mpf, floor_fraction, floor_interval,
+                                  interval_context)
 from refdp.verify.verdict import Verdict, decide_leq
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")

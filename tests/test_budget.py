@@ -10,7 +10,7 @@ import pytest
 
 from refdp.accounting import (BudgetExhausted, PrivacyFilter, advanced_composition, optimal_composition_epsilon,
                               zcdp_to_dp)
-from refdp._rounding import ceil_fraction
+from refdp.utils.rounding import ceil_fraction
 from refdp.pate import PATEStudent, PATETeachers
 from refdp.prediction import AveragedPrediction, ProjectedWalk, SoftMajority, StablePredictor
 

@@ -12,7 +12,7 @@ import pytest
 import scipy.optimize
 from hypothesis import given, settings, strategies as st
 
-from refdp._rounding import ceil_fraction
+from refdp.utils.rounding import ceil_fraction
 from refdp.prediction.convex import (HuberLoss, LinearPredictor, LogisticLoss, ProjectedSGD,
                                      RegularizedERM, corollary_4_10_excess_risk_bound,
                                      corollary_4_11_regularization,

@@ -25,7 +25,7 @@ from refdp.learning import (
     posterior_temperature,
 )
 from refdp.mechanisms._inversion import certified_inverse_cdf_index
-from refdp._rounding import float_at_least, float_at_most
+from refdp.utils.rounding import float_at_least, float_at_most
 from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
 from refdp.mechanisms._inversion import inverse_cdf_index, refined_index
 

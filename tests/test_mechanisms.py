@@ -595,12 +595,12 @@ def test_secure_lnmax_matches_report_noisy_max_law():
     from fractions import Fraction
     from refdp.utils.precision import mp_context
     from refdp.mechanisms._discrete_argmax import discrete_argmax_law
-    from refdp.mechanisms._float_safe import _up_dyadic
+    from refdp.utils.rounding import up_dyadic
     from refdp.pate import lnmax_labels
     # H0: lnmax_labels(secure=True) draws index j with the exact discrete law. Exact binomial
     # acceptance interval per class at ALPHA / 3 (Bonferroni over the 3 classes).
     counts, gamma, n = [5, 5, 1], 0.5, 60_000
-    law = discrete_argmax_law(counts, _up_dyadic(1 / Fraction(gamma)), mp_context(30))
+    law = discrete_argmax_law(counts, up_dyadic(1 / Fraction(gamma)), mp_context(30))
     draws = lnmax_labels(np.tile(counts, (n, 1)), gamma, rng=np.random.default_rng(31), secure=True)
     got = np.bincount(draws, minlength=3)
     for j in range(3):

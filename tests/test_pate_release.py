@@ -86,7 +86,8 @@ def test_release_is_seeded_and_adds_one_scaled_laplace_draw():
 def test_secure_release_is_grid_index_plus_one_exact_discrete_laplace_draw():
     from fractions import Fraction
     from refdp.mechanisms import discrete_laplace
-    from refdp.mechanisms._float_safe import SMOOTH_BETA_MARGIN, _up_dyadic
+    from refdp.mechanisms._float_safe import SMOOTH_BETA_MARGIN
+    from refdp.utils.rounding import up_dyadic
     counts = np.tile([230, 12, 8], (30, 1))
     gamma, lam = 0.05, 16.0
     r = release_epsilon(counts, gamma, 1e-5, order=lam, epsilon_release=1.0, delta_release=1e-6, rng=4)
@@ -102,7 +103,7 @@ def test_secure_release_is_grid_index_plus_one_exact_discrete_laplace_draw():
     k = round(r.smooth_sensitivity.log_moment / g)
     t = Fraction(r.smooth_sensitivity.value) / Fraction(g) + 1
     t /= Fraction(a)
-    t_up = _up_dyadic(t)                 # 48 significant bits, rounded up
+    t_up = up_dyadic(t)                 # 48 significant bits, rounded up
     assert t <= t_up <= t * (1 + Fraction(1, 2**46)) and Fraction(float(t_up)) == t_up
     z = int(discrete_laplace(t_up, rng=4))
     assert Fraction(r.noisy_log_moment) == Fraction(g) * (k + z)     # exactly on the grid

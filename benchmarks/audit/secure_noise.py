@@ -70,7 +70,7 @@ from refdp.erm import private_hessian
 from refdp.erm.private_matrices import _calibrate, _vec_f, frobenius_sensitivity, hessian_matrix, vec_f_sensitivity
 from refdp.prediction import stable_prediction
 from refdp.prediction.stability import _rho_for_dp, classical_gaussian_sigma
-from refdp._rounding import floor_fraction
+from refdp.utils.rounding import floor_fraction
 
 DELTA = 1e-5
 PAIR_1D = [(0.0, 1.0, "f(D) = 0 vs f(D') = 1")]

@@ -20,7 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-_U = 2.0 ** -53
+from ..utils.rounding import UNIT_ROUNDOFF as _U, gamma
+
 _MU = 4 * _U                       # twiddle accuracy assumed (see the module docstring)
 _PI_LONG = np.longdouble("3.14159265358979323846264338327950288419716939937510")
 
@@ -121,8 +122,8 @@ def convolve_bounds(a, b, python: bool = False):
     Cr, Ci = _fft(Pr, -Pi, python)
     c = Cr[:size] / n
     # error bound (Higham 2002, Thm. 24.2 and Lemma 3.5), all rounded up
-    g2 = 2 * _U / (1 - 2 * _U)
-    g4 = 4 * _U / (1 - 4 * _U)
+    g2 = gamma(2)
+    g4 = gamma(4)
     eta = (_MU + g4 * (math.sqrt(2) + _MU)) * (1 + 1e-12)
     th = L * eta / (1 - L * eta) * (1 + 1e-12)
     rn = math.sqrt(n) * (1 + 1e-15)

@@ -43,7 +43,7 @@ from __future__ import annotations
 import threading
 from fractions import Fraction
 
-from .._rounding import ceil_fraction
+from ..utils.rounding import ceil_fraction
 from ..utils.validation import Interval, Options, check_option, check_scalar, parameter_error
 from .composition import EpsilonDelta, advanced_composition
 from .conversions import zcdp_to_dp

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
-from .._rounding import ceil_fraction, ceil_interval, interval_context
+from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 
 __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",

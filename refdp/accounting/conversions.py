@@ -1,7 +1,7 @@
 """Conversions between pure DP, zCDP, Rényi DP and (epsilon, delta)-DP.
 
 Each function returns a float that is never below the exact value of its
-formula at the given inputs (see :mod:`refdp._rounding`). Proofs of
+formula at the given inputs (see :mod:`refdp.utils.rounding`). Proofs of
 the three statements are in ``docs/theory/accounting.rst``.
 
 Sources: M. Bun and T. Steinke, "Concentrated Differential Privacy:
@@ -18,7 +18,7 @@ import math
 from fractions import Fraction
 
 from ..utils.validation import Interval, Options, check_option, check_scalar
-from .._rounding import ceil_fraction, ceil_interval, interval_context
+from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
 
 __all__ = ["pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
-from .._rounding import ceil_interval, interval_context
+from ..utils.rounding import ceil_interval, interval_context
 from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
 
 __all__ = ["DEFAULT_ORDERS", "MomentsConversion", "moments_to_dp",

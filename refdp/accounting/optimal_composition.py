@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..utils.precision import iv_context, raw_to_fraction
-from .._rounding import ceil_fraction, ceil_interval
+from ..utils.rounding import ceil_fraction, ceil_interval
 from ..utils.validation import Interval, check_scalar
 from ._binomial import log_factorial, window_sums
 from .conversions import DELTA, NONNEGATIVE, POSITIVE

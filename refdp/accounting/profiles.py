@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..utils.precision import iv_context, raw_to_fraction
-from .._rounding import ceil_fraction, floor_fraction
+from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
 
@@ -47,7 +47,6 @@ _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 _COUNT = Interval(int, 1, None)
 _INT_SENS = Interval(int, 1, None)
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
-_U = 2.0 ** -53
 _TINY = 2.0 ** -1074
 _FLOOR = 1e-290         # values below this are enclosed in [0, 2 * _FLOOR]
 _TAIL = 1e-60           # mass a truncation may move or drop per composition step

@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from ..utils.precision import iv_context
 from ..utils.validation import Interval, check_array, check_scalar
-from .._rounding import ceil_interval
+from ..utils.rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, _float_box, _normalise)

@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..utils.validation import check_flag
 from ..prediction._partition import check_classes, labels_to_indices
@@ -32,7 +33,6 @@ __all__ = ["feature_array", "unit_ball_rows", "rows_above", "shrink_into_ball", 
            "label_array", "check_classes", "prepare"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
-_U = 2.0 ** -53
 
 
 def rows_above(X, radius=1.0):

@@ -45,9 +45,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.precision import raw_to_fraction
-from .._rounding import interval_context
-from ..mechanisms._float_safe import _INT_LIMIT, grid_step
-from ._solver import _U, _gamma, minimise, newton_matrix
+from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
+from ..mechanisms._float_safe import grid_step
+from ._solver import minimise, newton_matrix
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
@@ -297,6 +297,6 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
         theta0 = np.zeros(d)
     problem = GridMinimiser(loss, Z, ys, mu, step)
     cells = grid_cell_minimiser(problem, noise, theta0)
-    limit = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
+    limit = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
     cells = [max(-limit, min(limit, k)) for k in cells]
     return np.array([float(k) * step for k in cells]), step

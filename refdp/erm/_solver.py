@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound"]
+from ..utils.rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
-_U = 2.0 ** -53
+__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound"]
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,6 @@ class SolverResult:
     theta: np.ndarray
     gradient_norm: float
     iterations: int
-
-
-def _gamma(k):
-    return k * _U / (1.0 - k * _U)
 
 
 def objective(loss, X, y, mu, g, f):

@@ -61,7 +61,7 @@ import scipy.stats
 
 from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
-from .._rounding import floor_fraction
+from ..utils.rounding import floor_fraction
 from ..mechanisms import spherical_laplace
 from ..utils.validation import check_flag
 from ..mechanisms.discrete import discrete_gaussian, discrete_laplace

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.special
 
 from ..utils.precision import ctx_rational, is_interval_context
+from ..utils.rounding import UNIT_ROUNDOFF
 from ..utils.validation import Interval, check_scalar, parameter_error
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
@@ -101,7 +102,7 @@ class MarginLoss:
         the last place of a value in ``[-1, 1]``; losses whose formula loses
         more override it.
         """
-        return 8 * 2.0 ** -53
+        return 8 * UNIT_ROUNDOFF
 
     def derivative_exact(self, m: Fraction, ctx=mpmath.mp):
         """``l'(m)`` at an exact rational margin, in ``ctx`` (``mpmath.mp`` or ``mpmath.iv``)."""
@@ -215,7 +216,7 @@ class HuberHingeLoss(MarginLoss):
 
     def derivative_rounding(self) -> float:
         """``-(1 + h - m) / (2h)`` loses ``u (1 + h) / (2h)`` to the rounding of ``1 + h``, plus a few ulps."""
-        u = 2.0 ** -53
+        u = UNIT_ROUNDOFF
         return math.nextafter(u * (1.0 + self.h) / (2.0 * self.h) * (1 + 4 * u) + 8 * u, math.inf)
 
     def derivative_exact(self, m, ctx=mpmath.mp):

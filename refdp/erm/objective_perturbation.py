@@ -49,7 +49,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..utils.validation import Interval, check_rng, check_scalar
-from .._rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
+from ..utils.rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..mechanisms._lazy import BitSource, LazySphericalLaplace
 from ..utils.validation import check_flag

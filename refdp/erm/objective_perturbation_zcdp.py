@@ -49,7 +49,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..utils.validation import Interval, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_interval, floor_fraction, floor_interval, interval_context
+from ..utils.rounding import ceil_interval, floor_fraction, floor_interval, interval_context
 from ..utils.validation import check_flag
 from ._data import check_classes, prepare
 from ..mechanisms._lazy import BitSource, LazyGaussianVector

@@ -40,7 +40,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.validation import Interval, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
+from ..utils.rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import gaussian_mechanism, spherical_laplace
 from ..utils.validation import check_flag
 from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid

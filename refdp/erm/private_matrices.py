@@ -68,7 +68,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_fraction, ceil_interval, floor_fraction, interval_context
+from ..utils.rounding import UNIT_ROUNDOFF, ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
 from ..utils.validation import check_flag
 from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid, release
@@ -82,7 +82,7 @@ __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "fro
 POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 COUNT = Interval(int, 1, None)
-_U = Fraction(1, 2 ** 53)
+_U = Fraction(UNIT_ROUNDOFF)
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from ..mechanisms.exponential import _float_probabilities, exponential_mechanism
 from ..utils.precision import iv_context
 from ..verify.verdict import lower, upper
 from ..mechanisms._inversion import certified_inverse_cdf_index
-from .._rounding import float_at_least
+from ..utils.rounding import float_at_least
 
 __all__ = [
     "empirical_risks",

@@ -46,7 +46,7 @@ from ..utils.validation import DPS, POSITIVE, check_flag
 from ..mechanisms._exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..mechanisms._inversion import certified_inverse_cdf_index
-from .._rounding import float_at_least, float_at_most
+from ..utils.rounding import float_at_least, float_at_most
 
 __all__ = [
     "one_posterior_sample",

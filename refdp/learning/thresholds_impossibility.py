@@ -53,7 +53,7 @@ from ..utils.validation import Described, Interval, check_array, check_scalar, p
 from ..utils.validation import DPS, POSITIVE
 from ..utils.precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..verify.verdict import lower, upper
-from .._rounding import float_at_least, float_at_most
+from ..utils.rounding import float_at_least, float_at_most
 
 __all__ = [
     "grid_thresholds",

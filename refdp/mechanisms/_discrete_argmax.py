@@ -16,7 +16,8 @@ import numpy as np
 
 from ..utils.validation import parameter_error
 from ._exact import to_mpf
-from ._float_safe import _up_dyadic, grid_step
+from ..utils.rounding import up_dyadic
+from ._float_safe import grid_step
 from .discrete import discrete_laplace
 
 __all__ = ["argmax_grid", "discrete_argmax", "discrete_argmax_law"]
@@ -33,7 +34,7 @@ def argmax_grid(sensitivity: float, epsilon, monotone: bool):
     """
     g = grid_step(float(sensitivity), 1)
     dz = math.floor(Fraction(float(sensitivity)) / Fraction(g)) + 1
-    t = _up_dyadic(Fraction((1 if monotone else 2) * dz) / Fraction(epsilon))
+    t = up_dyadic(Fraction((1 if monotone else 2) * dz) / Fraction(epsilon))
     return g, dz, t
 
 

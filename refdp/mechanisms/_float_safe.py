@@ -32,6 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..utils.rounding import EXACT_INT_LIMIT, up_dyadic, up_dyadic_sqrt
 from ..utils.validation import Described, parameter_error
 from .discrete import discrete_gaussian, discrete_laplace
 
@@ -45,10 +46,7 @@ SMOOTH_BETA_MARGIN = 2.0**-46
 
 #: The grid step is at most ``sensitivity / (2**GRID_BITS * spread)``.
 GRID_BITS = 10
-#: Integers of magnitude at most this are exact doubles.
-_INT_LIMIT = 2**53 - 1
 _MIN_STEP_EXP = -1074  # the smallest positive double is 2**-1074
-_PARAM_BITS = 48        # significant bits kept when a noise parameter is rounded up
 
 
 @dataclass(frozen=True)
@@ -94,22 +92,6 @@ def grid_step(sensitivity: float, spread: int) -> float:
     return math.ldexp(1.0, max(exp, _MIN_STEP_EXP))
 
 
-def _up_dyadic(q: Fraction) -> Fraction:
-    """The smallest multiple of ``2**-j`` that is >= q, with about 48 significant bits."""
-    j = max(0, _PARAM_BITS - max(1, math.floor(q)).bit_length())
-    return Fraction(-((-q.numerator * 2**j) // q.denominator), 2**j)
-
-
-def _up_dyadic_sqrt(q: Fraction) -> Fraction:
-    """A dyadic rational ``s`` with ``s**2 >= q`` and about 48 significant bits."""
-    j = max(0, _PARAM_BITS - max(1, math.isqrt(math.floor(q))).bit_length())
-    x = q * 4**j
-    c = math.isqrt(x.numerator // x.denominator)
-    while c * c < x:
-        c += 1
-    return Fraction(c, 2**j)
-
-
 def _ceil_sqrt(q: Fraction) -> int:
     c = math.isqrt(q.numerator // q.denominator)
     while c * c < q:
@@ -127,7 +109,7 @@ def laplace_grid(epsilon: float, sensitivity: float, dim: int) -> GridNoise:
     dim = max(1, int(dim))
     g = grid_step(sensitivity, dim)
     dz = math.floor(Fraction(sensitivity) / Fraction(g)) + dim
-    t = _up_dyadic(Fraction(dz) / Fraction(epsilon))
+    t = up_dyadic(Fraction(dz) / Fraction(epsilon))
     return GridNoise(g, dz, "laplace", t, dim)
 
 
@@ -143,7 +125,7 @@ def l2_laplace_grid(epsilon: float, sensitivity: float, dim: int) -> GridNoise:
     g = grid_step(sensitivity, math.isqrt(dim - 1) + 1)
     r = Fraction(sensitivity) / Fraction(g)
     dz = (math.floor(r) + 1 if dim == 1 else _ceil_sqrt(dim * r * r) + dim)
-    t = _up_dyadic(Fraction(dz) / Fraction(epsilon))
+    t = up_dyadic(Fraction(dz) / Fraction(epsilon))
     return GridNoise(g, dz, "laplace", t, dim)
 
 
@@ -175,7 +157,7 @@ def gaussian_grid(rho: float, sensitivity: float, dim: int) -> GridNoise:
     spread = math.isqrt(dim - 1) + 1          # ceil(sqrt(dim))
     g = grid_step(sensitivity, spread)
     dz = _l2_index_sensitivity(Fraction(sensitivity) / Fraction(g), dim)
-    sigma = _up_dyadic_sqrt(Fraction(dz * dz) / (2 * Fraction(rho)))
+    sigma = up_dyadic_sqrt(Fraction(dz * dz) / (2 * Fraction(rho)))
     return GridNoise(g, dz, "gaussian", sigma, dim)
 
 
@@ -184,14 +166,14 @@ def _index(value: np.ndarray, g: float, owner: str, name: str) -> np.ndarray:
     with np.errstate(over="ignore", under="ignore"):
         q = value / g       # exact unless it overflows (an underflow rounds to 0 either way)
     k = np.rint(q)
-    bad = ~(np.abs(k) <= _INT_LIMIT)
+    bad = ~(np.abs(k) <= EXACT_INT_LIMIT)
     if np.any(bad):
         pos = tuple(int(i) for i in np.argwhere(bad)[0]) if value.ndim else ()
         x = float(value[pos]) if value.ndim else float(value)
         shown = Described(f"{x!r}" + (f" at position {pos}" if value.ndim else ""))
         raise parameter_error(
             name, owner,
-            f"finite with every entry of magnitude at most (2**53 - 1) * {g!r} = {_INT_LIMIT * g:.6g} "
+            f"finite with every entry of magnitude at most (2**53 - 1) * {g!r} = {EXACT_INT_LIMIT * g:.6g} "
             f"(2**53 - 1 steps of the grid 2**{math.frexp(g)[1] - 1} used for this sensitivity, "
             f"beyond which the grid index is not an exact double)", shown)
     return k.astype(np.int64)
@@ -211,7 +193,7 @@ def release(value: np.ndarray, noise: GridNoise, rng, owner: str, name: str = "v
     z = np.asarray(sampler(noise.parameter, size=value.shape, rng=rng), dtype=np.int64)
     # |k| < 2**53: clipping z to +-2**60 first leaves clamp(k + z) unchanged and avoids overflow
     z = np.clip(z, -(2**60), 2**60)
-    m = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
+    m = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
     y = np.clip(k + z, -m, m)
     return y.astype(np.float64) * g
 
@@ -231,8 +213,8 @@ def smooth_laplace_release(value: float, smooth_bound: float, a: float, step: fl
     """
     g = float(step)
     k = int(_index(np.asarray(value, dtype=np.float64), g, owner, name))
-    t = _up_dyadic((Fraction(smooth_bound) / Fraction(g) + 1) / Fraction(a))
-    m = min(_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
+    t = up_dyadic((Fraction(smooth_bound) / Fraction(g) + 1) / Fraction(a))
+    m = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
     scale = math.nextafter(float(t) * g, math.inf)
     if size is None:
         z = int(discrete_laplace(t, rng=rng))

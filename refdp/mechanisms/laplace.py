@@ -17,7 +17,7 @@ import math
 from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import POSITIVE, check_flag
 from ._float_safe import laplace_grid, release
-from .._rounding import upward_quotient
+from ..utils.rounding import upward_quotient
 
 __all__ = ["laplace_scale", "laplace_mechanism"]
 

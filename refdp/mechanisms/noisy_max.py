@@ -26,7 +26,7 @@ from ..utils.validation import DPS, POSITIVE, check_flag, check_size
 from ._exact import fraction_vector, to_fraction, to_mpf
 from ._discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from ..utils.precision import ctx_expm1, law_context, mpf_values
-from .._rounding import upward_quotient
+from ..utils.rounding import upward_quotient
 
 __all__ = ["report_noisy_max", "report_noisy_max_distribution"]
 

@@ -42,10 +42,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.validation import check_rng, parameter_error
-from .._rounding import upward_quotient
+from ..utils.rounding import up_dyadic, upward_quotient
 from ..utils.validation import check_flag
 from ..mechanisms.discrete import discrete_laplace
-from ..mechanisms._float_safe import _up_dyadic
 from ._args import check_counts, check_gamma
 
 __all__ = ["lnmax_labels", "TextbookNoiseWarning"]
@@ -133,7 +132,7 @@ def lnmax_labels(counts, gamma, *, rng=None, secure=True):
     secure = check_flag(secure, "secure", owner)
     rng = check_rng(rng)
     if secure:
-        t = _up_dyadic(1 / Fraction(gamma))
+        t = up_dyadic(1 / Fraction(gamma))
         z = np.asarray(discrete_laplace(t, size=arr.shape, rng=rng))
         centred = arr - arr.max(axis=1, keepdims=True)          # exact: counts are int64 >= 0
         if z.dtype == np.int64 and int(np.abs(z).max()) < 2**62:

@@ -60,12 +60,11 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.precision import iv_context
-from .._rounding import ceil_interval
+from ..utils.rounding import MACHINE_EPSILON, UNIT_ROUNDOFF, ceil_interval, up_dyadic
 from ..utils.validation import Options, check_option, parameter_error
 from ..utils.validation import check_flag
 from ..mechanisms._discrete_argmax import discrete_argmax_law
 from ..mechanisms._exact import to_mpf
-from ..mechanisms._float_safe import _up_dyadic
 from ._args import check_counts, check_gamma, check_orders
 
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",
@@ -98,7 +97,7 @@ def lnmax_scale(gamma) -> Fraction:
     ``1/gamma`` (gamma at its exact binary value) rounded up to a 48-bit
     dyadic rational, so ``1/t <= gamma``.
     """
-    return _up_dyadic(1 / Fraction(float(gamma)))
+    return up_dyadic(1 / Fraction(float(gamma)))
 
 
 def _p(t, ctx):
@@ -169,7 +168,7 @@ def _rows_lemma4(arr, t):
     m = logs.max(axis=1)
     # np.exp is within a few ulps, the sum of c - 1 terms in [0, 1] within (c + 1) ulps of it:
     # the factor and the final margin (LOG_Q_MARGIN relative) cover both and the log's rounding.
-    s = np.exp(logs - m[:, None]).sum(axis=1) * (1.0 + (c + 8) * 2.0**-52)
+    s = np.exp(logs - m[:, None]).sum(axis=1) * (1.0 + (c + 8) * MACHINE_EPSILON)
     out = m + np.log(s)
     return out + LOG_Q_MARGIN * (1.0 + np.abs(out))
 
@@ -489,7 +488,7 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
     lam = orders[None, None, :]
     fwd = np.zeros((arr.shape[0], orders.size))
     both = np.zeros((arr.shape[0], orders.size))
-    u = 2.0**-53
+    u = UNIT_ROUNDOFF
     for r, row in enumerate(arr.tolist()):
         moves, lo, hi = neighbour_log_law_bounds(row, t)
         if not moves:

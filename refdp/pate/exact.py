@@ -57,6 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Interval, check_scalar
 from ._args import check_counts, check_gamma, check_orders
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
@@ -65,7 +66,6 @@ from ._law_twin import ETA
 
 __all__ = ["ExactAnalysis", "exact_analysis", "ETA"]
 
-_U = 2.0**-53
 _THREADS = Interval(int, 1, None)
 
 

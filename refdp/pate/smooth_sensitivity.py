@@ -90,7 +90,7 @@ import numpy as np
 
 from .. import core
 from ..utils.validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
-from .._rounding import ceil_interval, ceil_mpf, interval_context
+from ..utils.rounding import MACHINE_EPSILON as _EPS, UNIT_ROUNDOFF, ceil_interval, ceil_mpf, interval_context
 from ..accounting import pate_data_independent_log_moments
 from ..utils.validation import check_flag
 from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
@@ -108,7 +108,6 @@ PRIVATE_MECHANISMS = ("refdp.pate.release_epsilon",)
 
 _STATISTIC = Options(("lemma4", "exact"))
 _BETA = Interval(float, 0, None, closed="neither")
-_EPS = 2.0**-52
 #: Cells of the grid of log q values (spacing c / 8); below it one bound covers all.
 GRID_CELLS = 1024
 #: Relative slack added to the accountant's float value of f (its rounding, see
@@ -290,7 +289,7 @@ def _slack(gamma, statistic, counts, top, w, n_cells, noise="continuous"):
     if statistic == "lemma4":
         z = gamma * teachers
         return 2 * 16.0 * _EPS * (z + math.log(2.0 + z) + span + z + 2.0 * C + 8.0)
-    return 4.0 * (2.0 * ETA + 4.0 * 2.0**-53 * span)
+    return 4.0 * (2.0 * ETA + 4.0 * UNIT_ROUNDOFF * span)
 
 
 @functools.lru_cache(maxsize=64)

@@ -40,7 +40,7 @@ import numpy as np
 from .._twins import word_source
 
 from ..utils.precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
-from .._rounding import ceil_interval
+from ..utils.rounding import ceil_interval
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._partition import TeacherEnsemble
 

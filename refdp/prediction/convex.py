@@ -45,7 +45,7 @@ import scipy.optimize
 import scipy.special
 
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
-from .._rounding import ceil_fraction, ceil_interval, interval_context
+from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, ceil_interval, interval_context
 
 __all__ = [
     "LogisticLoss",
@@ -65,7 +65,6 @@ __all__ = [
 POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 COUNT = Interval(int, 1, None)
-_U = 2.0 ** -53
 
 
 # ---------------------------------------------------------------------------

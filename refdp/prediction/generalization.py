@@ -27,7 +27,7 @@ References
 from __future__ import annotations
 
 from ..utils.validation import Interval, check_scalar
-from .._rounding import ceil_interval, floor_interval, interval_context
+from ..utils.rounding import ceil_interval, floor_interval, interval_context
 
 __all__ = ["lemma_6_4_bounds"]
 

@@ -48,7 +48,7 @@ import numpy as np
 from .._repr import params_repr
 from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
-from .._rounding import ceil_fraction, ceil_interval, floor_interval, interval_context
+from ..utils.rounding import ceil_fraction, ceil_interval, floor_interval, interval_context
 from ..accounting import zcdp_to_dp
 from ..accounting.budget import check_budget
 from ..mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale

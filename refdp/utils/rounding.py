@@ -26,6 +26,13 @@ helpers above exclude that.
 mpmath's module-level contexts are process-global; :func:`interval_context`
 therefore yields a new interval context owned by the caller, so no other
 thread can change its precision.
+
+The floating-point constants of the a-priori error analyses are defined here
+once: the unit roundoff :data:`UNIT_ROUNDOFF` (``u = 2**-53``), Higham's
+``gamma_k = k u / (1 - k u)`` (:func:`gamma`; Higham, *Accuracy and Stability
+of Numerical Algorithms*, Lemma 3.1), the largest exact integer
+:data:`EXACT_INT_LIMIT` and the upward dyadic roundings :func:`up_dyadic` /
+:func:`up_dyadic_sqrt` of a noise parameter.
 """
 from __future__ import annotations
 
@@ -39,7 +46,46 @@ from mpmath import libmp
 from mpmath.ctx_iv import MPIntervalContext
 
 __all__ = ["IV_PREC", "interval_context", "ceil_fraction", "ceil_mpf", "ceil_interval",
-           "floor_fraction", "floor_interval", "float_at_least", "float_at_most", "upward_quotient", "upward_gaussian_sigma"]
+           "floor_fraction", "floor_interval", "float_at_least", "float_at_most", "upward_quotient", "upward_gaussian_sigma",
+           "UNIT_ROUNDOFF", "MACHINE_EPSILON", "EXACT_INT_LIMIT", "PARAM_BITS", "gamma", "up_dyadic", "up_dyadic_sqrt"]
+
+#: The unit roundoff of IEEE binary64 with rounding to nearest: every basic
+#: operation's result is ``x (1 + d)`` with ``|d| <= UNIT_ROUNDOFF``.
+UNIT_ROUNDOFF = 2.0 ** -53
+#: The spacing of doubles at 1 (``2 * UNIT_ROUNDOFF``).
+MACHINE_EPSILON = 2.0 ** -52
+#: Integers of magnitude at most this are exact doubles.
+EXACT_INT_LIMIT = 2**53 - 1
+#: Significant bits kept when a noise parameter is rounded up to a dyadic
+#: rational (:func:`up_dyadic`).
+PARAM_BITS = 48
+
+
+def gamma(k):
+    """Higham's ``gamma_k = k u / (1 - k u)`` with ``u = UNIT_ROUNDOFF``.
+
+    Bounds the relative error of ``k`` rounded operations in sequence
+    (Higham, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.1);
+    valid for ``k u < 1``. Computed in floating point, as every use adds its
+    own margin.
+    """
+    return k * UNIT_ROUNDOFF / (1.0 - k * UNIT_ROUNDOFF)
+
+
+def up_dyadic(q: Fraction) -> Fraction:
+    """The smallest multiple of ``2**-j`` that is >= q, with about 48 significant bits."""
+    j = max(0, PARAM_BITS - max(1, math.floor(q)).bit_length())
+    return Fraction(-((-q.numerator * 2**j) // q.denominator), 2**j)
+
+
+def up_dyadic_sqrt(q: Fraction) -> Fraction:
+    """A dyadic rational ``s`` with ``s**2 >= q`` and about 48 significant bits."""
+    j = max(0, PARAM_BITS - max(1, math.isqrt(math.floor(q))).bit_length())
+    x = q * 4**j
+    c = math.isqrt(x.numerator // x.denominator)
+    while c * c < x:
+        c += 1
+    return Fraction(c, 2**j)
 
 #: Working precision (bits) of interval evaluations: enough that the interval
 #: width is far below one float ulp for every formula of the package.
