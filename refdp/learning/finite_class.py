@@ -44,7 +44,7 @@ import numpy as np
 
 from ..utils.validation import Described, Interval, check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE, check_flag
-from ..mechanisms._exact import fraction_vector
+from ..utils.exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..utils.precision import iv_context
 from ..verify.verdict import lower, upper

@@ -43,7 +43,7 @@ import numpy as np
 from ..utils.validation import Described, Interval, Options, check_array, check_option, check_rng, \
     check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE, check_flag
-from ..mechanisms._exact import EXACT_REAL, to_fraction
+from ..utils.exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..mechanisms._inversion import certified_inverse_cdf_index
 from ..utils.rounding import float_at_least, float_at_most

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.validation import parameter_error
-from ._exact import to_mpf
+from ..utils.exact import to_mpf
 from ..utils.rounding import up_dyadic
 from ._float_safe import grid_step
 from .discrete import discrete_laplace

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE, check_flag, check_size
-from ._exact import fraction_vector, to_fraction, to_mpf
+from ..utils.exact import fraction_vector, to_fraction, to_mpf
 from ._discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from ..utils.precision import ctx_expm1, law_context, mpf_values
 from ..utils.rounding import upward_quotient

@@ -64,7 +64,7 @@ from ..utils.rounding import MACHINE_EPSILON, UNIT_ROUNDOFF, ceil_interval, up_d
 from ..utils.validation import Options, check_option, parameter_error
 from ..utils.validation import check_flag
 from ..mechanisms._discrete_argmax import discrete_argmax_law
-from ..mechanisms._exact import to_mpf
+from ..utils.exact import to_mpf
 from ._args import check_counts, check_gamma, check_orders
 
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",

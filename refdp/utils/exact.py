@@ -20,9 +20,9 @@ import mpmath
 import numpy as np
 from mpmath import libmp
 
-from ..utils.precision import ctx_rational
-from ..utils.validation import Described, check_scalar, parameter_error
-from ..utils.validation import POSITIVE
+from .precision import ctx_rational
+from .validation import Described, check_scalar, parameter_error
+from .validation import POSITIVE
 
 __all__ = ["to_fraction", "fraction_vector", "to_mpf", "float_inputs", "EXACT_REAL"]
 
