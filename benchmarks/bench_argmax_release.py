@@ -23,7 +23,7 @@ import numpy as np
 
 import _common as bc
 from refdp.utils.precision import mp_context
-from refdp.mechanisms._discrete_argmax import discrete_argmax_law
+from refdp.mechanisms.discrete_argmax import discrete_argmax_law
 from refdp.utils.rounding import up_dyadic
 from refdp.mechanisms import report_noisy_max, report_noisy_max_distribution
 from refdp.pate import lnmax_labels

@@ -37,10 +37,10 @@ import scipy.special
 import _common as bc
 from refdp.core import logsumexp
 from refdp.learning import exponential_mechanism_learner, one_posterior_sample
-from refdp.mechanisms._inversion import certified_inverse_cdf_index
+from refdp.utils.inversion import certified_inverse_cdf_index
 from refdp.learning.finite_class import _float_law
 from refdp.mechanisms import exponential_mechanism
-from refdp.mechanisms._inversion import inverse_cdf_index
+from refdp.utils.inversion import inverse_cdf_index
 
 EPSILON = 1.0
 RECORDS = 1000          # n: risks are errors / n

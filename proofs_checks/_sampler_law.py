@@ -46,7 +46,7 @@ def sampler_check(draws, probs, alpha, seed, what):
 def inversion_law(probabilities):
     """Exact law drawn by refdp's inversion sampler from computed (float) probabilities.
 
-    :func:`refdp.mechanisms._inversion.certified_inverse_cdf_index` returns
+    :func:`refdp.utils.inversion.certified_inverse_cdf_index` returns
     the ``k`` whose interval ``[S_{k-1}/T, S_k/T)`` holds the uniform ``U``,
     for the exact running sums ``S_k`` of the doubles it is given and their
     exact total ``T``, reading further bits of ``U`` until they decide

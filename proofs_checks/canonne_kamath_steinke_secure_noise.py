@@ -44,7 +44,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from refdp.mechanisms._float_safe import _index, gaussian_grid, l2_laplace_grid, laplace_grid
+from refdp.mechanisms.float_safe import _index, gaussian_grid, l2_laplace_grid, laplace_grid
 from refdp.verify import check_pairs
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, worst_verdict

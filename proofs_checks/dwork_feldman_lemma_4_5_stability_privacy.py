@@ -46,7 +46,7 @@ import numpy as np
 from proofs_checks._continuous_noise import decide_exact_leq
 from proofs_checks._stability_search import erm_search, psgd_search
 from refdp.mechanisms import gaussian_sigma_zcdp
-from refdp.mechanisms._float_safe import gaussian_grid
+from refdp.mechanisms.float_safe import gaussian_grid
 from refdp.prediction.convex import HuberLoss, LogisticLoss, ProjectedSGD, RegularizedERM
 from refdp.prediction.stability import StablePredictor, _rho_for_dp, classical_gaussian_sigma
 from refdp.verify.registry import CheckResult, register

@@ -35,7 +35,7 @@ import numpy as np
 
 from refdp import core
 from refdp.utils.precision import iv_context
-from refdp.mechanisms._discrete_argmax import discrete_argmax_law
+from refdp.mechanisms.discrete_argmax import discrete_argmax_law
 from refdp.pate import PATEAccountant
 from refdp.pate.discrete_analysis import (discrete_exact_log_moments, discrete_exact_log_q, discrete_lemma4_log_q,
                                           discrete_lemma4_two_sided_log_q, lnmax_scale, statistic_slack)

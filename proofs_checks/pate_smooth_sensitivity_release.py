@@ -322,7 +322,7 @@ def discrete_laplace_hockey_stick(c, k1, t1, k2, t2, epsilon):
           covers=("refdp.pate.release_epsilon",))
 def discrete_laplace_admissible():
     import math
-    from refdp.mechanisms._float_safe import SMOOTH_BETA_MARGIN
+    from refdp.mechanisms.float_safe import SMOOTH_BETA_MARGIN
     verdicts, worst, where = [], mpmath.mpf(0), ""
     for eps_r, delta_r in ((1.0, 1e-6), (0.5, 1e-5), (2.0, 1e-3), (0.1, 1e-8)):
         a = eps_r / 2

@@ -4,7 +4,7 @@ Claim
     (refdp's own; proof in docs/theory/learning.rst, "Sampling", Propositions
     6 and 7.) For non-negative doubles p with a positive sum, every first 53
     bits u (a multiple of 2**-53 in [0, 1)) and every further bits,
-    ``refdp.mechanisms._inversion.certified_inverse_cdf_index`` returns the
+    ``refdp.utils.inversion.certified_inverse_cdf_index`` returns the
     index of the exact-integer path ``refined_index`` fed the same bits: the k
     with U in [S_{k-1}/T, S_k/T) for the exact running sums S_k, T of p, so
     P[k] = p_k / T exactly. When no further bit is read, that index is
@@ -32,8 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
-import refdp.mechanisms._inversion as fast
-from refdp.mechanisms._inversion import inverse_cdf_index
+import refdp.utils.inversion as fast
+from refdp.utils.inversion import inverse_cdf_index
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict
 

@@ -63,7 +63,7 @@ from refdp.erm import (ObjectivePerturbationBudget, objective_perturbation, obje
                        release_objective_perturbation)
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.mechanisms import spherical_laplace
-from refdp.mechanisms._lazy import BitSource, LazySphericalLaplace
+from refdp.utils.lazy_noise import BitSource, LazySphericalLaplace
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_enclosures, enclose, ivworkdps, worst_verdict
 

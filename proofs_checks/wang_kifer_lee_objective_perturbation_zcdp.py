@@ -68,7 +68,7 @@ from proofs_checks._chaudhuri_erm import gradient_norm_upper, grid_release_verdi
 from refdp.erm import HuberHingeLoss, LogisticLoss, objective_perturbation_zcdp, objective_perturbation_zcdp_budget
 from refdp.erm._solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
-from refdp.mechanisms._lazy import BitSource, LazyGaussianVector
+from refdp.utils.lazy_noise import BitSource, LazyGaussianVector
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, decide_enclosures, enclose, ivworkdps, worst_verdict
 

@@ -139,7 +139,7 @@ def test_projection_is_nonexpansive_towards_the_truth(data, release):
 def test_secure_matrix_release_is_on_the_grid_and_textbook_path_kept(data, release):
     from refdp.erm.private_matrices import (_unvec_f, _vec_f, private_hessian, secure_symmetric_release,
                                             vec_f_sensitivity, frobenius_sensitivity)
-    from refdp.mechanisms._float_safe import l2_laplace_grid
+    from refdp.mechanisms.float_safe import l2_laplace_grid
     X, y = data
     theta = release.theta
     H0 = hessian_matrix(X, y, LogisticLoss(), theta)

@@ -127,7 +127,7 @@ def test_objective_perturbation_solves_the_seeded_perturbed_objective(loss, eps,
     assert np.array_equal(same.theta, res.theta)
     # the float-safe default: the grid cell of the exact minimiser for the replayed exact draw
     from proofs_checks._chaudhuri_erm import grid_release_verdict
-    from refdp.mechanisms._lazy import BitSource, LazySphericalLaplace
+    from refdp.utils.lazy_noise import BitSource, LazySphericalLaplace
     secure = objective_perturbation(X, y, loss, epsilon=eps, regularization=lam, rng=7)
     replay = LazySphericalLaplace(BitSource(np.random.default_rng(7).bit_generator), 3, F(bud.noise_rate))
     assert grid_release_verdict(loss, data, bud.total_regularization, secure, replay) == "holds"

@@ -11,7 +11,7 @@ import scipy.stats
 from refdp.audit import audit_black_box
 from refdp.mechanisms import gaussian_mechanism, laplace_mechanism, spherical_laplace
 from refdp.mechanisms.discrete import discrete_gaussian, discrete_laplace
-from refdp.mechanisms._float_safe import laplace_grid, release
+from refdp.mechanisms.float_safe import laplace_grid, release
 
 # Statistical tests fail for a correct sampler with probability at most ALPHA each.
 ALPHA = 1e-6
@@ -125,7 +125,7 @@ def test_float_bits_audit_passes_the_secure_laplace_and_flags_the_textbook_path(
 
 def test_gaussian_grid_l2_index_sensitivity_counterexample():
     """The L2 distance of grid indices can exceed floor(r) + ceil(sqrt(d)); Delta_Z covers it."""
-    from refdp.mechanisms._float_safe import _index, gaussian_grid
+    from refdp.mechanisms.float_safe import _index, gaussian_grid
     sensitivity = 2037.895885515254 * 2.0**-11
     noise = gaussian_grid(0.5, sensitivity, 2)
     g = noise.step

@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from refdp.mechanisms._inversion import (_as_integers, certified_inverse_cdf_index, inverse_cdf_index,
-                                         refined_index)
+from refdp.utils.inversion import (_as_integers, certified_inverse_cdf_index, inverse_cdf_index,
+                                   refined_index)
 
 
 class _Exhausted(Exception):

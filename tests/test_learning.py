@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import refdp.learning
-import refdp.mechanisms._inversion as fast_inversion
+import refdp.utils.inversion as fast_inversion
 from refdp.learning import (
     empirical_risks,
     exponential_mechanism_learner,
@@ -24,10 +24,10 @@ from refdp.learning import (
     posterior_epsilon,
     posterior_temperature,
 )
-from refdp.mechanisms._inversion import certified_inverse_cdf_index
+from refdp.utils.inversion import certified_inverse_cdf_index
 from refdp.utils.rounding import float_at_least, float_at_most
 from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
-from refdp.mechanisms._inversion import inverse_cdf_index, refined_index
+from refdp.utils.inversion import inverse_cdf_index, refined_index
 
 BAD_EPSILONS = [0, 0.0, -1.0, math.nan, math.inf, "1", None, True]
 LOSSES = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])

@@ -341,7 +341,7 @@ def test_exponential_sampler_uses_one_uniform_against_the_exact_running_sums():
 
 
 def test_inversion_boundaries():
-    from refdp.mechanisms._inversion import inverse_cdf_index as inv
+    from refdp.utils.inversion import inverse_cdf_index as inv
     p = [0.25, 0.0, 0.75]
     assert [inv(p, u) for u in (0.0, 0.25 - 2**-53, 0.25, 1 - 2**-53)] == [0, 0, 2, 2]
     assert inv([5e-324, 1.0], 0.0) == 0 and inv([0.0, 1.0], 0.0) == 1
@@ -594,7 +594,7 @@ def test_secure_noisy_max_exact_integers_far_apart_and_overflow():
 def test_secure_lnmax_matches_report_noisy_max_law():
     from fractions import Fraction
     from refdp.utils.precision import mp_context
-    from refdp.mechanisms._discrete_argmax import discrete_argmax_law
+    from refdp.mechanisms.discrete_argmax import discrete_argmax_law
     from refdp.utils.rounding import up_dyadic
     from refdp.pate import lnmax_labels
     # H0: lnmax_labels(secure=True) draws index j with the exact discrete law. Exact binomial

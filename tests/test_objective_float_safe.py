@@ -24,7 +24,7 @@ from refdp.erm.objective_perturbation import release_objective_perturbation
 from refdp.erm.objective_perturbation_zcdp import (objective_perturbation_zcdp,
                                                    objective_perturbation_zcdp_budget,
                                                    release_objective_perturbation_zcdp)
-from refdp.mechanisms._lazy import BitSource, LazyExponential, LazySphericalLaplace, lazy_normal
+from refdp.utils.lazy_noise import BitSource, LazyExponential, LazySphericalLaplace, lazy_normal
 
 FALSE_FAILURE = 1e-6
 

@@ -10,7 +10,7 @@ import pytest
 from proofs_checks import pate_discrete_lnmax_analyses as checks
 from refdp import core
 from refdp.utils.precision import iv_context, mp_context
-from refdp.mechanisms._discrete_argmax import discrete_argmax_law
+from refdp.mechanisms.discrete_argmax import discrete_argmax_law
 from refdp.pate import (PATEAccountant, PATEStudent, PATETeachers, exact_delta, lnmax_distribution, lnmax_labels,
                         pate_analysis, release_epsilon, smooth_sensitivity)
 from refdp.pate.aggregation import TextbookNoiseWarning

@@ -86,7 +86,7 @@ def test_release_is_seeded_and_adds_one_scaled_laplace_draw():
 def test_secure_release_is_grid_index_plus_one_exact_discrete_laplace_draw():
     from fractions import Fraction
     from refdp.mechanisms import discrete_laplace
-    from refdp.mechanisms._float_safe import SMOOTH_BETA_MARGIN
+    from refdp.mechanisms.float_safe import SMOOTH_BETA_MARGIN
     from refdp.utils.rounding import up_dyadic
     counts = np.tile([230, 12, 8], (30, 1))
     gamma, lam = 0.05, 16.0

@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 
 from refdp.accounting import zcdp_to_dp
 from refdp.mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
-from refdp.mechanisms._float_safe import gaussian_grid
+from refdp.mechanisms.float_safe import gaussian_grid
 from refdp.prediction import stability as S
 from refdp.prediction.convex import HuberLoss, ProjectedSGD, RegularizedERM
 from refdp.prediction.stability import (StablePredictor, classical_gaussian_sigma,

@@ -65,7 +65,7 @@ from refdp.erm import (LogisticLoss, output_perturbation, output_perturbation_se
 from refdp.erm._solver import minimise
 from refdp.mechanisms import (gaussian_calibration_approx, gaussian_mechanism, gaussian_mechanism_approx,
                               laplace_mechanism, spherical_laplace)
-from refdp.mechanisms._float_safe import gaussian_grid, l2_laplace_grid, laplace_grid, release
+from refdp.mechanisms.float_safe import gaussian_grid, l2_laplace_grid, laplace_grid, release
 from refdp.erm import private_hessian
 from refdp.erm.private_matrices import _calibrate, _vec_f, frobenius_sensitivity, hessian_matrix, vec_f_sensitivity
 from refdp.prediction import stable_prediction
@@ -248,7 +248,7 @@ def pate_data():
 
 def pate_batch(epsilon, secure):
     """release_epsilon(counts, 0.05, 1e-5, order=8, epsilon_release=epsilon, delta_release=1e-6).noisy_log_moment."""
-    from refdp.mechanisms._float_safe import smooth_laplace_release
+    from refdp.mechanisms.float_safe import smooth_laplace_release
     from refdp.pate import smooth_laplace_parameters, smooth_sensitivity
     from refdp.pate.smooth_sensitivity import _secure_parameters
     data = pate_data()

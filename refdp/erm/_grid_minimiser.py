@@ -12,7 +12,7 @@ privacy proof of the real-valued mechanism applies unchanged to the doubles
 returned. This module decides that grid cell without ever knowing ``b`` or
 ``theta*(b)`` exactly:
 
-* ``b`` is a :mod:`refdp.mechanisms._lazy` draw, known as a box ``B`` of
+* ``b`` is a :mod:`refdp.utils.lazy_noise` draw, known as a box ``B`` of
   rational intervals that shrinks when more digits are drawn;
 * ``F_b`` is ``mu``-strongly convex, so for any ``theta`` and every ``b`` in
   ``B``: ``||theta - theta*(b)|| <= sup_{b in B} ||grad F_b(theta)|| / mu``;
@@ -46,7 +46,7 @@ import numpy as np
 
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
-from ..mechanisms._float_safe import grid_step
+from ..mechanisms.float_safe import grid_step
 from ._solver import minimise, newton_matrix
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
@@ -270,8 +270,8 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
         The solver's strong convexity ``Lambda + Delta`` (the exact value the
         privacy budget was checked against).
     noise
-        A lazy draw of ``b`` (:class:`refdp.mechanisms._lazy.LazySphericalLaplace`
-        or :class:`~refdp.mechanisms._lazy.LazyGaussianVector`).
+        A lazy draw of ``b`` (:class:`refdp.utils.lazy_noise.LazySphericalLaplace`
+        or :class:`~refdp.utils.lazy_noise.LazyGaussianVector`).
     unit_scale : float
         A public scale of the noise's effect on ``theta`` (``1 / (n mu beta)``
         or ``sigma / (n mu)``); the grid step is the largest power of two at

@@ -51,7 +51,7 @@ from typing import NamedTuple
 from ..utils.validation import Interval, check_rng, check_scalar
 from ..utils.rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
-from ..mechanisms._lazy import BitSource, LazySphericalLaplace
+from ..utils.lazy_noise import BitSource, LazySphericalLaplace
 from ..utils.validation import check_flag
 from ._data import check_classes, prepare
 from ._grid_minimiser import secure_minimiser

@@ -52,7 +52,7 @@ from ..utils.validation import Interval, check_rng, check_scalar, parameter_erro
 from ..utils.rounding import ceil_interval, floor_fraction, floor_interval, interval_context
 from ..utils.validation import check_flag
 from ._data import check_classes, prepare
-from ..mechanisms._lazy import BitSource, LazyGaussianVector
+from ..utils.lazy_noise import BitSource, LazyGaussianVector
 from ._grid_minimiser import secure_minimiser
 from ._solver import minimise
 from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, extra_regularization

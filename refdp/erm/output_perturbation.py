@@ -43,7 +43,7 @@ from ..utils.validation import Interval, check_rng, check_scalar, parameter_erro
 from ..utils.rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import gaussian_mechanism, spherical_laplace
 from ..utils.validation import check_flag
-from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid
+from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid
 from ._data import check_classes, prepare
 from ._solver import minimise
 from .result import PrivateERMResult

@@ -71,7 +71,7 @@ from ..utils.validation import Interval, check_array, check_rng, check_scalar, p
 from ..utils.rounding import UNIT_ROUNDOFF, ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
 from ..utils.validation import check_flag
-from ..mechanisms._float_safe import gaussian_grid, l2_laplace_grid, release
+from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid, release
 from ._data import check_classes, signed_labels, unit_ball_rows
 from .losses import check_loss
 

@@ -48,7 +48,7 @@ from ..utils.exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..utils.precision import iv_context
 from ..verify.verdict import lower, upper
-from ..mechanisms._inversion import certified_inverse_cdf_index
+from ..utils.inversion import certified_inverse_cdf_index
 from ..utils.rounding import float_at_least
 
 __all__ = [

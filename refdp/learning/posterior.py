@@ -45,7 +45,7 @@ from ..utils.validation import Described, Interval, Options, check_array, check_
 from ..utils.validation import DPS, POSITIVE, check_flag
 from ..utils.exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
-from ..mechanisms._inversion import certified_inverse_cdf_index
+from ..utils.inversion import certified_inverse_cdf_index
 from ..utils.rounding import float_at_least, float_at_most
 
 __all__ = [

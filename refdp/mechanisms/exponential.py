@@ -16,7 +16,7 @@ from ..utils.precision import law_context, mpf_values
 from ..utils.validation import check_array, check_rng, check_scalar
 from ..utils.validation import DPS, POSITIVE, check_flag
 from ..utils.exact import float_inputs, fraction_vector, to_fraction, to_mpf
-from ._inversion import certified_inverse_cdf_index
+from ..utils.inversion import certified_inverse_cdf_index
 
 __all__ = ["exponential_mechanism", "exponential_mechanism_distribution"]
 

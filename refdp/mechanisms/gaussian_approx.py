@@ -43,7 +43,7 @@ from ..utils.validation import Interval, check_array, check_rng, check_scalar, p
 from ..accounting._discrete_gaussian_profile import discrete_gaussian_delta
 from ..accounting._gaussian_exact import gaussian_delta
 from ..utils.validation import POSITIVE, check_flag
-from ._float_safe import GridNoise, _l2_index_sensitivity, gaussian_grid, grid_step, release
+from .float_safe import GridNoise, _l2_index_sensitivity, gaussian_grid, grid_step, release
 
 __all__ = ["GaussianCalibration", "gaussian_sigma_approx", "gaussian_calibration_approx",
            "gaussian_mechanism_approx"]

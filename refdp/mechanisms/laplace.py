@@ -16,7 +16,7 @@ import math
 
 from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import POSITIVE, check_flag
-from ._float_safe import laplace_grid, release
+from .float_safe import laplace_grid, release
 from ..utils.rounding import upward_quotient
 
 __all__ = ["laplace_scale", "laplace_mechanism"]

@@ -24,7 +24,7 @@ import numpy as np
 from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE, check_flag, check_size
 from ..utils.exact import fraction_vector, to_fraction, to_mpf
-from ._discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
+from .discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from ..utils.precision import ctx_expm1, law_context, mpf_values
 from ..utils.rounding import upward_quotient
 
@@ -184,7 +184,7 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
         must then be a double (or exactly representable as one) so that
         the indices are those the sampler computes. Summed over the pieces
         between the indices as geometric series in closed form
-        (:func:`refdp.mechanisms._discrete_argmax.discrete_argmax_law`).
+        (:func:`refdp.mechanisms.discrete_argmax.discrete_argmax_law`).
 
     Returns
     -------

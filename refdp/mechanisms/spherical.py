@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import POSITIVE, check_flag, check_size
-from ._float_safe import l2_laplace_grid, release
+from .float_safe import l2_laplace_grid, release
 
 __all__ = ["spherical_laplace"]
 

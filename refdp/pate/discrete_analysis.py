@@ -63,7 +63,7 @@ from ..utils.precision import iv_context
 from ..utils.rounding import MACHINE_EPSILON, UNIT_ROUNDOFF, ceil_interval, up_dyadic
 from ..utils.validation import Options, check_option, parameter_error
 from ..utils.validation import check_flag
-from ..mechanisms._discrete_argmax import discrete_argmax_law
+from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.exact import to_mpf
 from ._args import check_counts, check_gamma, check_orders
 

@@ -53,7 +53,7 @@ from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution
-from ..mechanisms._discrete_argmax import discrete_argmax_law
+from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ._args import check_counts, check_gamma
 from .discrete_analysis import check_noise, lnmax_scale
 

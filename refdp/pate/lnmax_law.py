@@ -40,7 +40,7 @@ import numpy as np
 from ..mechanisms import report_noisy_max_distribution
 from ..utils.validation import DPS, check_flag
 from ..utils.precision import iv_context, mp_context, mpf_values
-from ..mechanisms._discrete_argmax import discrete_argmax_law
+from ..mechanisms.discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
 from ._args import check_counts, check_gamma

@@ -93,7 +93,7 @@ from ..utils.validation import Interval, Options, check_option, check_rng, check
 from ..utils.rounding import MACHINE_EPSILON as _EPS, UNIT_ROUNDOFF, ceil_interval, ceil_mpf, interval_context
 from ..accounting import pate_data_independent_log_moments
 from ..utils.validation import check_flag
-from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
+from ..mechanisms.float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import POSITIVE, check_counts, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q
 from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,

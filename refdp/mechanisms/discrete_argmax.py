@@ -17,7 +17,7 @@ import numpy as np
 from ..utils.validation import parameter_error
 from ..utils.exact import to_mpf
 from ..utils.rounding import up_dyadic
-from ._float_safe import grid_step
+from .float_safe import grid_step
 from .discrete import discrete_laplace
 
 __all__ = ["argmax_grid", "discrete_argmax", "discrete_argmax_law"]
