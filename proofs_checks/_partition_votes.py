@@ -6,9 +6,9 @@ Theorem 4.1) and of the averaged prediction (Corollary 4.7).
 Setting
     A dataset is a multiset of labelled records ``(x, y)`` (a sorted tuple).
     refdp assigns every record independently and uniformly to one of ``k``
-    parts (:func:`refdp.prediction._partition.random_partition`) and trains
+    parts (:func:`refdp.utils.partition.random_partition`) and trains
     one teacher per part with
-    :func:`refdp.prediction._partition.train_teacher` (the library's own
+    :func:`refdp.utils.partition.train_teacher` (the library's own
     function, with its empty-part and single-label rules). The learner used
     here, :class:`PointMajority`, ignores the order of its records, and the
     assignment is exchangeable, so the output law depends on the multiset of
@@ -35,7 +35,7 @@ from math import comb
 
 import numpy as np
 
-from refdp.prediction._partition import learner_factory, teacher_votes, train_teacher
+from refdp.utils.partition import learner_factory, teacher_votes, train_teacher
 from refdp.verify.neighbours import add_remove_neighbours, all_datasets, replace_one_neighbours
 
 __all__ = ["PointMajority", "VoteLaw", "neighbour_pairs", "representative_pairs", "representative_neighbours"]
@@ -82,7 +82,7 @@ class VoteLaw:
     classes : sequence of int
         Declared classes (``classes[0]`` is the empty-part vote).
     learner : class or callable, default PointMajority
-        Passed through :func:`refdp.prediction._partition.learner_factory`.
+        Passed through :func:`refdp.utils.partition.learner_factory`.
     """
 
     def __init__(self, queries, classes, learner=PointMajority):

@@ -46,7 +46,7 @@ import numpy as np
 from proofs_checks._partition_votes import PointMajority, VoteLaw, representative_pairs
 from proofs_checks._sampler_law import sampler_check
 from refdp.prediction import SoftMajority, soft_majority_probabilities
-from refdp.prediction._partition import random_partition
+from refdp.utils.partition import random_partition
 from refdp.utils.precision import mp_context
 from refdp.verify.check import check_pairs, summarise
 from refdp.verify.neighbours import labelled_domain

@@ -12,7 +12,8 @@ from proofs_checks.dwork_feldman_theorem_4_1_soft_majority_accuracy import error
 from proofs_checks.dwork_feldman_theorem_4_1_soft_majority_privacy import mixture, sweep
 from refdp.mechanisms import exponential_mechanism_distribution
 from refdp.prediction import SoftMajority, soft_majority_k, soft_majority_probabilities
-from refdp.prediction._partition import ConstantPredictor, random_partition, spawn_streams
+from refdp.utils.partition import ConstantPredictor, random_partition
+from refdp.utils.rng import spawn_streams
 from refdp.verify.check import summarise
 from refdp.verify.verdict import Verdict
 

@@ -26,7 +26,7 @@ import numpy as np
 from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..utils.validation import check_flag
-from ..prediction._partition import check_classes, labels_to_indices
+from ..utils.partition import check_classes, labels_to_indices
 from ._sklearn_compat import FeatureTypeError, warn_column_vector
 
 __all__ = ["feature_array", "unit_ball_rows", "rows_above", "shrink_into_ball", "signed_labels",

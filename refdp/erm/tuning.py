@@ -34,7 +34,7 @@ import numpy as np
 
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism, exponential_mechanism_distribution
-from ..prediction._partition import spawn_streams
+from ..utils.rng import spawn_streams
 from ._data import check_classes, feature_array, label_array, signed_labels
 
 __all__ = ["TuningResult", "private_tuning", "tuning_selection_distribution", "split_parts"]

@@ -48,7 +48,8 @@ from ..utils.validation import Described, Interval, Options, check_option, check
 from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
 from ..accounting.budget import check_budget
-from ..prediction._partition import check_features, learner_factory, spawn_streams, train_teacher
+from ..utils.partition import check_features, learner_factory, train_teacher
+from ..utils.rng import spawn_streams
 from ..utils.validation import check_flag
 from ._args import POSITIVE, check_delta, check_gamma, check_orders
 from .accountant import PATEAccountant

@@ -24,7 +24,7 @@ Partition rules
 Learners
     Any object with ``fit(X, y)`` and ``predict(X)``, given as a factory or as
     an unfitted scikit-learn-style estimator that is cloned per part, exactly
-    as in :mod:`refdp.prediction._partition` (which this module reuses); each
+    as in :mod:`refdp.utils.partition` (which this module reuses); each
     teacher gets its own stream from :meth:`numpy.random.Generator.spawn`. An
     empty part, or a part with a single label, gets a constant predictor.
 
@@ -44,8 +44,9 @@ from .. import core
 from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
 from .._repr import params_repr
 from ..distributed import check_client
-from ..prediction._partition import (check_classes, check_features, fit_teachers, labels_to_indices,
-                                     learner_factory, spawn_streams, teacher_votes)
+from ..utils.partition import (check_classes, check_features, fit_teachers, labels_to_indices,
+                               learner_factory, teacher_votes)
+from ..utils.rng import spawn_streams
 from .aggregation import lnmax_labels
 
 __all__ = ["PATETeachers", "partition_by_record", "partition_by_group", "PRIVATE_MECHANISMS"]
@@ -115,7 +116,7 @@ class PATETeachers:
     n_teachers : int >= 1
         Number of teachers T.
     learner : class, callable or estimator
-        See :mod:`refdp.prediction._partition` (factory, or estimator cloned per part).
+        See :mod:`refdp.utils.partition` (factory, or estimator cloned per part).
     classes : int >= 2 or sequence of distinct labels, default (0, 1)
         The declared classes (never inferred from the data; ``None`` is
         refused): an int ``C`` means ``0..C-1``.

@@ -1,7 +1,7 @@
 """Averaging of teachers with Laplace noise, for agnostic learning (Dwork & Feldman, Cor. 4.7).
 
 The training set is split at random into ``k`` disjoint parts (as for the soft
-majority, :mod:`refdp.prediction._partition`), one binary learner is trained
+majority, :mod:`refdp.utils.partition`), one binary learner is trained
 per part, and a query ``x`` is answered as follows: with ``v(x) = (1/k) sum_i
 h_i(x)`` in ``[0, 1]`` (a single record moves a single ``h_i``, so ``v`` has
 sensitivity ``1/k``), draw ``p = clip(v(x) + Z, 0, 1)`` with ``Z ~ Lap(b)``,
@@ -42,7 +42,7 @@ from .._twins import word_source
 from ..utils.precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..utils.rounding import ceil_interval
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from ._partition import TeacherEnsemble
+from ._ensemble import TeacherEnsemble
 
 __all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_bound",
            "PRIVATE_MECHANISMS"]
@@ -228,7 +228,7 @@ class AveragedPrediction(TeacherEnsemble):
     k : int >= 1
         Number of parts and teachers; the Laplace scale is ``1 / (epsilon k)``.
     learner : class, callable or estimator
-        Binary learner (see :mod:`refdp.prediction._partition`).
+        Binary learner (see :mod:`refdp.utils.partition`).
     classes : sequence of two distinct labels, default (0, 1)
         Declared labels (never inferred; ``None`` is refused). ``classes[1]``
         plays the role of 1 in ``v(x)``; ``classes[0]`` is the vote of an

@@ -1,7 +1,7 @@
 """Soft majority of teachers trained on disjoint random parts (Dwork & Feldman, Theorem 4.1).
 
 The training set is split at random into ``k`` disjoint parts (rule and proof
-in :mod:`refdp.prediction._partition` and docs/theory/soft_majority.rst), one
+in :mod:`refdp.utils.partition` and docs/theory/soft_majority.rst), one
 learner is trained per part, and a query ``x`` is answered with label ``y``
 with probability
 
@@ -33,7 +33,7 @@ from .. import _core, _twins
 from ..utils.precision import mp_context
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
-from ._partition import TeacherEnsemble
+from ._ensemble import TeacherEnsemble
 
 __all__ = ["SoftMajority", "soft_majority_k", "soft_majority_probabilities", "PRIVATE_MECHANISMS"]
 
@@ -186,7 +186,7 @@ class SoftMajority(TeacherEnsemble):
     learner : class, callable or estimator
         Anything with ``fit(X, y)`` and ``predict(X)``: a factory returning a
         fresh learner, or an unfitted estimator that is cloned per part (see
-        :mod:`refdp.prediction._partition`).
+        :mod:`refdp.utils.partition`).
     classes : int >= 2 or sequence of distinct labels, default (0, 1)
         Declared labels, in the order of :meth:`predict_proba`'s columns; an
         int ``C`` means ``0..C-1``. They are never inferred from the data (the

@@ -30,7 +30,7 @@ from ..utils.precision import (ctx_rational, exact_rational, is_interval, is_mpf
 from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from ..accounting.budget import check_budget
-from ._partition import check_classes, labels_to_indices
+from ..utils.partition import check_classes, labels_to_indices
 
 __all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
 
