@@ -97,7 +97,7 @@ def _script_log_mgf(q, eps, l):
 
 
 def _counts(counts, owner):
-    from ..pate._args import check_counts
+    from ..utils.votes import check_counts
     return check_counts(counts, owner, one_row=True)
 
 

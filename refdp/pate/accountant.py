@@ -79,7 +79,8 @@ from ..utils.validation import Interval, Options, check_option, check_scalar, pa
 from .._repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..utils.validation import check_flag
-from ._args import check_counts, check_delta, check_gamma, check_orders, counts_from_votes
+from ..utils.votes import check_counts, counts_from_votes
+from ._args import check_delta, check_gamma, check_orders
 from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from .exact import exact_analysis
 

@@ -45,7 +45,8 @@ from ..utils.validation import check_rng, parameter_error
 from ..utils.rounding import up_dyadic, upward_quotient
 from ..utils.validation import check_flag
 from ..mechanisms.discrete import discrete_laplace
-from ._args import check_counts, check_gamma
+from ..utils.votes import check_counts
+from ._args import check_gamma
 
 __all__ = ["lnmax_labels", "TextbookNoiseWarning"]
 

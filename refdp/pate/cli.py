@@ -83,7 +83,7 @@ def add_arguments(parser):
 def _load(args):
     """The (queries x classes) counts of ``--votes``; errors name the command line's options."""
     from ..utils.validation import Described, parameter_error
-    from ._args import check_counts, counts_from_votes
+    from ..utils.votes import check_counts, counts_from_votes
 
     owner = "refdp pate"
     try:

@@ -65,7 +65,8 @@ from ..utils.validation import Options, check_option, parameter_error
 from ..utils.validation import check_flag
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.exact import to_mpf
-from ._args import check_counts, check_gamma, check_orders
+from ..utils.votes import check_counts
+from ._args import check_gamma, check_orders
 
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",
            "discrete_lemma4_log_q", "discrete_lemma4_two_sided_log_q", "discrete_exact_log_q",

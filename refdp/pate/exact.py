@@ -59,7 +59,8 @@ import numpy as np
 
 from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Interval, check_scalar
-from ._args import check_counts, check_gamma, check_orders
+from ..utils.votes import check_counts
+from ._args import check_gamma, check_orders
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
 from ._kernels import exact_rows
 from ._law_twin import ETA

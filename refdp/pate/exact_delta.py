@@ -54,7 +54,8 @@ from ..utils.validation import Described, Interval, check_scalar, parameter_erro
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms.discrete_argmax import discrete_argmax_law
-from ._args import check_counts, check_gamma
+from ..utils.votes import check_counts
+from ._args import check_gamma
 from .discrete_analysis import check_noise, lnmax_scale
 
 __all__ = ["ExactDelta", "exact_delta"]

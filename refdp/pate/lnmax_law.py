@@ -43,7 +43,8 @@ from ..utils.precision import iv_context, mp_context, mpf_values
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
-from ._args import check_counts, check_gamma
+from ..utils.votes import check_counts
+from ._args import check_gamma
 from ._kernels import log_law_rows
 
 __all__ = ["lnmax_distribution"]

@@ -94,7 +94,8 @@ from ..utils.rounding import MACHINE_EPSILON as _EPS, UNIT_ROUNDOFF, ceil_interv
 from ..accounting import pate_data_independent_log_moments
 from ..utils.validation import check_flag
 from ..mechanisms.float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
-from ._args import POSITIVE, check_counts, check_delta, check_gamma
+from ..utils.votes import check_counts
+from ._args import POSITIVE, check_delta, check_gamma
 from .accountant import lemma4_two_sided_log_q
 from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
                                 discrete_lemma4_two_sided_log_q, statistic_slack)

@@ -1,0 +1,77 @@
+"""Teachers' votes and their counts, as PATE and its accountants read them.
+
+Papernot et al., "Semi-supervised Knowledge Transfer for Deep Learning from
+Private Training Data" (ICLR 2017), Sec. 2: ``n_j(x)`` is the number of
+teachers voting class ``j`` at query ``x``. :func:`counts_from_votes` counts a
+(teachers x queries) label array; :func:`check_counts` validates given counts.
+Both the PATE package and the accounting of PATE 2017's published analysis
+(:mod:`refdp.accounting.pate2017`) read counts through them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+from .validation import Described, Interval, check_array, check_scalar, parameter_error
+
+__all__ = ["check_counts", "counts_from_votes"]
+
+_COUNT = Interval(int, 0, None)
+_CLASSES = Interval(int, 1, None)
+_TEACHERS = Interval(int, 1, None)
+
+
+def check_counts(counts, owner, *, n_teachers=None, name="counts", one_row=False):
+    """Vote counts of LNMax queries, returned as a C-contiguous int64 array of shape (Q, C).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (Q, C) (or (C,) with ``one_row=True``)
+        ``counts[q, j]`` is the number of teachers voting class j at query q.
+    n_teachers : int >= 1, optional
+        If given, every row must sum to it (the declared number of teachers).
+    one_row : bool
+        Accept a single count vector of shape (C,) (returned as shape (1, C)).
+
+    Raises
+    ------
+    ValueError
+        Empty input, negative or non-integral counts, a row summing to 0 (no
+        teacher), or a row whose total differs from ``n_teachers``.
+    """
+    arr = check_array(counts, name, owner, ndim=(1, 2) if one_row else 2, dtype="integer",
+                      min_size=1, interval=_COUNT)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.shape[1] < 1:
+        raise parameter_error(name, owner, "an array with at least one class column", arr)
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    totals = arr.sum(axis=1)
+    if n_teachers is not None:
+        n_teachers = check_scalar(n_teachers, "n_teachers", owner, _TEACHERS)
+        bad = np.flatnonzero(totals != n_teachers)
+        if bad.size:
+            i = int(bad[0])
+            raise parameter_error(name, owner, f"an array whose rows each sum to n_teachers = {n_teachers}",
+                                  Described(f"a row summing to {int(totals[i])} at position ({i},)"))
+    else:
+        bad = np.flatnonzero(totals < 1)
+        if bad.size:
+            i = int(bad[0])
+            raise parameter_error(name, owner, "an array whose rows each count at least one vote",
+                                  Described(f"a row summing to 0 at position ({i},)"))
+    return arr
+
+
+def counts_from_votes(votes, n_classes, owner, name="votes"):
+    """Count a (teachers x queries) label array with :func:`refdp.core.count_votes`.
+
+    Raises
+    ------
+    ValueError
+        Empty votes, a vote outside ``[0, n_classes)`` (through
+        :func:`refdp.core.count_votes`), or ``n_classes < 1``.
+    """
+    n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
+    votes = check_array(votes, name, owner, ndim=2, dtype="integer", min_size=1)
+    return np.ascontiguousarray(core._count_votes(votes, n_classes, owner, name), dtype=np.int64)
