@@ -33,8 +33,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from refdp.utils.precision import iv_context, mp_context
-from refdp.accounting._discrete_gaussian_profile import discrete_gaussian_delta
-from refdp.accounting._gaussian_exact import gaussian_delta
+from refdp.accounting.discrete_gaussian_profile import discrete_gaussian_delta
+from refdp.accounting.gaussian_exact import gaussian_delta
 from refdp.accounting.conversions import rdp_to_dp
 from refdp.mechanisms import gaussian_calibration_approx
 from refdp.verify.registry import CheckResult, register

@@ -7,7 +7,7 @@ import pytest
 from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import (Gaussian, Laplace, RandomizedResponse, optimal_composition_delta,
                               optimal_composition_epsilon, privacy_profile_epsilon)
-from refdp.accounting._gaussian_exact import gaussian_delta, normal_cdf
+from refdp.accounting.gaussian_exact import gaussian_delta, normal_cdf
 from refdp.accounting.audit_peers import (AuditRow, Setting, _verdict, audit_accountants,
                                           default_settings, reference_epsilon)
 from refdp.accounting.profiles import Enclosure

@@ -9,7 +9,7 @@ import pytest
 import scipy.stats
 
 from refdp.utils.precision import iv_context, mp_context
-from refdp.accounting._discrete_gaussian_profile import discrete_gaussian_delta, discrete_gaussian_delta_sum
+from refdp.accounting.discrete_gaussian_profile import discrete_gaussian_delta, discrete_gaussian_delta_sum
 from refdp.accounting.conversions import rdp_to_dp
 from refdp.mechanisms import (gaussian_calibration_approx, gaussian_mechanism_approx, gaussian_sigma_approx,
                               PRIVATE_MECHANISMS)

@@ -8,7 +8,7 @@ import pytest
 from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import optimal_composition_delta, optimal_composition_epsilon
 from refdp.accounting._fftconv import _tables, convolve_bounds
-from refdp.accounting._gaussian_exact import gaussian_delta
+from refdp.accounting.gaussian_exact import gaussian_delta
 from refdp.accounting.profiles import (DiscreteLaplace, Gaussian, Laplace, RandomizedResponse,
                                        privacy_profile_delta, privacy_profile_epsilon)
 

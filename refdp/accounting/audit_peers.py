@@ -36,7 +36,7 @@ from fractions import Fraction
 from ..utils.precision import iv_context
 from ..utils.rounding import ceil_fraction, floor_fraction
 from ..utils.validation import Interval, Options, check_scalar, parameter_error
-from ._gaussian_exact import gaussian_delta
+from .gaussian_exact import gaussian_delta
 from .optimal_composition import _Profile, _hi, _lo, optimal_composition_epsilon
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, _normalise, privacy_profile_epsilon)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.validation import Interval, check_scalar
-from .profiles import Enclosure, _atoms, _conv, _delta_at, _power
+from .profiles import Enclosure, pld_atoms, convolve_pld, pld_delta_at, _power
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
 
@@ -171,7 +171,7 @@ def _pair(row, moved, gamma, iv, h):
     mass = [iv.exp(a) for a in lp]
     hi = [raw_to_fraction(x._mpi_[1]) for x in loss]
     lo = [raw_to_fraction(x._mpi_[0]) for x in loss]
-    return _atoms(hi, mass, iv, h)[0], _atoms(lo, mass, iv, h)[1]
+    return pld_atoms(hi, mass, iv, h)[0], pld_atoms(lo, mass, iv, h)[1]
 
 
 def _moves(row):
@@ -319,9 +319,9 @@ def _grid_delta(groups, gamma, epsilon, grid_step, iv):
                 a, b = (row, moved) if forward else (moved, row)
                 pess, opt = _pair(a, b, gamma, iv, h)
                 pu, pl = _power(pess, count, True), _power(opt, count, False)
-                upper = pu if upper is None else _conv(upper, pu, True)
-                lower = pl if lower is None else _conv(lower, pl, False)
-            enc = Enclosure(_delta_at(lower, epsilon, iv, h, grid_step, False),
-                            _delta_at(upper, epsilon, iv, h, grid_step, True))
+                upper = pu if upper is None else convolve_pld(upper, pu, True)
+                lower = pl if lower is None else convolve_pld(lower, pl, False)
+            enc = Enclosure(pld_delta_at(lower, epsilon, iv, h, grid_step, False),
+                            pld_delta_at(upper, epsilon, iv, h, grid_step, True))
             best = Enclosure(max(best.lower, enc.lower), max(best.upper, enc.upper))
     return best

@@ -188,7 +188,7 @@ def _hi(x) -> Fraction:
     return raw_to_fraction(x._mpi_[1])
 
 
-def _float_box(x):
+def float_box(x):
     """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x``."""
     return floor_fraction(_lo(x)), ceil_fraction(_hi(x))
 
@@ -201,8 +201,8 @@ def _geometric(seed, ratio, n: int):
     outward rounding. Values below ``_FLOOR`` are enclosed in ``[0, 2 _FLOOR]``
     (no relative bound survives underflow).
     """
-    s_lo, s_hi = _float_box(seed)
-    r_lo, r_hi = _float_box(ratio)
+    s_lo, s_hi = float_box(seed)
+    r_lo, r_hi = float_box(ratio)
     out = []
     for s, r, side in ((s_lo, r_lo, -1), (s_hi, r_hi, 1)):
         a = np.full(n, r)
@@ -247,7 +247,7 @@ class _Pld:
         self.start, self.m, self.inf = int(start), np.asarray(m, dtype=np.float64), float(inf)
 
 
-def _atoms(losses, masses, iv, h: Fraction):
+def pld_atoms(losses, masses, iv, h: Fraction):
     """Pessimistic and optimistic PLDs of finitely many atoms (loss Fractions, mass intervals)."""
     up = [math.ceil(l / h) for l in losses]
     dn = [math.floor(l / h) for l in losses]
@@ -256,7 +256,7 @@ def _atoms(losses, masses, iv, h: Fraction):
         start = min(idx)
         arr = np.zeros(max(idx) - start + 1)
         for i, m in zip(idx, masses):
-            lo, hi = _float_box(m)
+            lo, hi = float_box(m)
             arr[i - start] = float(_up(arr[i - start] + hi)) if pick else float(_down(arr[i - start] + lo))
         res.append(_Pld(start, arr))
     return res
@@ -264,7 +264,7 @@ def _atoms(losses, masses, iv, h: Fraction):
 
 # ------------------------------------------------------------ composition --
 
-def _conv(a: _Pld, b: _Pld, upper: bool) -> _Pld:
+def convolve_pld(a: _Pld, b: _Pld, upper: bool) -> _Pld:
     c = np.convolve(a.m, b.m)
     n = min(a.m.size, b.m.size)
     g = 1.01 * (n + 1) * _U
@@ -312,7 +312,7 @@ def _untilt(t: _Tilt, n: int, pivot: int):
 
 
 def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld:
-    """:func:`_conv`, or for large arrays the FFT convolution with its entrywise error bound.
+    """:func:`convolve_pld`, or for large arrays the FFT convolution with its entrywise error bound.
 
     With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
     (whose convolution is ``c_k e**(lam x_k)``), which makes its absolute error
@@ -320,7 +320,7 @@ def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld
     enclosures.
     """
     if a.m.size * b.m.size <= _DIRECT_MAX or min(a.m.size, b.m.size) < 64:
-        return _conv(a, b, upper)
+        return convolve_pld(a, b, upper)
     same = a is b
     c, err = convolve_bounds(a.m, a.m if same else b.m)
     hi = _up(np.maximum(c, 0.0) + err)
@@ -393,10 +393,10 @@ def _power(p: _Pld, n: int, upper: bool) -> _Pld:
     base = p
     while n:
         if n & 1:
-            result = base if result is None else _conv(result, base, upper)
+            result = base if result is None else convolve_pld(result, base, upper)
         n >>= 1
         if n:
-            base = _conv(base, base, upper)
+            base = convolve_pld(base, base, upper)
     return result
 
 
@@ -540,7 +540,7 @@ class _Acc:
         lo = np.zeros(end - start + 1)
         hi = np.zeros(end - start + 1)
         for i, m in self.d.items():
-            a, b = _float_box(m)
+            a, b = float_box(m)
             lo[i - start], hi[i - start] = max(a, 0.0), b
         return start, lo, hi
 
@@ -558,7 +558,7 @@ def _atoms_part(losses, masses, h: Fraction, iv, H, denom) -> _Part:
         a, b = _spread_pq(x, m, m * iv.exp(-_frac_iv(iv, l)), iv, H, denom)
         acc.add(x, a)
         acc.add(x + 1, b)
-        bins[x] = bins.get(x, 0.0) + float(_float_box(m)[1])
+        bins[x] = bins.get(x, 0.0) + float(float_box(m)[1])
     start, lo, hi = acc.arrays()
     bm = max(bins.values()) * (1 + 4 * len(bins) * _U) if bins else 0.0
     return _Part(start, lo, hi, bin_mass=float(_up(bm)))
@@ -602,7 +602,7 @@ def _laplace_part(mech, h: Fraction, iv, H, denom) -> _Part:
         if n_full >= 2:
             seed = iv.exp(-A / 2 + (i_lo + 1) * H / 2) * (c_alpha + c_beta / half)
             interior = _geometric(seed, half, n_full - 1)
-        bins.append(float(_float_box((half - 1) / (2 * half))[1]))     # (1 - e^{-h/2})/2
+        bins.append(float(float_box((half - 1) / (2 * half))[1]))     # (1 - e^{-h/2})/2
     # end pieces: the atom and the partial bin beyond the outermost grid point
     for side in (-1, 1):
         edge = i_lo if side < 0 else i_hi
@@ -624,7 +624,7 @@ def _laplace_part(mech, h: Fraction, iv, H, denom) -> _Part:
         al, be = _spread_pq(x, p, q, iv, H, denom)
         acc.add(x, al)
         acc.add(x + 1, be)
-        bins.append(float(_float_box(p)[1]))
+        bins.append(float(float_box(p)[1]))
     start, lo, hi = acc.arrays()
     if interior is not None:
         j = i_lo + 1 - start
@@ -663,7 +663,7 @@ def _phi_grid(z0, d, n: int, iv):
     for s0 in range(0, n, _BLOCK):
         m = min(_BLOCK, n - s0)
         z = z0 + s0 * d
-        p0lo, p0hi = _float_box(iv.exp(-z * z / 2) * inv)
+        p0lo, p0hi = float_box(iv.exp(-z * z / 2) * inv)
         if m > 1:
             flo, fhi = _geometric(iv.exp(-z * d - d * d / 2), rho, m - 1)
         else:
@@ -692,14 +692,14 @@ def _gaussian_part(mu2: Fraction, h: Fraction, iv, H) -> _Part:
     plo, phi = phis                                   # enclose phi(z_i), z_i = (x_i - mu^2/2)/mu
     small = phi < _FLOOR
     plo[small], phi[small] = 0.0, 2 * _FLOOR
-    mlo, mhi = _float_box(mu)
+    mlo, mhi = float_box(mu)
     # phi_L(x_i + t) = phi_L(x_i) e^{-t w - t^2/(2 mu^2)}, w = z_i / mu; int hat_i = h,
     # int hat_i t = m1 (|m1| = O(h^3)), int hat_i t^2 <= h^3
     zf = (np.arange(n) * hf + i0 * hf - mean) / fmu
     w = _up((np.abs(zf) + 1e-9 * (1 + np.abs(zf))) / mlo)
     m1 = _hat_moment(h)
-    h_lo, h_hi = _float_box(H)
-    e2 = _float_box(iv.exp(-H * H / (2 * mu * mu)))[0]
+    h_lo, h_hi = float_box(H)
+    e2 = float_box(iv.exp(-H * H / (2 * mu * mu)))[0]
     hw = _up(h_hi * w)
     lo_f = _down(_down(h_lo - _up(w * m1)) * e2)
     lo_f[(hw >= 1.0) | (lo_f < 0)] = 0.0
@@ -727,7 +727,7 @@ def _discrete_gaussian_part(mech, h, iv, H, denom):
     f0 = iv.exp(-(2 * iv.mpf(-N) + 1) / S2)
     rho = iv.exp(-2 / S2)
     flo, fhi = _geometric(f0, rho, 2 * N)
-    s_lo, s_hi = _float_box(seed)
+    s_lo, s_hi = float_box(seed)
     ws = []
     for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
         c = np.cumprod(np.concatenate(([p0], f)))
@@ -949,7 +949,7 @@ def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> flo
     return _sum_down(_down(m * _down(1.0 - hi)))
 
 
-def _delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) -> float:
+def pld_delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) -> float:
     """Bound of ``sum_i m_i (1 - e^{eps - L_i})_+ (+ inf mass)`` in the direction of ``upper``."""
     fe = Fraction(epsilon)
     first = max(0, math.floor(fe / h) + 1 - p.start)          # L_i = (start + i) h > eps

@@ -37,7 +37,7 @@ from ..utils.validation import Interval, check_array, check_scalar
 from ..utils.rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
-                       RandomizedResponse, _float_box, _normalise)
+                       RandomizedResponse, float_box, _normalise)
 
 __all__ = ["renyi_divergence", "renyi_epsilon", "renyi_delta", "RenyiConversion"]
 
@@ -183,7 +183,7 @@ def renyi_divergence(mechanisms, order):
     groups = _normalise(mechanisms, owner)
     order = check_scalar(order, "order", owner, _ORDER)
     iv = iv_context(_DPS)
-    lo, hi = _float_box(_composed(groups, order, iv))
+    lo, hi = float_box(_composed(groups, order, iv))
     return Enclosure(max(0.0, lo), hi)
 
 
@@ -317,7 +317,7 @@ def renyi_epsilon(mechanisms, delta, orders=None):
     order = _search(est, orders)
     iv = iv_context(_DPS)
     lam = iv.mpf(order) - 1
-    D = iv.mpf(_float_box(_composed(groups, order, iv))[1])
+    D = iv.mpf(float_box(_composed(groups, order, iv))[1])
     eps = _epsilon_at_order(lam, lam * D, -iv.ln(iv.mpf(delta)), iv.ln, "cks")
     return RenyiConversion(max(0.0, ceil_interval(eps)), delta, order)
 
@@ -360,6 +360,6 @@ def renyi_delta(mechanisms, epsilon, orders=None):
     order = _search(est, orders)
     iv = iv_context(_DPS)
     lam = iv.mpf(order) - 1
-    D = iv.mpf(_float_box(_composed(groups, order, iv))[1])
+    D = iv.mpf(float_box(_composed(groups, order, iv))[1])
     ld = _log_delta_at_order(lam, lam * D, iv.mpf(epsilon), iv.ln, "cks")
     return RenyiConversion(epsilon, min(1.0, ceil_interval(iv.exp(ld))), order)

@@ -40,8 +40,8 @@ from fractions import Fraction
 
 from ..utils.precision import iv_context
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from ..accounting._discrete_gaussian_profile import discrete_gaussian_delta
-from ..accounting._gaussian_exact import gaussian_delta
+from ..accounting.discrete_gaussian_profile import discrete_gaussian_delta
+from ..accounting.gaussian_exact import gaussian_delta
 from ..utils.validation import POSITIVE, check_flag
 from .float_safe import GridNoise, _l2_index_sensitivity, gaussian_grid, grid_step, release
 
@@ -214,7 +214,7 @@ def _analytic_bounds(epsilon: float, delta: float, sensitivity: float, iv):
 
 
 def _float_box(x):
-    from ..accounting.profiles import _float_box as box
+    from ..accounting.profiles import float_box as box
     return box(x)
 
 
@@ -366,7 +366,7 @@ def gaussian_calibration_approx(epsilon, delta, sensitivity=1.0, *, dim=1, secur
     ``secure=False``: ``sigma`` is the smallest double found by bisection
     with ``delta_N(eps; sensitivity / sigma) <= delta`` on the upper end of an
     interval enclosure of the exact profile of [BW18]_ Theorem 8
-    (``refdp.accounting._gaussian_exact``); ``sigma_failing`` has the lower
+    (``refdp.accounting.gaussian_exact``); ``sigma_failing`` has the lower
     end above ``delta``. ``secure=True``, one coordinate: the grid of
     :func:`refdp.mechanisms.gaussian_mechanism` (``g`` the largest power of
     two at most ``sensitivity / 2**10``, ``Delta_Z = floor(sensitivity / g) +

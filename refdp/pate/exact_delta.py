@@ -51,7 +51,7 @@ from fractions import Fraction
 
 from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
-from ..accounting.profiles import _atoms, _conv, _delta_at
+from ..accounting.profiles import pld_atoms, convolve_pld, pld_delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.votes import check_counts
@@ -113,7 +113,7 @@ def _plds(ctx, p, q, h):
         losses_lo.append(raw_to_fraction(lr._mpi_[0]))
         losses_hi.append(raw_to_fraction(lr._mpi_[1]))
         masses.append(a)
-    return _atoms(losses_hi, masses, ctx, h)[0], _atoms(losses_lo, masses, ctx, h)[1]
+    return pld_atoms(losses_hi, masses, ctx, h)[0], pld_atoms(losses_lo, masses, ctx, h)[1]
 
 
 def _float_up(x):
@@ -196,7 +196,7 @@ def _dominating_pld(ctx, pairs, h, points=2000):
         losses.append(raw_to_fraction(ctx.ln(ctx.mpf(alpha.numerator) / alpha.denominator)._mpi_[1]))
         pm = alpha * qmass
         masses.append(ctx.mpf(pm.numerator) / pm.denominator)
-    return _atoms(losses, masses, ctx, h)[0]
+    return pld_atoms(losses, masses, ctx, h)[0]
 
 
 def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, method="enumerate",
@@ -313,10 +313,10 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
             up = lo = None
             for opt in combo:
                 pu, pl = opt[idx]
-                up = pu if up is None else _conv(up, pu, True)
-                lo = pl if lo is None else _conv(lo, pl, False)
-            du = _delta_at(up, epsilon, ctx, h, float(h), True)
-            dl = _delta_at(lo, epsilon, ctx, h, float(h), False)
+                up = pu if up is None else convolve_pld(up, pu, True)
+                lo = pl if lo is None else convolve_pld(lo, pl, False)
+            du = pld_delta_at(up, epsilon, ctx, h, float(h), True)
+            dl = pld_delta_at(lo, epsilon, ctx, h, float(h), False)
             lower_best = max(lower_best, dl)
             if best is None or du > best[0]:
                 best = (du, tuple(opt[0] for opt in combo), direction)
@@ -336,8 +336,8 @@ def _dominated(ctx, counts, per_query, laws, epsilon, h, total, grid_step):
                 pairs = [(p, o[3]) if idx == 1 else (o[3], p) for o in opts]
                 dom_cache[key] = _dominating_pld(ctx, pairs, h)
             pu = dom_cache[key]
-            up = pu if up is None else _conv(up, pu, True)
-        du = _delta_at(up, epsilon, ctx, h, float(h), True)
+            up = pu if up is None else convolve_pld(up, pu, True)
+        du = pld_delta_at(up, epsilon, ctx, h, float(h), True)
         if best_upper is None or du > best_upper:
             best_upper, best_dir = du, direction
     # lower end: one combination, each query's move with the largest divergence at e^(epsilon / T)
@@ -353,8 +353,8 @@ def _dominated(ctx, counts, per_query, laws, epsilon, h, total, grid_step):
             o = max(opts, key=score)
             chosen.append(o[0])
             pl = o[idx][1]
-            lo = pl if lo is None else _conv(lo, pl, False)
-        dl = _delta_at(lo, epsilon, ctx, h, float(h), False)
+            lo = pl if lo is None else convolve_pld(lo, pl, False)
+        dl = pld_delta_at(lo, epsilon, ctx, h, float(h), False)
         if moves is None or dl > lower_best:
             lower_best, moves = dl, tuple(chosen)
     return ExactDelta(epsilon, lower_best, best_upper, moves, best_dir, total, grid_step)

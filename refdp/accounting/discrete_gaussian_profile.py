@@ -14,7 +14,7 @@ rigorous (``docs/theory/secure_noise.rst``, Theorem 6):
   log-concave, hence unimodal, with maximum ``M``, so ``int f - M <= sum_x
   f(x) <= int f + 2M``; ``int f = sigma sqrt(2 pi) delta_N(eps)`` where
   ``delta_N`` is the continuous Gaussian profile at ``mu = Delta / sigma``
-  (enclosed by :func:`refdp.accounting._gaussian_exact.gaussian_delta`);
+  (enclosed by :func:`refdp.accounting.gaussian_exact.gaussian_delta`);
   ``M <= w(c) min(1, Delta / (e |c|))`` for the threshold ``c = Delta/2 -
   sigma**2 eps / Delta < 0`` of the privacy loss; and ``Z = sigma sqrt(2 pi)
   theta`` with ``1 <= theta <= 1 + 2q/(1 - q)``, ``q = exp(-2 pi**2
@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ._gaussian_exact import gaussian_delta
+from .gaussian_exact import gaussian_delta
 
 __all__ = ["discrete_gaussian_delta", "discrete_gaussian_delta_sum"]
 
