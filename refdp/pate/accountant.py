@@ -76,7 +76,7 @@ import numpy as np
 
 from .. import core
 from ..utils.validation import Interval, Options, check_option, check_scalar, parameter_error
-from .._repr import params_repr
+from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..utils.validation import check_flag
 from ..utils.votes import check_counts, counts_from_votes

@@ -45,7 +45,7 @@ import time
 import numpy as np
 
 from ..utils.validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
-from .._repr import params_repr
+from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
 from ..accounting.budget import check_budget
 from ..utils.partition import check_features, learner_factory, train_teacher

@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import core
 from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
-from .._repr import params_repr
+from ..utils.repr import params_repr
 from ..distributed import check_client
 from ..utils.partition import (check_classes, check_features, fit_teachers, labels_to_indices,
                                learner_factory, teacher_votes)

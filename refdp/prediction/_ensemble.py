@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
-from .._repr import params_repr
+from ..utils.repr import params_repr
 from ..utils.partition import (check_classes, check_features, fit_teachers, labels_to_indices, learner_factory,
                                random_partition, teacher_votes)
 from ..utils.rng import spawn_streams

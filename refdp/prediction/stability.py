@@ -45,7 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._repr import params_repr
+from ..utils.repr import params_repr
 from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
                            check_scalar, parameter_error)
 from ..utils.rounding import ceil_fraction, ceil_interval, floor_interval, interval_context

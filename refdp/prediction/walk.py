@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import expit
 
 from .. import core
-from .._repr import params_repr
+from ..utils.repr import params_repr
 from ..utils.precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
                                raw_to_fraction)
 from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
