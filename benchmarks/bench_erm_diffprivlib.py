@@ -49,7 +49,7 @@ import numpy as np
 
 import _common as bc
 from refdp.erm import LogisticLoss, PrivateLogisticRegression
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 
 LAMBDA = 1e-3
 EPSILONS = (0.1, 1.0, 10.0)

@@ -2,7 +2,7 @@
 
 Records are ``(x, y)`` with ``x`` a tuple of rationals (``||x|| <= 1``) and
 ``y = +-1``. The objective is ``F(f) = (1/n) sum_i l(y_i f^T x_i) + (mu/2)
-||f||^2`` with a margin loss from :mod:`refdp.erm.losses`.
+||f||^2`` with a margin loss from :mod:`refdp.utils.losses`.
 
 * :func:`certified_radius`: an exact rational upper bound of ``||grad F(f)||
   / mu`` at a float point ``f`` (the gradient is enclosed in interval arithmetic
@@ -14,7 +14,7 @@ Records are ``(x, y)`` with ``x`` a tuple of rationals (``||x|| <= 1``) and
   float solution, the linear first-order system of that zone pattern is solved
   in rationals (``d <= 2``), and the result is accepted only if every record's
   exact margin lies in its zone and the exact gradient is zero.
-* :func:`exact_minimiser`: the library solver (``refdp.erm._solver.minimise``),
+* :func:`exact_minimiser`: the library solver (``refdp.utils.solver.minimise``),
   then the exact Huber solution or the certified radius.
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ from fractions import Fraction
 import numpy as np
 
 from proofs_checks._stability_search import IV, IV_PREC, _norm_upper, iv_bounds, q
-from refdp.erm._solver import minimise
-from refdp.erm.losses import HuberHingeLoss
+from refdp.utils.solver import minimise
+from refdp.utils.losses import HuberHingeLoss
 from refdp.verify.verdict import enclose
 
 F = Fraction

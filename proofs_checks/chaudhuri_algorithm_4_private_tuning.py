@@ -37,7 +37,7 @@ import numpy as np
 
 from proofs_checks._sampler_law import sampler_check
 from refdp.erm import LogisticLoss, PrivateLogisticRegression, private_tuning, tuning_selection_distribution
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL, output_perturbation_rate
 from refdp.verify.check import check_mechanism, summarise
 from refdp.verify.neighbours import all_datasets, labelled_domain

@@ -22,7 +22,7 @@ Setting
     (1/4, 2).
 Implementation
     The same pairs are compared for the points the library actually computes
-    (refdp.erm._solver.minimise at the default tol = 1e-8): their distance
+    (refdp.utils.solver.minimise at the default tol = 1e-8): their distance
     must be at most the sensitivity refdp calibrates to,
     2/(n Lambda) + 2 tol/Lambda, each computed point's exact gradient norm
     must be at most tol, and output_perturbation_rate(epsilon = 1, n, Lambda,

@@ -66,7 +66,7 @@ from refdp.utils.precision import iv_context
 from refdp.audit.erm_whitebox import objective_log_density
 from refdp.erm import (HuberHingeLoss, LogisticLoss, ObjectivePerturbationBudget,
                        objective_perturbation_budget, release_objective_perturbation)
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.mechanisms import spherical_laplace
 from refdp.utils.lazy_noise import BitSource, LazySphericalLaplace

@@ -66,7 +66,7 @@ import numpy as np
 
 from proofs_checks._chaudhuri_erm import gradient_norm_upper, grid_release_verdict
 from refdp.erm import HuberHingeLoss, LogisticLoss, objective_perturbation_zcdp, objective_perturbation_zcdp_budget
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.utils.lazy_noise import BitSource, LazyGaussianVector
 from refdp.verify.registry import CheckResult, register

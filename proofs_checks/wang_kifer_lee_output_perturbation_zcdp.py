@@ -47,7 +47,7 @@ from proofs_checks.bun_steinke_gaussian_zcdp import renyi_by_quadrature
 from proofs_checks.chaudhuri_theorem_1_output_perturbation import make_loss, sweep
 from refdp.erm import output_perturbation_sensitivity, output_perturbation_sigma, release_output_perturbation_zcdp
 from refdp.mechanisms import gaussian_mechanism
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 from refdp.erm.output_perturbation import DEFAULT_TOL
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict, worst_verdict

@@ -151,10 +151,11 @@ def test_generator_rng_draws_fresh_noise_each_fit_and_int_seed_repeats():
     assert np.array_equal(s.fit(X, y).coef_, s.fit(X, y).coef_)
 
 
-@pytest.mark.parametrize("name", ["estimators", "losses", "output_perturbation", "objective_perturbation",
-                                  "objective_perturbation_zcdp", "random_features", "tuning"])
+@pytest.mark.parametrize("name", ["refdp.erm.estimators", "refdp.utils.losses", "refdp.erm.output_perturbation",
+                                  "refdp.erm.objective_perturbation", "refdp.erm.objective_perturbation_zcdp",
+                                  "refdp.erm.random_features", "refdp.erm.tuning"])
 def test_docstring_examples(name):
-    module = importlib.import_module(f"refdp.erm.{name}")
+    module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
 

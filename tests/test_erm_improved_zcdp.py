@@ -11,7 +11,7 @@ from refdp.erm import (HuberHingeLoss, LogisticLoss, PrivateHuberSVM, PrivateLog
                        objective_perturbation, objective_perturbation_budget, objective_perturbation_zcdp,
                        objective_perturbation_zcdp_budget, output_perturbation_sensitivity,
                        output_perturbation_sigma, output_perturbation_zcdp)
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 
 F = Fraction
 

@@ -1,4 +1,4 @@
-"""refdp.erm.losses: the declared constants of the margin losses, float against mpmath."""
+"""refdp.utils.losses: the declared constants of the margin losses, float against mpmath."""
 from fractions import Fraction
 
 import mpmath

@@ -20,7 +20,7 @@ from refdp.erm import (HuberHingeLoss, LogisticLoss, PrivateERMResult, objective
                        objective_perturbation_budget, output_perturbation, output_perturbation_rate,
                        output_perturbation_sensitivity, release_objective_perturbation)
 from refdp.erm._data import rows_above, unit_ball_rows
-from refdp.erm._solver import minimise, rounding_bound
+from refdp.utils.solver import minimise, rounding_bound
 from refdp.mechanisms import spherical_laplace
 
 F = Fraction

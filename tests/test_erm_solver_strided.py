@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-import refdp.erm._solver as solver
+import refdp.utils.solver as solver
 from proofs_checks._chaudhuri_erm import gradient_norm_upper
 from refdp.erm import HuberHingeLoss, LogisticLoss
 

@@ -62,7 +62,7 @@ from refdp.accounting import zcdp_to_dp
 from refdp.audit import audit_black_box
 from refdp.erm import (LogisticLoss, output_perturbation, output_perturbation_sensitivity,
                        output_perturbation_zcdp)
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 from refdp.mechanisms import (gaussian_calibration_approx, gaussian_mechanism, gaussian_mechanism_approx,
                               laplace_mechanism, spherical_laplace)
 from refdp.mechanisms.float_safe import gaussian_grid, l2_laplace_grid, laplace_grid, release

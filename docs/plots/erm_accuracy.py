@@ -40,7 +40,7 @@ import numpy as np
 
 from refdp.erm import (HuberHingeLoss, LogisticLoss, PrivateHuberSVM, PrivateLogisticRegression,
                        private_tuning)
-from refdp.erm._solver import minimise
+from refdp.utils.solver import minimise
 
 OUT = Path(__file__).resolve().parent.parent / "_static"
 EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)

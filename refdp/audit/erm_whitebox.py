@@ -45,8 +45,8 @@ import numpy as np
 
 from ..utils.precision import ctx_rational, iv_context, raw_to_fraction
 from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
-from ..erm.losses import HuberHingeLoss, LogisticLoss, MarginLoss
-from ..erm._solver import minimise
+from ..utils.losses import HuberHingeLoss, LogisticLoss, MarginLoss
+from ..utils.solver import minimise
 from ..verify.verdict import Verdict
 
 __all__ = ["ERMRelease", "WhiteBoxERMAudit", "erm_whitebox", "record_alphabet", "objective_log_density"]

@@ -23,7 +23,7 @@ assumption ``||x|| <= 1`` (enforced; see ``norm_bound`` and ``clip``). Proofs
 are in ``docs/theory/erm.rst``; the checks are ``proofs_checks/chaudhuri_*.py``.
 """
 from .estimators import PrivateHuberSVM, PrivateLogisticRegression
-from .losses import HuberHingeLoss, LogisticLoss, MarginLoss, check_loss
+from ..utils.losses import HuberHingeLoss, LogisticLoss, MarginLoss, check_loss
 from .objective_perturbation import (ObjectivePerturbationBudget, objective_perturbation,
                                      objective_perturbation_budget, release_objective_perturbation)
 from .output_perturbation import (output_perturbation, output_perturbation_rate,

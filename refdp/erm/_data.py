@@ -288,7 +288,7 @@ def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, 
     loss, epsilon, regularization, tol
         Validated.
     """
-    from .losses import check_loss
+    from ..utils.losses import check_loss
 
     loss = check_loss(loss, owner)
     epsilon = check_scalar(epsilon, budget_name, owner, POSITIVE)

@@ -28,12 +28,12 @@ Float-stage rounding bound (``u = 2**-53``, ``gamma_k = k u / (1 - k u)``;
 rows satisfy ``|x_ij| <= 1`` and ``|l'| <= 1``): a computed margin is off by
 at most ``gamma_d ||theta||_1``, so a computed ``l'`` by at most ``e_v = c
 gamma_d ||theta||_1`` plus the evaluation error of ``l'``
-(:meth:`~refdp.erm.losses.MarginLoss.derivative_rounding`: ``8 u``, more for
+(:meth:`~refdp.utils.losses.MarginLoss.derivative_rounding`: ``8 u``, more for
 a narrow Huber hinge); the sum over records is formed in blocks of ``BLOCK``
 rows (any order inside a block: ``gamma_BLOCK`` times the sum of the absolute
 terms) and the block sums are added by :func:`math.fsum` (correctly
 rounded). The bound is therefore independent of ``n``, unlike the a-priori
-bound of :mod:`refdp.erm._solver`, which is what makes the cell decidable in
+bound of :mod:`refdp.utils.solver`, which is what makes the cell decidable in
 double precision at large ``n``.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ import numpy as np
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
-from ._solver import minimise, newton_matrix
+from ..utils.solver import minimise, newton_matrix
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 

@@ -36,7 +36,7 @@ from ..utils.validation import Described, Interval, Options, check_option, check
 from ._params import ParamsMixin
 from ._data import check_classes, feature_array, label_array, prepare
 from ._sklearn_compat import not_fitted
-from .losses import HuberHingeLoss, LogisticLoss
+from ..utils.losses import HuberHingeLoss, LogisticLoss
 from ..utils.validation import check_flag
 from .objective_perturbation import objective_perturbation_budget, release_objective_perturbation
 from .objective_perturbation_zcdp import objective_perturbation_zcdp_budget, release_objective_perturbation_zcdp

@@ -29,7 +29,7 @@ Numerics. Every budget number is rounded toward safety: ``epsilon'`` and
 determinant ratio), and the regularisation the solver uses, ``Lambda + Delta``
 in floating point, is checked in rational arithmetic to be at least the
 exact requirement. The proof assumes the exact minimiser; the solver returns
-a point within ``tol / (Lambda + Delta)`` of it (:mod:`refdp.erm._solver`).
+a point within ``tol / (Lambda + Delta)`` of it (:mod:`refdp.utils.solver`).
 That displacement is a deterministic, data-dependent function of the exact
 output and is *not* covered by the proof: the guarantee is stated for the
 exact minimiser, and ``tol`` (default ``1e-8``) bounds how far the released
@@ -55,7 +55,7 @@ from ..utils.lazy_noise import BitSource, LazySphericalLaplace
 from ..utils.validation import check_flag
 from ._data import check_classes, prepare
 from ._grid_minimiser import secure_minimiser
-from ._solver import minimise
+from ..utils.solver import minimise
 from .output_perturbation import DEFAULT_TOL
 from .result import PrivateERMResult
 

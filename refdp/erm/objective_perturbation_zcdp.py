@@ -54,7 +54,7 @@ from ..utils.validation import check_flag
 from ._data import check_classes, prepare
 from ..utils.lazy_noise import BitSource, LazyGaussianVector
 from ._grid_minimiser import secure_minimiser
-from ._solver import minimise
+from ..utils.solver import minimise
 from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, extra_regularization
 from .output_perturbation import DEFAULT_TOL
 from .result import PrivateERMResult

@@ -9,7 +9,7 @@ density proportional to ``exp(-beta ||b||)``, ``beta = n Lambda epsilon / 2``,
 is epsilon-DP.
 
 The computed minimiser is within ``tol / Lambda`` of ``f*``
-(:mod:`refdp.erm._solver`), so the *released* function of the data has
+(:mod:`refdp.utils.solver`), so the *released* function of the data has
 sensitivity at most ``2 / (n Lambda) + 2 tol / Lambda``; refdp calibrates
 ``beta`` to that bound, which makes the guarantee hold for the numbers
 actually computed (up to the floating-point sampling caveat of
@@ -45,7 +45,7 @@ from ..mechanisms import gaussian_mechanism, spherical_laplace
 from ..utils.validation import check_flag
 from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid
 from ._data import check_classes, prepare
-from ._solver import minimise
+from ..utils.solver import minimise
 from .result import PrivateERMResult
 
 __all__ = ["output_perturbation", "release_output_perturbation", "output_perturbation_sensitivity",

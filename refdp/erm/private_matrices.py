@@ -73,7 +73,7 @@ from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
 from ..utils.validation import check_flag
 from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid, release
 from ._data import check_classes, signed_labels, unit_ball_rows
-from .losses import check_loss
+from ..utils.losses import check_loss
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
            "vec_f_sensitivity", "symmetric_noise", "secure_symmetric_release", "floor_eigenvalues", "private_hessian", "private_gradient_covariance",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .losses import MarginLoss
+from ..utils.losses import MarginLoss
 
 __all__ = ["PrivateERMResult"]
 

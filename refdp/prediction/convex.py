@@ -42,8 +42,8 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.optimize
-import scipy.special
 
+from ..utils.losses import HuberLoss, LogisticLoss
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, ceil_interval, interval_context
 
@@ -70,91 +70,6 @@ COUNT = Interval(int, 1, None)
 # ---------------------------------------------------------------------------
 # Losses
 # ---------------------------------------------------------------------------
-
-class LogisticLoss:
-    """Logistic loss ``l(z, y) = ln(1 + exp(-y z))`` for labels ``y in {-1, +1}``.
-
-    Convex in ``z``; ``|l'(z, y)| = 1 / (1 + exp(y z)) < 1``, so ``L = 1``;
-    ``l''(z, y) = s (1 - s) <= 1/4`` with ``s = 1 / (1 + exp(y z))``, so the
-    smoothness in ``z`` is ``1/4``. As a function of ``w`` through
-    ``z = <w, x>`` it is ``R``-Lipschitz and ``R**2 / 4``-smooth on
-    ``||x|| <= R``.
-
-    Attributes
-    ----------
-    lipschitz : float
-        ``1.0``.
-    smoothness : float
-        ``0.25``.
-    """
-
-    lipschitz = 1.0
-    smoothness = 0.25
-    name = "logistic"
-
-    def check_labels(self, y, owner):
-        y = check_array(y, "y", owner, ndim=1)
-        if not np.all((y == 1.0) | (y == -1.0)):
-            i = int(np.argmax((y != 1.0) & (y != -1.0)))
-            raise parameter_error("y", owner, "an array of labels in {-1, +1}",
-                                  float(y[i]))
-        return y
-
-    def value(self, z, y):
-        """``ln(1 + exp(-y z))``, computed stably."""
-        return np.logaddexp(0.0, -y * z)
-
-    def derivative(self, z, y):
-        """``d l / d z = -y / (1 + exp(y z))``."""
-        return -y * scipy.special.expit(-y * z)
-
-    def second_derivative(self, z, y):
-        """``d**2 l / d z**2 = s (1 - s)``, ``s = 1 / (1 + exp(y z))``."""
-        s = scipy.special.expit(-y * z)
-        return s * (1.0 - s)
-
-    def __repr__(self):
-        return "LogisticLoss()"
-
-
-class HuberLoss:
-    """Huber loss ``l(z, y) = h(z - y)`` with ``h(r) = r**2/2`` for ``|r| <= delta``, else ``delta |r| - delta**2/2``.
-
-    Convex in ``z``; ``l'(z, y) = clip(z - y, -delta, delta)``, so ``L =
-    delta``; ``l''`` is ``0`` or ``1``, so the smoothness is ``1``. Labels are
-    any finite reals. As a function of ``w`` it is ``delta R``-Lipschitz and
-    ``R**2``-smooth on ``||x|| <= R``.
-
-    Parameters
-    ----------
-    delta : float > 0, default 1.0
-        Width of the quadratic zone.
-    """
-
-    smoothness = 1.0
-    name = "huber"
-
-    def __init__(self, delta=1.0):
-        self.delta = check_scalar(delta, "delta", "HuberLoss", POSITIVE)
-        self.lipschitz = self.delta
-
-    def check_labels(self, y, owner):
-        return check_array(y, "y", owner, ndim=1)
-
-    def value(self, z, y):
-        r = np.abs(z - y)
-        d = self.delta
-        return np.where(r <= d, 0.5 * r * r, d * r - 0.5 * d * d)
-
-    def derivative(self, z, y):
-        return np.clip(z - y, -self.delta, self.delta)
-
-    def second_derivative(self, z, y):
-        return (np.abs(z - y) <= self.delta).astype(np.float64)
-
-    def __repr__(self):
-        return f"HuberLoss(delta={self.delta!r})"
-
 
 def _check_loss(loss, owner):
     needed = ("lipschitz", "smoothness", "value", "derivative", "check_labels")

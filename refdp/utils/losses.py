@@ -1,4 +1,4 @@
-"""Margin losses for private ERM, with the constants their privacy proofs use.
+"""The losses of refdp's learners, with the constants their proofs use.
 
 Chaudhuri, Monteleoni and Sarwate (2011) train linear classifiers ``f`` by
 minimising ``J(f, D) = (1/n) sum_i l(y_i f^T x_i) + (Lambda/2) ||f||^2``
@@ -16,6 +16,15 @@ mechanisms read ``curvature`` (``c``) and never assume more than
 ``lipschitz <= 1``. A new loss is added by subclassing :class:`MarginLoss`
 and declaring its constants; :func:`check_loss` validates the declaration.
 
+The prediction-stable learners of Dwork and Feldman (2018, Theorem 4.9 and
+4.12; :mod:`refdp.prediction.convex`) read a loss in *labelled* form
+``l(z, y)`` of a prediction ``z = <w, x>`` and a label ``y``, with its
+Lipschitz constant ``L`` and smoothness in ``z``. :class:`LogisticLoss` serves
+both: called with a label, ``value(z, y) = l(y z)`` and likewise its
+derivatives in ``z``. :class:`HuberLoss` is the (regression) Huber loss
+``h(z - y)`` of those learners; :class:`HuberHingeLoss` is the classification
+loss of [CMS11]_.
+
 References
 ----------
 .. [CMS11] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially
@@ -32,11 +41,11 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from ..utils.precision import ctx_rational, is_interval_context
-from ..utils.rounding import UNIT_ROUNDOFF
-from ..utils.validation import Interval, check_scalar, parameter_error
+from .precision import ctx_rational, is_interval_context
+from .rounding import UNIT_ROUNDOFF
+from .validation import Interval, check_array, check_scalar, parameter_error
 
-__all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
+__all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "HuberLoss", "check_loss", "exact_number"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 UNIT = Interval(float, 0, 1, closed="right")
@@ -126,6 +135,14 @@ class LogisticLoss(MarginLoss):
     e^m)^2`` in ``(0, 1/4]`` (maximal at ``m = 0``): ``c = 1/4``. The loss is
     smooth, so Theorems 1 and 2 apply directly.
 
+    In labelled form (a second argument ``y in {-1, +1}``, as the learners of
+    :mod:`refdp.prediction.convex` call it) the first argument is the
+    prediction ``z`` and the methods return ``l(y z)`` and its derivatives in
+    ``z``: ``d l / d z = -y / (1 + exp(y z))`` (``L = 1``) and ``d**2 l / d
+    z**2 = s (1 - s) <= 1/4`` with ``s = 1 / (1 + exp(y z))``
+    (:attr:`smoothness`); as a function of ``w`` it is ``R``-Lipschitz and
+    ``R**2 / 4``-smooth on ``||x|| <= R``.
+
     Examples
     --------
     >>> from refdp.erm import LogisticLoss
@@ -136,16 +153,36 @@ class LogisticLoss(MarginLoss):
 
     name = "logistic"
     curvature = 0.25
+    smoothness = 0.25
     lipschitz = 1.0
     twice_differentiable = True
 
-    def value(self, m):
+    def check_labels(self, y, owner):
+        """Labels of the labelled form: a 1-D float array with entries in {-1, +1}."""
+        y = check_array(y, "y", owner, ndim=1)
+        if not np.all((y == 1.0) | (y == -1.0)):
+            i = int(np.argmax((y != 1.0) & (y != -1.0)))
+            raise parameter_error("y", owner, "an array of labels in {-1, +1}",
+                                  float(y[i]))
+        return y
+
+    def value(self, m, y=None):
+        """``l(m)``, or with a label ``l(y z) = ln(1 + exp(-y z))`` at the prediction ``z = m``, computed stably."""
+        if y is not None:
+            return np.logaddexp(0.0, -y * m)
         return np.logaddexp(0.0, -np.asarray(m, dtype=np.float64))
 
-    def derivative(self, m):
+    def derivative(self, m, y=None):
+        """``l'(m)``, or with a label ``d l / d z = -y / (1 + exp(y z))``."""
+        if y is not None:
+            return -y * scipy.special.expit(-y * m)
         return -scipy.special.expit(-np.asarray(m, dtype=np.float64))
 
-    def second_derivative(self, m):
+    def second_derivative(self, m, y=None):
+        """``l''(m)``, or with a label ``d**2 l / d z**2 = s (1 - s)``, ``s = 1 / (1 + exp(y z))``."""
+        if y is not None:
+            s = scipy.special.expit(-y * m)
+            return s * (1.0 - s)
         m = np.asarray(m, dtype=np.float64)
         return scipy.special.expit(m) * scipy.special.expit(-m)
 
@@ -235,6 +272,45 @@ class HuberHingeLoss(MarginLoss):
 
     def __repr__(self):
         return f"HuberHingeLoss(h={self.h!r})"
+
+
+class HuberLoss:
+    """Huber loss ``l(z, y) = h(z - y)`` with ``h(r) = r**2/2`` for ``|r| <= delta``, else ``delta |r| - delta**2/2``.
+
+    Convex in ``z``; ``l'(z, y) = clip(z - y, -delta, delta)``, so ``L =
+    delta``; ``l''`` is ``0`` or ``1``, so the smoothness is ``1``. Labels are
+    any finite reals. As a function of ``w`` it is ``delta R``-Lipschitz and
+    ``R**2``-smooth on ``||x|| <= R``.
+
+    Parameters
+    ----------
+    delta : float > 0, default 1.0
+        Width of the quadratic zone.
+    """
+
+    smoothness = 1.0
+    name = "huber"
+
+    def __init__(self, delta=1.0):
+        self.delta = check_scalar(delta, "delta", "HuberLoss", POSITIVE)
+        self.lipschitz = self.delta
+
+    def check_labels(self, y, owner):
+        return check_array(y, "y", owner, ndim=1)
+
+    def value(self, z, y):
+        r = np.abs(z - y)
+        d = self.delta
+        return np.where(r <= d, 0.5 * r * r, d * r - 0.5 * d * d)
+
+    def derivative(self, z, y):
+        return np.clip(z - y, -self.delta, self.delta)
+
+    def second_derivative(self, z, y):
+        return (np.abs(z - y) <= self.delta).astype(np.float64)
+
+    def __repr__(self):
+        return f"HuberLoss(delta={self.delta!r})"
 
 
 def check_loss(loss, owner: str) -> MarginLoss:

@@ -18,7 +18,7 @@ Rounding-error bound. Rows satisfy ``||x_i|| <= 1`` (so ``|x_ij| <= 1``) and
 ``|l'| <= 1``. With ``u = 2**-53`` and ``gamma_k = k u / (1 - k u)``, the
 computed margin has error at most ``gamma_d ||f||_1``, which moves ``l'`` by
 at most ``c`` times that (``l'`` is ``c``-Lipschitz) plus a few ulps of its
-evaluation (:meth:`~refdp.erm.losses.MarginLoss.derivative_rounding`: ``8 u``, more for a
+evaluation (:meth:`~refdp.utils.losses.MarginLoss.derivative_rounding`: ``8 u``, more for a
 narrow Huber hinge); the sum over ``n`` records adds ``gamma_n`` (any summation order)
 and the other terms a few ulps each. The bound used is twice the sum of these
 terms, times ``sqrt(d)`` for the Euclidean norm.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils.rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
+from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
 __all__ = ["SolverResult", "minimise", "gradient", "rounding_bound"]
 
