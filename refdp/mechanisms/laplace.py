@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import math
 
-from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
-from ..utils.validation import POSITIVE, check_flag
+from ..utils.constraints import FLAG, POSITIVE, RNG, Array, constrained
+from ..utils.validation import parameter_error
 from .float_safe import laplace_grid, release
 from ..utils.rounding import upward_quotient
 
 __all__ = ["laplace_scale", "laplace_mechanism"]
 
 
+@constrained(epsilon=POSITIVE, sensitivity=POSITIVE)
 def laplace_scale(epsilon, sensitivity=1.0):
     """Scale ``b = sensitivity / epsilon`` of the Laplace mechanism, rounded upward.
 
@@ -52,12 +53,10 @@ def laplace_scale(epsilon, sensitivity=1.0):
     >>> laplace_scale(0.5), laplace_scale(0.1, sensitivity=2.0)
     (2.0, 20.0)
     """
-    owner = "laplace_scale"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
     return upward_quotient(sensitivity, epsilon)
 
 
+@constrained(value=Array(), epsilon=POSITIVE, sensitivity=POSITIVE, rng=RNG, secure=FLAG)
 def laplace_mechanism(value, epsilon, *, sensitivity=1.0, rng=None, secure=True):
     """Release ``value`` with Laplace noise of scale ``sensitivity / epsilon``, epsilon-DP as implemented.
 
@@ -149,16 +148,11 @@ def laplace_mechanism(value, epsilon, *, sensitivity=1.0, rng=None, secure=True)
     (2,)
     """
     owner = "laplace_mechanism"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-    secure = check_flag(secure, "secure", owner)
-    value = check_array(value, "value", owner)
     scale = upward_quotient(sensitivity, epsilon)
     if math.isinf(scale):
         raise parameter_error("epsilon", owner,
                               f"large enough that sensitivity / epsilon is finite "
                               f"(sensitivity = {sensitivity!r})", epsilon)
-    rng = check_rng(rng)
     if secure:
         out = release(value, laplace_grid(epsilon, sensitivity, value.size), rng, owner)
     else:
