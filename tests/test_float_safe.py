@@ -1,4 +1,4 @@
-"""The float-safe releases (refdp/mechanisms/_float_safe.py) and the exact integer samplers."""
+"""The float-safe releases (refdp/mechanisms/float_safe.py) and the exact integer samplers."""
 from __future__ import annotations
 
 import math
