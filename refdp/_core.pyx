@@ -5,7 +5,8 @@ Each ``cdef`` kernel is declared in ``_core.pxd`` (``noexcept nogil``) and is
 free of policy: it computes on raw buffers. The ``_py_*`` functions below are
 thin entry points for :mod:`refdp.core`, which validates every argument before
 calling them; they release the GIL around the kernel. Pure-Python twins of
-every kernel live in :mod:`refdp._twins` and the tests compare the two.
+every kernel live in :mod:`refdp.twins.core`, under the kernels' names, and
+the tests compare the two.
 
 Floating point: no kernel is compiled with fast-math; results that are upper
 bounds (Lemma 4's q, the accountant's log-moments) are rounded upward by an
@@ -16,10 +17,11 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.string cimport memset
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from numpy.random cimport bitgen_t
+from refdp._bounds cimport (lemma4_margin, pate_theorem2_bound, pure_dp_log_moment_bound,
+                            theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
 
 import numpy as np
 
-cdef double EPS = 2.220446049250313e-16      # 2**-52, the spacing of doubles at 1
 cdef double LOG4 = 1.3862943611198906        # log(4)
 
 
@@ -90,7 +92,7 @@ cdef enum:
 cdef inline Py_ssize_t _count_votes_sequential(const vote_t* votes, Py_ssize_t n_teachers,
                                                Py_ssize_t n_queries, Py_ssize_t n_classes,
                                                int64_t* counts) noexcept nogil:
-    # Reference order (teacher-major, as in refdp._twins.count_votes). The fast
+    # Reference order (teacher-major, as in refdp.twins.core.count_votes). The fast
     # paths fall back to it when some vote lies outside [0, n_classes), so that
     # the returned index is the first bad one in C order and ``counts`` holds
     # exactly the votes before it.
@@ -363,8 +365,8 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
         else:
             lse = m + log(s)
             zbar = w / s
-            # upward rounding margin (docs/theory/floating_point.rst)
-            log_q[i] = lse + 8.0 * EPS * (zbar + log(2.0 + zbar) + fabs(lse) + 2.0 * n_classes + 8.0)
+            # upward rounding margin (refdp/_bounds.pxd)
+            log_q[i] = lse + lemma4_margin(lse, zbar, n_classes)
 
 
 def _py_laplace_difference_log_tail(const double[::1] gaps, double gamma):
@@ -404,8 +406,8 @@ cdef inline void _order_terms(const double* orders, Py_ssize_t m, double gamma,
     cdef double lam, indep, pure
     for k in range(m):
         lam = orders[k]
-        indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
-        pure = 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+        indep = pate_theorem2_bound(gamma, lam)
+        pure = pure_dp_log_moment_bound(gamma, lam)
         best_[k] = indep if indep < pure else pure
         lam_[k] = lam
         g2l_[k] = 2.0 * gamma * lam
@@ -421,7 +423,7 @@ cdef inline void _query_terms(double lq, const double* lam_, const double* best_
     # the minimum is best either way. Every evaluated operation is the one of
     # the reference formulation, in the same order.
     cdef Py_ssize_t k
-    cdef double q, x, a1, a2, fa1, fa2, flq, slack_x
+    cdef double q, x, a1, a2, flq, slack_x
     cdef double lam, a, b, hi, lo, val, err, best
     q = exp(lq)
     if not (q < threshold):
@@ -431,10 +433,8 @@ cdef inline void _query_terms(double lq, const double* lam_, const double* best_
     x = E * q
     a1 = log1p(-q)
     a2 = log1p(-x)
-    fa1 = fabs(a1)
-    fa2 = fabs(a2)
     flq = fabs(lq) if lq > -INFINITY else 0.0
-    slack_x = 8.0 * EPS * x / (1.0 - x)
+    slack_x = theorem3_slack(x)
     for k in range(m):
         lam = lam_[k]
         best = best_[k]
@@ -448,20 +448,11 @@ cdef inline void _query_terms(double lq, const double* lam_, const double* best_
             lo = a
         if hi < best:
             val = hi + log1p(exp(lo - hi))
-            err = 64.0 * EPS * ((1.0 + lam) * fa1 + lam * fa2 + flq
-                                + g2l_[k] + fabs(val) + 1.0) \
-                + (1.0 + 2.0 * lam) * slack_x
+            err = theorem3_margin(lam, a1, a2, flq, g2l_[k], val, slack_x)
             val = val + err
             if val < best:
                 best = val
         terms[k] = best
-
-
-cdef inline double _theorem3_threshold(double E) noexcept nogil:
-    # Thm 3 needs q < (e^{2g} - 1)/(e^{4g} - 1) = 1/(e^{2g} + 1); the computed
-    # threshold is lowered by a few ulps so that rounding never admits a q
-    # outside the theorem's range.
-    return (1.0 / (E + 1.0)) * (1.0 - 8.0 * EPS)
 
 
 cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
@@ -472,7 +463,7 @@ cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
     # does not depend on whether runs occur.
     cdef Py_ssize_t i, k, k0, m
     cdef double E = exp(2.0 * gamma)
-    cdef double threshold = _theorem3_threshold(E)
+    cdef double threshold = theorem3_threshold(E)
     cdef double lam_[_ORDER_CHUNK]
     cdef double best_[_ORDER_CHUNK]
     cdef double g2l_[_ORDER_CHUNK]
@@ -494,7 +485,7 @@ cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
         # sequential summation of n_queries non-negative terms: relative error
         # at most (n_queries - 1) * EPS / 2; round the total upward by n_queries * EPS.
         for k in range(m):
-            out[k0 + k] = acc[k] * (1.0 + (n_queries + 2) * EPS)
+            out[k0 + k] = acc[k] * upward_sum_factor(n_queries)
         k0 += m
 
 
@@ -504,7 +495,7 @@ cdef void _accountant_table(const double* values, Py_ssize_t n_values,
     # table[i * n_orders + k] = the term of a query with log_q = values[i].
     cdef Py_ssize_t i, k0, m
     cdef double E = exp(2.0 * gamma)
-    cdef double threshold = _theorem3_threshold(E)
+    cdef double threshold = theorem3_threshold(E)
     cdef double lam_[_ORDER_CHUNK]
     cdef double best_[_ORDER_CHUNK]
     cdef double g2l_[_ORDER_CHUNK]
@@ -534,7 +525,7 @@ cdef void _accountant_gather_sum(const int64_t* index, Py_ssize_t n_queries,
         for k in range(n_orders):
             out[k] += row[k]
     for k in range(n_orders):
-        out[k] = out[k] * (1.0 + (n_queries + 2) * EPS)
+        out[k] = out[k] * upward_sum_factor(n_queries)
 
 
 def _py_accountant_log_moments(const double[::1] log_q, const double[::1] orders, double gamma):
@@ -614,7 +605,7 @@ def _py_logsumexp(const double[::1] x):
 # Every probability below is a ratio of integers and every random choice is a
 # uniform integer drawn from whole 64-bit words of the Generator's bitgen_t
 # (next_uint64), so no floating-point number touches a probability. The
-# pure-Python twins in refdp._twins consume the same words in the same order;
+# pure-Python twins in refdp.twins.core consume the same words in the same order;
 # the tests require kernel == twin on the same seed. The proofs are in
 # docs/theory/discrete_samplers.rst.
 #
@@ -910,10 +901,10 @@ def _py_discrete_gaussian(bit_generator, a, uint64_t b, uint64_t t, Py_ssize_t s
     """``size`` draws of N_Z(0, a/b) with t = floor(sqrt(a/b)) + 1 (within the kernel bounds).
 
     A proposal whose acceptance test needs more than 128 bits is tested by the
-    exact twin :func:`refdp._twins.bernoulli_exp` on the same bit generator,
+    exact twin :func:`refdp.twins.core.bernoulli_exp` on the same bit generator,
     then the kernel resumes: the words consumed are those of the twin.
     """
-    from . import _twins
+    from .twins import core as _twins
     cdef bitgen_t* bg = _bitgen(bit_generator)
     cdef Py_ssize_t start = 0, bad
     cdef uint64_t pending[3]

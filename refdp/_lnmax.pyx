@@ -8,26 +8,28 @@ count vector, the exact probability that LNMax misses the plurality class,
 its two-sided counterpart, and the worst-case log-moment over all neighbouring
 count vectors. Both are declared in ``_lnmax.pxd`` (``noexcept nogil``).
 
-The pure-Python twin in :mod:`refdp.pate._law_twin` performs the same
+The pure-Python twin in :mod:`refdp.twins.lnmax` performs the same
 floating-point operations in the same order; the tests require equal results.
 The algorithm and its error analysis are in ``docs/theory/pate.rst``.
-The ``_py_*`` entry points are called by :mod:`refdp.pate.lnmax_law` and
-:mod:`refdp.pate.exact`, which validate every argument first.
+The ``_py_*`` entry points are called through :mod:`refdp.core`
+(``lnmax_log_law_rows``, ``lnmax_exact_rows``) by :mod:`refdp.pate.lnmax_law`
+and :mod:`refdp.pate.exact`, which validate every argument first.
 """
 from libc.math cimport exp, log, log1p, expm1, fabs, INFINITY
 from libc.stdint cimport int64_t
 
+from refdp._bounds cimport UNIT_ROUNDOFF as U_ROUND
+
 import numpy as np
 
 cdef double LN2 = 0.6931471805599453
-cdef double U_ROUND = 1.1102230246251565e-16   # 2**-53
-cdef double TOL = 1e-12                        # same as refdp.pate._law_twin.TOL
-cdef double SHORT = 0.25                       # refdp.pate._law_twin.SHORT
-cdef double SERIES_MAX = 0.7                   # refdp.pate._law_twin.SERIES_MAX
+cdef double TOL = 1e-12                        # same as refdp.twins.lnmax.TOL
+cdef double SHORT = 0.25                       # refdp.twins.lnmax.SHORT
+cdef double SERIES_MAX = 0.7                   # refdp.twins.lnmax.SERIES_MAX
 cdef double TWO_M60 = 8.673617379884035e-19    # 2**-60
 
 cdef enum:
-    SERIES_TERMS = 1000                        # refdp.pate._law_twin.SERIES_TERMS
+    SERIES_TERMS = 1000                        # refdp.twins.lnmax.SERIES_TERMS
 
 # INV[p] = 1 / (p + 1), rounded once (the twin uses the same table)
 cdef double INV[2 * SERIES_TERMS + 2]

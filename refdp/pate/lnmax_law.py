@@ -44,7 +44,7 @@ from ..mechanisms._discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
 from ._args import check_counts, check_gamma
-from ._kernels import log_law_rows
+from ..core import lnmax_log_law_rows as log_law_rows
 
 __all__ = ["lnmax_distribution"]
 
