@@ -22,15 +22,25 @@ cdef extern from *:
     const double UNIT_ROUNDOFF "REFDP_UNIT_ROUNDOFF"
 
 
-cdef inline double pate_theorem2_bound(double gamma, double lam) noexcept nogil:
+cdef inline double pate_theorem2(double gamma, double lam) noexcept nogil:
     # PATE Theorem 2: alpha(lambda) <= 2 gamma^2 lambda (lambda + 1) for one
-    # LNMax answer (Laplace scale 1/gamma), rounded upward.
-    return 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
+    # LNMax answer (Laplace scale 1/gamma), as computed in doubles.
+    return 2.0 * gamma * gamma * lam * (lam + 1.0)
+
+
+cdef inline double pate_theorem2_bound(double gamma, double lam) noexcept nogil:
+    # pate_theorem2 rounded upward (5 roundings: relative error below 6 EPS)
+    return pate_theorem2(gamma, lam) * (1.0 + 8.0 * EPS)
+
+
+cdef inline double pure_dp_log_moment(double gamma, double lam) noexcept nogil:
+    # alpha(lambda) <= 2 gamma lambda for a (2 gamma)-DP answer, as computed in doubles.
+    return 2.0 * gamma * lam
 
 
 cdef inline double pure_dp_log_moment_bound(double gamma, double lam) noexcept nogil:
-    # alpha(lambda) <= 2 gamma lambda for a (2 gamma)-DP answer, rounded upward.
-    return 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+    # pure_dp_log_moment rounded upward
+    return pure_dp_log_moment(gamma, lam) * (1.0 + 4.0 * EPS)
 
 
 cdef inline double theorem3_threshold(double E) noexcept nogil:

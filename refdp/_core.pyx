@@ -17,7 +17,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.string cimport memset
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from numpy.random cimport bitgen_t
-from refdp._bounds cimport (lemma4_margin, pate_theorem2_bound, pure_dp_log_moment_bound,
+from refdp._bounds cimport (lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
+                            pure_dp_log_moment_bound,
                             theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
 
 import numpy as np
@@ -410,7 +411,7 @@ cdef inline void _order_terms(const double* orders, Py_ssize_t m, double gamma,
         pure = pure_dp_log_moment_bound(gamma, lam)
         best_[k] = indep if indep < pure else pure
         lam_[k] = lam
-        g2l_[k] = 2.0 * gamma * lam
+        g2l_[k] = pure_dp_log_moment(gamma, lam)
 
 
 cdef inline void _query_terms(double lq, const double* lam_, const double* best_,

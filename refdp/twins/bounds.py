@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["EPS", "UNIT_ROUNDOFF", "pate_theorem2_bound", "pure_dp_log_moment_bound",
+__all__ = ["EPS", "UNIT_ROUNDOFF", "pate_theorem2", "pate_theorem2_bound", "pure_dp_log_moment",
+           "pure_dp_log_moment_bound",
            "theorem3_threshold", "theorem3_slack", "theorem3_margin", "lemma4_margin",
            "upward_sum_factor"]
 
@@ -22,14 +23,24 @@ EPS = 2.0**-52
 UNIT_ROUNDOFF = 2.0**-53
 
 
+def pate_theorem2(gamma, lam):
+    """PATE Theorem 2's ``2 gamma**2 lambda (lambda + 1)`` for one LNMax answer, in doubles."""
+    return 2.0 * gamma * gamma * lam * (lam + 1.0)
+
+
 def pate_theorem2_bound(gamma, lam):
-    """PATE Theorem 2's ``2 gamma**2 lambda (lambda + 1)`` for one LNMax answer, rounded upward."""
-    return 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
+    """:func:`pate_theorem2` rounded upward (5 roundings: relative error below ``6 EPS``)."""
+    return pate_theorem2(gamma, lam) * (1.0 + 8.0 * EPS)
+
+
+def pure_dp_log_moment(gamma, lam):
+    """``2 gamma lambda``, the log-moment bound of a (2 gamma)-DP answer, in doubles."""
+    return 2.0 * gamma * lam
 
 
 def pure_dp_log_moment_bound(gamma, lam):
-    """``2 gamma lambda``, the log-moment bound of a (2 gamma)-DP answer, rounded upward."""
-    return 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+    """:func:`pure_dp_log_moment` rounded upward."""
+    return pure_dp_log_moment(gamma, lam) * (1.0 + 4.0 * EPS)
 
 
 def theorem3_threshold(E):

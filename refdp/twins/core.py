@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from .bounds import (EPS, lemma4_margin, pate_theorem2_bound, pure_dp_log_moment_bound,
+from .bounds import (EPS, lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
+                     pure_dp_log_moment_bound,
                      theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
 
 LOG4 = math.log(4.0)
@@ -104,13 +105,13 @@ def accountant_log_moments(log_q, orders, gamma):
     pure = pure_dp_log_moment_bound(gamma, lam)
     best = np.minimum(indep, pure)
     a = (1.0 + lam) * a1 - lam * a2
-    b = lq + 2.0 * gamma * lam
+    b = lq + pure_dp_log_moment(gamma, lam)
     hi = np.maximum(a, b)
     lo = np.minimum(a, b)
     with np.errstate(invalid="ignore"):
         val = hi + np.log1p(np.exp(lo - hi))
     flq = np.where(np.isfinite(lq), np.abs(lq), 0.0)
-    err = theorem3_margin(lam, a1, a2, flq, 2.0 * gamma * lam, val, slack_x)
+    err = theorem3_margin(lam, a1, a2, flq, pure_dp_log_moment(gamma, lam), val, slack_x)
     thm3 = np.where(valid, val + err, np.inf)
     per = np.minimum(best, thm3)
     return per.sum(axis=0) * upward_sum_factor(n_queries)
