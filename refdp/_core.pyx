@@ -4,7 +4,10 @@
 Each ``cdef`` kernel is declared in ``_core.pxd`` (``noexcept nogil``) and is
 free of policy: it computes on raw buffers. The ``_py_*`` functions below are
 thin entry points for :mod:`refdp.core`, which validates every argument before
-calling them; they release the GIL around the kernel. Pure-Python twins of
+calling them; they release the GIL around the kernel. Each also checks its own
+arguments in O(1) (:mod:`refdp._kernel_args`: types, dtypes, shapes,
+contiguity, integer ranges), so that no call from Python can read or write
+out of bounds or divide by zero. Pure-Python twins of
 every kernel live in :mod:`refdp.twins.core`, under the kernels' names, and
 the tests compare the two.
 
@@ -21,7 +24,12 @@ from refdp._bounds cimport (lemma4_margin, pate_theorem2_bound, pure_dp_log_mome
                             pure_dp_log_moment_bound,
                             theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
 
+import math
+
 import numpy as np
+
+from ._kernel_args import bit_generator_capsule, c_array, integer, length, ordered, positive_finite
+from .utils.validation import Described, parameter_error
 
 cdef double LOG4 = 1.3862943611198906        # log(4)
 
@@ -47,9 +55,34 @@ cdef void projected_walk_log_odds(const double* x, const double* steps, Py_ssize
         out[k] = l
 
 
-def _py_projected_walk_log_odds(const double[::1] x, const double[::1] steps,
-                                const double[::1] queries, double start,
-                                double lower, double upper):
+def _py_projected_walk_log_odds(x, steps, queries, start, lower, upper):
+    """Log-odds after the walk at each sorted query (``len(steps) == len(x)``, lower <= start <= upper)."""
+    owner = "refdp._core._py_projected_walk_log_odds"
+    x = c_array(x, "x", owner, np.float64, 1)
+    steps = c_array(steps, "steps", owner, np.float64, 1)
+    length(steps, "steps", owner, x.shape[0], "len(x)")
+    queries = c_array(queries, "queries", owner, np.float64, 1)
+    start, lower, upper = ordered(lower, start, upper, owner)
+    cdef Py_ssize_t bad = _first_descent(queries)
+    if bad >= 0:
+        raise parameter_error("queries", owner, "sorted in ascending order",
+                              Described(f"{queries[bad]!r} after {queries[bad - 1]!r} at position {bad}"))
+    return _projected_walk_entry(x, steps, queries, start, lower, upper)
+
+
+cdef Py_ssize_t _first_descent(const double[::1] v):
+    # -1, or the first k with v[k] < v[k - 1] (one pass, no allocation)
+    cdef Py_ssize_t k
+    with nogil:
+        for k in range(1, v.shape[0]):
+            if v[k] < v[k - 1]:
+                return k
+    return -1
+
+
+cdef object _projected_walk_entry(const double[::1] x, const double[::1] steps,
+                                  const double[::1] queries, double start,
+                                  double lower, double upper):
     cdef Py_ssize_t n = x.shape[0], m = queries.shape[0]
     out = np.empty(m, dtype=np.float64)
     cdef double[::1] o = out
@@ -284,8 +317,36 @@ cdef Py_ssize_t count_votes_uint64(const uint64_t* votes, Py_ssize_t n_teachers,
     return _count_votes(votes, n_teachers, n_queries, n_classes, counts)
 
 
-def _py_count_votes(const vote_t[:, ::1] votes, Py_ssize_t n_classes):
+_VOTE_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def _py_count_votes(votes, n_classes):
     """Return ``(counts, first_bad)``; ``first_bad`` is -1 or a flat index."""
+    owner = "refdp._core._py_count_votes"
+    if not (isinstance(votes, np.ndarray) and votes.ndim == 2 and votes.flags.c_contiguous
+            and votes.dtype.isnative and votes.dtype.name in _VOTE_DTYPES):
+        raise parameter_error("votes", owner, "a C-contiguous 2-D array of a native-order integer "
+                              "dtype (int8 to int64, uint8 to uint64)", votes)
+    n_classes = integer(n_classes, "n_classes", owner, 0, 2**63)
+    kind = votes.dtype.name
+    if kind == "int8":
+        return _count_votes_entry[int8_t](votes, n_classes)
+    if kind == "int16":
+        return _count_votes_entry[int16_t](votes, n_classes)
+    if kind == "int32":
+        return _count_votes_entry[int32_t](votes, n_classes)
+    if kind == "int64":
+        return _count_votes_entry[int64_t](votes, n_classes)
+    if kind == "uint8":
+        return _count_votes_entry[uint8_t](votes, n_classes)
+    if kind == "uint16":
+        return _count_votes_entry[uint16_t](votes, n_classes)
+    if kind == "uint32":
+        return _count_votes_entry[uint32_t](votes, n_classes)
+    return _count_votes_entry[uint64_t](votes, n_classes)
+
+
+cdef object _count_votes_entry(const vote_t[:, ::1] votes, Py_ssize_t n_classes):
     cdef Py_ssize_t n_teachers = votes.shape[0], n_queries = votes.shape[1]
     counts = np.zeros((n_queries, n_classes), dtype=np.int64)
     if n_teachers == 0 or n_queries == 0 or n_classes == 0:
@@ -370,7 +431,13 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
             log_q[i] = lse + lemma4_margin(lse, zbar, n_classes)
 
 
-def _py_laplace_difference_log_tail(const double[::1] gaps, double gamma):
+def _py_laplace_difference_log_tail(gaps, gamma):
+    """log P[Y - X > g] for each g of ``gaps`` (float64, C-contiguous), gamma finite > 0."""
+    owner = "refdp._core._py_laplace_difference_log_tail"
+    return _tail_entry(c_array(gaps, "gaps", owner, np.float64, 1), positive_finite(gamma, "gamma", owner))
+
+
+cdef object _tail_entry(const double[::1] gaps, double gamma):
     cdef Py_ssize_t i, n = gaps.shape[0]
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] o = out
@@ -380,7 +447,16 @@ def _py_laplace_difference_log_tail(const double[::1] gaps, double gamma):
     return out
 
 
-def _py_lemma4_log_q(const int64_t[:, ::1] counts, double gamma):
+def _py_lemma4_log_q(counts, gamma):
+    """Lemma 4's log q per row of ``counts`` (int64, C-contiguous, >= 1 column), gamma finite > 0."""
+    owner = "refdp._core._py_lemma4_log_q"
+    counts = c_array(counts, "counts", owner, np.int64, 2)
+    if counts.shape[0] > 0 and counts.shape[1] < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    return _lemma4_entry(counts, positive_finite(gamma, "gamma", owner))
+
+
+cdef object _lemma4_entry(const int64_t[:, ::1] counts, double gamma):
     cdef Py_ssize_t n = counts.shape[0], c = counts.shape[1]
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] o = out
@@ -529,7 +605,15 @@ cdef void _accountant_gather_sum(const int64_t* index, Py_ssize_t n_queries,
         out[k] = out[k] * upward_sum_factor(n_queries)
 
 
-def _py_accountant_log_moments(const double[::1] log_q, const double[::1] orders, double gamma):
+def _py_accountant_log_moments(log_q, orders, gamma):
+    """Composed log-moments per order (``log_q``, ``orders`` float64, C-contiguous; gamma finite > 0)."""
+    owner = "refdp._core._py_accountant_log_moments"
+    return _accountant_entry(c_array(log_q, "log_q", owner, np.float64, 1),
+                             c_array(orders, "orders", owner, np.float64, 1),
+                             positive_finite(gamma, "gamma", owner))
+
+
+cdef object _accountant_entry(const double[::1] log_q, const double[::1] orders, double gamma):
     cdef Py_ssize_t n = log_q.shape[0], m = orders.shape[0]
     cdef Py_ssize_t n_values, k0, mc, chunk
     out = np.zeros(m, dtype=np.float64)
@@ -590,7 +674,12 @@ cdef double stable_logsumexp(const double* x, Py_ssize_t n) noexcept nogil:
     return m + log(s)
 
 
-def _py_logsumexp(const double[::1] x):
+def _py_logsumexp(x):
+    """log(sum(exp(x))) of a float64 C-contiguous 1-D array."""
+    return _logsumexp_entry(c_array(x, "x", "refdp._core._py_logsumexp", np.float64, 1))
+
+
+cdef object _logsumexp_entry(const double[::1] x):
     cdef Py_ssize_t n = x.shape[0]
     cdef double r
     if n == 0:
@@ -811,33 +900,44 @@ cdef Py_ssize_t discrete_gaussian_fill(bitgen_t* bitgen, uint64_t a_hi, uint64_t
     return -1
 
 
-cdef inline bitgen_t* _bitgen(object bit_generator) except NULL:
-    capsule = bit_generator.capsule
+cdef inline bitgen_t* _bitgen(object bit_generator, str owner) except NULL:
+    capsule = bit_generator_capsule(bit_generator, owner)
     if not PyCapsule_IsValid(capsule, b"BitGenerator"):
         raise ValueError("invalid BitGenerator capsule")
     return <bitgen_t*> PyCapsule_GetPointer(capsule, b"BitGenerator")
 
 
-def _py_uniform_below(bit_generator, n, Py_ssize_t size):
+def _py_uniform_below(bit_generator, n, size):
     """``size`` draws of uniform_below (1 <= n < 2**128; 128-bit n uses _uniform128)."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_uniform_below"
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
+    n = integer(n, "n", owner, 1, 2**128)
+    cdef Py_ssize_t m = integer(size, "size", owner, 0)
     cdef u128 nn = (<u128> (<uint64_t> (n >> 64)) << 64) | (<uint64_t> (n & 0xFFFFFFFFFFFFFFFF))
     cdef Py_ssize_t i
     cdef u128 r
-    hi = np.empty(size, dtype=np.uint64)
-    lo = np.empty(size, dtype=np.uint64)
+    hi = np.empty(m, dtype=np.uint64)
+    lo = np.empty(m, dtype=np.uint64)
     cdef uint64_t[::1] h = hi, l = lo
     with bit_generator.lock, nogil:
-        for i in range(size):
+        for i in range(m):
             r = _uniform128(bg, nn)
             h[i] = <uint64_t> (r >> 64)
             l[i] = <uint64_t> r
     return [(int(a) << 64) | int(c) for a, c in zip(hi, lo)]
 
 
-def _py_bernoulli(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, bint exp_of_minus=False):
+def _py_bernoulli(bit_generator, num, den, size, exp_of_minus=False):
     """``size`` draws of Bernoulli(num/den), or of Bernoulli(exp(-num/den)) if ``exp_of_minus``."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_bernoulli"
+    return _bernoulli_entry(bit_generator, integer(num, "num", owner, 0, 2**64),
+                            integer(den, "den", owner, 1, 2**64), integer(size, "size", owner, 0),
+                            bool(exp_of_minus), owner)
+
+
+cdef object _bernoulli_entry(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size,
+                             bint exp_of_minus, str owner):
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t i
     out = np.empty(size, dtype=np.int8)
     cdef int8_t[::1] o = out
@@ -851,9 +951,15 @@ def _py_bernoulli(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, bi
     return out
 
 
-def _py_geometric_exp(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size):
-    """``size`` draws of geometric_exp, as Python ints."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+def _py_geometric_exp(bit_generator, num, den, size):
+    """``size`` draws of geometric_exp (1 <= num, den < 2**64), as Python ints."""
+    owner = "refdp._core._py_geometric_exp"
+    return _geometric_entry(bit_generator, integer(num, "num", owner, 1, 2**64),
+                            integer(den, "den", owner, 1, 2**64), integer(size, "size", owner, 0), owner)
+
+
+cdef object _geometric_entry(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, str owner):
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t i
     hi = np.empty(size, dtype=np.uint64)
     lo = np.empty(size, dtype=np.uint64)
@@ -864,12 +970,12 @@ def _py_geometric_exp(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size
     return [(int(a) << 64) | int(c) for a, c in zip(hi, lo)]
 
 
-def _signed(uint64_t hi, uint64_t lo, uint64_t negative):
+cdef object _signed(uint64_t hi, uint64_t lo, uint64_t negative):
     mag = (int(hi) << 64) | int(lo)
     return -mag if negative else mag
 
 
-def _finish(out, big):
+cdef object _finish(out, big):
     # int64 array, or an object array of Python ints if a draw left int64
     if not big:
         return out
@@ -879,9 +985,15 @@ def _finish(out, big):
     return obj
 
 
-def _py_discrete_laplace(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size):
+def _py_discrete_laplace(bit_generator, s, t, size):
     """``size`` draws of Lap_Z(t/s) (1 <= s, t < 2**64): int64 array, or object array of ints."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_discrete_laplace"
+    return _laplace_entry(bit_generator, integer(s, "s", owner, 1, 2**64), integer(t, "t", owner, 1, 2**64),
+                          integer(size, "size", owner, 0), owner)
+
+
+cdef object _laplace_entry(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size, str owner):
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t start = 0, bad
     cdef uint64_t pending[3]
     out = np.empty(size, dtype=np.int64)
@@ -898,15 +1010,29 @@ def _py_discrete_laplace(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size)
     return _finish(out, big)
 
 
-def _py_discrete_gaussian(bit_generator, a, uint64_t b, uint64_t t, Py_ssize_t size):
+def _py_discrete_gaussian(bit_generator, a, b, t, size):
     """``size`` draws of N_Z(0, a/b) with t = floor(sqrt(a/b)) + 1 (within the kernel bounds).
 
     A proposal whose acceptance test needs more than 128 bits is tested by the
     exact twin :func:`refdp.twins.core.bernoulli_exp` on the same bit generator,
     then the kernel resumes: the words consumed are those of the twin.
     """
+    owner = "refdp._core._py_discrete_gaussian"
+    a = integer(a, "a", owner, 1, 2**128)
+    b = integer(b, "b", owner, 1, 2**64)
+    t = integer(t, "t", owner, 1, 2**64)
+    size = integer(size, "size", owner, 0)
+    if t != math.isqrt(a // b) + 1:
+        raise parameter_error("t", owner, f"isqrt(a // b) + 1 = {math.isqrt(a // b) + 1}", t)
+    if b * t >= 2**64 or 2 * a * b * t * t >= 2**128:
+        raise parameter_error("a", owner, "such that b t < 2**64 and 2 a b t**2 < 2**128 (the "
+                              "kernel's fixed width)", Described(f"a = {a}, b = {b}, t = {t}"))
+    return _gaussian_entry(bit_generator, a, b, t, size, owner)
+
+
+cdef object _gaussian_entry(bit_generator, a, uint64_t b, uint64_t t, Py_ssize_t size, str owner):
     from .twins import core as _twins
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t start = 0, bad
     cdef uint64_t pending[3]
     cdef uint64_t a_hi = <uint64_t> (a >> 64), a_lo = <uint64_t> (a & 0xFFFFFFFFFFFFFFFF)

@@ -239,7 +239,7 @@ def _piece_numeric(U, L, lower, alphas, log_alphas, n_low, C, logB, rule):
         for x, w in zip(xs, ws):
             s = mid + half * x
             ev = math.exp(-s)
-            lw = math.log(half * w)
+            lw = math.log(half * w) if half * w > 0.0 else -math.inf   # C's log(0) (subnormal gamma)
             l1 = [math.log1p(-al * ev) for al in alphas]
             lg = logB + U * s
             for (wv, mult), v in zip(lower, l1):
