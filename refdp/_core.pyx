@@ -20,6 +20,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.string cimport memset
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from numpy.random cimport bitgen_t
+cimport numpy as cnp
+from refdp._checks cimport array_arg, int_arg, positive_arg
 from refdp._bounds cimport (lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
                             pure_dp_log_moment_bound,
                             theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
@@ -28,7 +30,9 @@ import math
 
 import numpy as np
 
-from ._kernel_args import bit_generator_capsule, c_array, integer, length, ordered, positive_finite
+cnp.import_array()
+
+from ._kernel_args import bit_generator_capsule, length, ordered
 from .utils.validation import Described, parameter_error
 
 cdef double LOG4 = 1.3862943611198906        # log(4)
@@ -58,10 +62,10 @@ cdef void projected_walk_log_odds(const double* x, const double* steps, Py_ssize
 def _py_projected_walk_log_odds(x, steps, queries, start, lower, upper):
     """Log-odds after the walk at each sorted query (``len(steps) == len(x)``, lower <= start <= upper)."""
     owner = "refdp._core._py_projected_walk_log_odds"
-    x = c_array(x, "x", owner, np.float64, 1)
-    steps = c_array(steps, "steps", owner, np.float64, 1)
+    x = array_arg(x, "x", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
     length(steps, "steps", owner, x.shape[0], "len(x)")
-    queries = c_array(queries, "queries", owner, np.float64, 1)
+    queries = array_arg(queries, "queries", owner, cnp.NPY_FLOAT64, np.float64, 1)
     start, lower, upper = ordered(lower, start, upper, owner)
     cdef Py_ssize_t bad = _first_descent(queries)
     if bad >= 0:
@@ -317,33 +321,35 @@ cdef Py_ssize_t count_votes_uint64(const uint64_t* votes, Py_ssize_t n_teachers,
     return _count_votes(votes, n_teachers, n_queries, n_classes, counts)
 
 
-_VOTE_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-
-
 def _py_count_votes(votes, n_classes):
     """Return ``(counts, first_bad)``; ``first_bad`` is -1 or a flat index."""
     owner = "refdp._core._py_count_votes"
-    if not (isinstance(votes, np.ndarray) and votes.ndim == 2 and votes.flags.c_contiguous
-            and votes.dtype.isnative and votes.dtype.name in _VOTE_DTYPES):
-        raise parameter_error("votes", owner, "a C-contiguous 2-D array of a native-order integer "
-                              "dtype (int8 to int64, uint8 to uint64)", votes)
-    n_classes = integer(n_classes, "n_classes", owner, 0, 2**63)
-    kind = votes.dtype.name
-    if kind == "int8":
+    cdef cnp.ndarray arr
+    cdef int tn = -1
+    if cnp.PyArray_Check(votes):
+        arr = <cnp.ndarray> votes
+        if (cnp.PyArray_NDIM(arr) == 2 and cnp.PyArray_IS_C_CONTIGUOUS(arr)
+                and cnp.PyArray_ISNOTSWAPPED(arr)):
+            tn = cnp.PyArray_TYPE(arr)
+    n_classes = int_arg(n_classes, "n_classes", owner, 0, 2**63)
+    if tn == cnp.NPY_INT8:
         return _count_votes_entry[int8_t](votes, n_classes)
-    if kind == "int16":
+    if tn == cnp.NPY_INT16:
         return _count_votes_entry[int16_t](votes, n_classes)
-    if kind == "int32":
+    if tn == cnp.NPY_INT32:
         return _count_votes_entry[int32_t](votes, n_classes)
-    if kind == "int64":
+    if tn == cnp.NPY_INT64 or tn == cnp.NPY_LONGLONG:
         return _count_votes_entry[int64_t](votes, n_classes)
-    if kind == "uint8":
+    if tn == cnp.NPY_UINT8:
         return _count_votes_entry[uint8_t](votes, n_classes)
-    if kind == "uint16":
+    if tn == cnp.NPY_UINT16:
         return _count_votes_entry[uint16_t](votes, n_classes)
-    if kind == "uint32":
+    if tn == cnp.NPY_UINT32:
         return _count_votes_entry[uint32_t](votes, n_classes)
-    return _count_votes_entry[uint64_t](votes, n_classes)
+    if tn == cnp.NPY_UINT64 or tn == cnp.NPY_ULONGLONG:
+        return _count_votes_entry[uint64_t](votes, n_classes)
+    raise parameter_error("votes", owner, "a C-contiguous 2-D array of a native-order integer "
+                          "dtype (int8 to int64, uint8 to uint64)", votes)
 
 
 cdef object _count_votes_entry(const vote_t[:, ::1] votes, Py_ssize_t n_classes):
@@ -434,7 +440,7 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
 def _py_laplace_difference_log_tail(gaps, gamma):
     """log P[Y - X > g] for each g of ``gaps`` (float64, C-contiguous), gamma finite > 0."""
     owner = "refdp._core._py_laplace_difference_log_tail"
-    return _tail_entry(c_array(gaps, "gaps", owner, np.float64, 1), positive_finite(gamma, "gamma", owner))
+    return _tail_entry(array_arg(gaps, "gaps", owner, cnp.NPY_FLOAT64, np.float64, 1), positive_arg(gamma, "gamma", owner))
 
 
 cdef object _tail_entry(const double[::1] gaps, double gamma):
@@ -450,10 +456,10 @@ cdef object _tail_entry(const double[::1] gaps, double gamma):
 def _py_lemma4_log_q(counts, gamma):
     """Lemma 4's log q per row of ``counts`` (int64, C-contiguous, >= 1 column), gamma finite > 0."""
     owner = "refdp._core._py_lemma4_log_q"
-    counts = c_array(counts, "counts", owner, np.int64, 2)
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
     if counts.shape[0] > 0 and counts.shape[1] < 1:
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
-    return _lemma4_entry(counts, positive_finite(gamma, "gamma", owner))
+    return _lemma4_entry(counts, positive_arg(gamma, "gamma", owner))
 
 
 cdef object _lemma4_entry(const int64_t[:, ::1] counts, double gamma):
@@ -608,9 +614,9 @@ cdef void _accountant_gather_sum(const int64_t* index, Py_ssize_t n_queries,
 def _py_accountant_log_moments(log_q, orders, gamma):
     """Composed log-moments per order (``log_q``, ``orders`` float64, C-contiguous; gamma finite > 0)."""
     owner = "refdp._core._py_accountant_log_moments"
-    return _accountant_entry(c_array(log_q, "log_q", owner, np.float64, 1),
-                             c_array(orders, "orders", owner, np.float64, 1),
-                             positive_finite(gamma, "gamma", owner))
+    return _accountant_entry(array_arg(log_q, "log_q", owner, cnp.NPY_FLOAT64, np.float64, 1),
+                             array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1),
+                             positive_arg(gamma, "gamma", owner))
 
 
 cdef object _accountant_entry(const double[::1] log_q, const double[::1] orders, double gamma):
@@ -676,7 +682,7 @@ cdef double stable_logsumexp(const double* x, Py_ssize_t n) noexcept nogil:
 
 def _py_logsumexp(x):
     """log(sum(exp(x))) of a float64 C-contiguous 1-D array."""
-    return _logsumexp_entry(c_array(x, "x", "refdp._core._py_logsumexp", np.float64, 1))
+    return _logsumexp_entry(array_arg(x, "x", "refdp._core._py_logsumexp", cnp.NPY_FLOAT64, np.float64, 1))
 
 
 cdef object _logsumexp_entry(const double[::1] x):
@@ -900,8 +906,13 @@ cdef Py_ssize_t discrete_gaussian_fill(bitgen_t* bitgen, uint64_t a_hi, uint64_t
     return -1
 
 
+_BitGenerator = np.random.BitGenerator
+
+
 cdef inline bitgen_t* _bitgen(object bit_generator, str owner) except NULL:
-    capsule = bit_generator_capsule(bit_generator, owner)
+    if not isinstance(bit_generator, _BitGenerator):
+        bit_generator_capsule(bit_generator, owner)   # the standard ValueError
+    capsule = bit_generator.capsule
     if not PyCapsule_IsValid(capsule, b"BitGenerator"):
         raise ValueError("invalid BitGenerator capsule")
     return <bitgen_t*> PyCapsule_GetPointer(capsule, b"BitGenerator")
@@ -911,8 +922,8 @@ def _py_uniform_below(bit_generator, n, size):
     """``size`` draws of uniform_below (1 <= n < 2**128; 128-bit n uses _uniform128)."""
     owner = "refdp._core._py_uniform_below"
     cdef bitgen_t* bg = _bitgen(bit_generator, owner)
-    n = integer(n, "n", owner, 1, 2**128)
-    cdef Py_ssize_t m = integer(size, "size", owner, 0)
+    n = int_arg(n, "n", owner, 1, 2**128)
+    cdef Py_ssize_t m = int_arg(size, "size", owner, 0)
     cdef u128 nn = (<u128> (<uint64_t> (n >> 64)) << 64) | (<uint64_t> (n & 0xFFFFFFFFFFFFFFFF))
     cdef Py_ssize_t i
     cdef u128 r
@@ -930,8 +941,8 @@ def _py_uniform_below(bit_generator, n, size):
 def _py_bernoulli(bit_generator, num, den, size, exp_of_minus=False):
     """``size`` draws of Bernoulli(num/den), or of Bernoulli(exp(-num/den)) if ``exp_of_minus``."""
     owner = "refdp._core._py_bernoulli"
-    return _bernoulli_entry(bit_generator, integer(num, "num", owner, 0, 2**64),
-                            integer(den, "den", owner, 1, 2**64), integer(size, "size", owner, 0),
+    return _bernoulli_entry(bit_generator, int_arg(num, "num", owner, 0, 2**64),
+                            int_arg(den, "den", owner, 1, 2**64), int_arg(size, "size", owner, 0),
                             bool(exp_of_minus), owner)
 
 
@@ -954,8 +965,8 @@ cdef object _bernoulli_entry(bit_generator, uint64_t num, uint64_t den, Py_ssize
 def _py_geometric_exp(bit_generator, num, den, size):
     """``size`` draws of geometric_exp (1 <= num, den < 2**64), as Python ints."""
     owner = "refdp._core._py_geometric_exp"
-    return _geometric_entry(bit_generator, integer(num, "num", owner, 1, 2**64),
-                            integer(den, "den", owner, 1, 2**64), integer(size, "size", owner, 0), owner)
+    return _geometric_entry(bit_generator, int_arg(num, "num", owner, 1, 2**64),
+                            int_arg(den, "den", owner, 1, 2**64), int_arg(size, "size", owner, 0), owner)
 
 
 cdef object _geometric_entry(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, str owner):
@@ -988,8 +999,8 @@ cdef object _finish(out, big):
 def _py_discrete_laplace(bit_generator, s, t, size):
     """``size`` draws of Lap_Z(t/s) (1 <= s, t < 2**64): int64 array, or object array of ints."""
     owner = "refdp._core._py_discrete_laplace"
-    return _laplace_entry(bit_generator, integer(s, "s", owner, 1, 2**64), integer(t, "t", owner, 1, 2**64),
-                          integer(size, "size", owner, 0), owner)
+    return _laplace_entry(bit_generator, int_arg(s, "s", owner, 1, 2**64), int_arg(t, "t", owner, 1, 2**64),
+                          int_arg(size, "size", owner, 0), owner)
 
 
 cdef object _laplace_entry(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size, str owner):
@@ -1018,10 +1029,10 @@ def _py_discrete_gaussian(bit_generator, a, b, t, size):
     then the kernel resumes: the words consumed are those of the twin.
     """
     owner = "refdp._core._py_discrete_gaussian"
-    a = integer(a, "a", owner, 1, 2**128)
-    b = integer(b, "b", owner, 1, 2**64)
-    t = integer(t, "t", owner, 1, 2**64)
-    size = integer(size, "size", owner, 0)
+    a = int_arg(a, "a", owner, 1, 2**128)
+    b = int_arg(b, "b", owner, 1, 2**64)
+    t = int_arg(t, "t", owner, 1, 2**64)
+    size = int_arg(size, "size", owner, 0)
     if t != math.isqrt(a // b) + 1:
         raise parameter_error("t", owner, f"isqrt(a // b) + 1 = {math.isqrt(a // b) + 1}", t)
     if b * t >= 2**64 or 2 * a * b * t * t >= 2**128:

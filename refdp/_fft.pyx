@@ -9,10 +9,14 @@ the bound.
 """
 cimport cython
 from libc.stdint cimport int64_t
+cimport numpy as cnp
+from refdp._checks cimport array_arg
 
 import numpy as np
 
-from ._kernel_args import c_array, length
+cnp.import_array()
+
+from ._kernel_args import length
 from .utils.validation import Described, parameter_error
 
 
@@ -24,19 +28,19 @@ def fft_inplace(re, im, wr, wi, perm):
     transform touches memory.
     """
     owner = "refdp._fft.fft_inplace"
-    re = c_array(re, "re", owner, np.float64, 1, writeable=True)
+    re = array_arg(re, "re", owner, cnp.NPY_FLOAT64, np.float64, 1, True)
     n = re.shape[0]
     if n < 1 or n & (n - 1):
         raise parameter_error("re", owner, "an array whose length is a power of two", re)
-    im = c_array(im, "im", owner, np.float64, 1, writeable=True)
+    im = array_arg(im, "im", owner, cnp.NPY_FLOAT64, np.float64, 1, True)
     length(im, "im", owner, n, "len(re)")
-    wr = c_array(wr, "wr", owner, np.float64, 1)
-    wi = c_array(wi, "wi", owner, np.float64, 1)
+    wr = array_arg(wr, "wr", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    wi = array_arg(wi, "wi", owner, cnp.NPY_FLOAT64, np.float64, 1)
     for name, table in (("wr", wr), ("wi", wi)):
         if table.shape[0] < n // 2:
             raise parameter_error(name, owner, f"an array of at least len(re) / 2 = {n // 2} twiddle factors",
                                   table)
-    perm = c_array(perm, "perm", owner, np.int64, 1)
+    perm = array_arg(perm, "perm", owner, cnp.NPY_INT64, np.int64, 1)
     length(perm, "perm", owner, n, "len(re)")
     cdef Py_ssize_t bad = _transform(re, im, wr, wi, perm)
     if bad >= 0:

@@ -4,7 +4,9 @@ The entry points are called by :mod:`refdp.core`, which validates every
 argument first; these checks make them safe to call from anywhere else too.
 Each costs O(1) per call (type, dtype, shape, contiguity, a few integer
 comparisons), never a pass over the data, and failures raise the standard
-ValueError of :func:`refdp.utils.validation.parameter_error`.
+ValueError of :func:`refdp.utils.validation.parameter_error`. The compiled
+modules first try the fast checks of ``refdp/_checks.pxd`` and call these
+only when an argument is not exactly what the kernel needs.
 """
 from __future__ import annotations
 

@@ -18,11 +18,14 @@ and :mod:`refdp.pate.exact`, which validate every argument first.
 from libc.math cimport exp, log, log1p, expm1, fabs, INFINITY
 from libc.stdint cimport int64_t
 
+cimport numpy as cnp
 from refdp._bounds cimport UNIT_ROUNDOFF as U_ROUND
+from refdp._checks cimport array_arg, positive_arg
 
 import numpy as np
 
-from ._kernel_args import c_array, positive_finite
+cnp.import_array()
+
 from .utils.validation import Described, parameter_error
 
 cdef double LN2 = 0.6931471805599453
@@ -600,15 +603,15 @@ cdef tuple _checked(counts, gamma, gx, gw, rx, rw, str owner):
     # a finite gamma > 0, Gauss-Legendre rules of matching lengths, and a
     # right-piece rule with at least (C + 1) // 2 points (exact for the
     # degree-(C - 1) polynomial it integrates).
-    counts = c_array(counts, "counts", owner, np.int64, 2)
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
     C = counts.shape[1]
     if counts.shape[0] > 0 and C < 1:
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
-    gamma = positive_finite(gamma, "gamma", owner)
-    gx = c_array(gx, "gx", owner, np.float64, 1)
-    gw = c_array(gw, "gw", owner, np.float64, 1)
-    rx = c_array(rx, "rx", owner, np.float64, 1)
-    rw = c_array(rw, "rw", owner, np.float64, 1)
+    gamma = positive_arg(gamma, "gamma", owner)
+    gx = array_arg(gx, "gx", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    gw = array_arg(gw, "gw", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    rx = array_arg(rx, "rx", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    rw = array_arg(rw, "rw", owner, cnp.NPY_FLOAT64, np.float64, 1)
     if gx.shape[0] < 1:
         raise parameter_error("gx", owner, "an array of at least one Gauss-Legendre node", gx)
     if gw.shape[0] != gx.shape[0]:
@@ -651,7 +654,7 @@ def _py_lnmax_exact(counts, gamma, orders, gx, gw, rx, rw):
     """Per row: log q, two-sided log q, forward and two-sided worst log-moments, max |log P|."""
     owner = "refdp._lnmax._py_lnmax_exact"
     counts, gamma, gx, gw, rx, rw = _checked(counts, gamma, gx, gw, rx, rw, owner)
-    return _exact_entry(counts, gamma, c_array(orders, "orders", owner, np.float64, 1), gx, gw, rx, rw)
+    return _exact_entry(counts, gamma, array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1), gx, gw, rx, rw)
 
 
 cdef object _exact_entry(const int64_t[:, ::1] counts, double gamma, const double[::1] orders,
