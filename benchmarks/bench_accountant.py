@@ -8,13 +8,13 @@ upward). refdp runs
     refdp.core.accountant_log_moments(refdp.core.lemma4_log_q(counts, gamma), orders, gamma)
 
 Baselines, each computing the same values with the same upward-rounding
-margins (those of refdp/_twins.py), so that their results can be asserted
+margins (those of refdp/twins/core.py), so that their results can be asserted
 equal to refdp's to 1e-12 relative:
 
 (a) a loop over queries, vectorised over the orders with NumPy (the structure
     of the published PATE analysis of 2018);
 (b) fully vectorised NumPy: Lemma 4 vectorised over (query, class), then
-    refdp._twins.accountant_log_moments vectorised over (query, order);
+    refdp.twins.core.accountant_log_moments vectorised over (query, order);
 (c) a loop over queries and orders in pure Python with the math module (the
     structure of the published PATE analysis script of 2017). It is timed on a
     subset of the queries and its time scaled to Q per query (said so in the
@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 import _common as bc
-from refdp import _twins
+from refdp.twins import core as _twins
 from refdp.core import accountant_log_moments, lemma4_log_q
 
 EPS = 2.0**-52
@@ -87,7 +87,7 @@ def lemma4_numpy(counts, gamma):
 
 
 def lemma4_row_numpy(row, gamma):
-    """One row, as refdp._twins.lemma4_log_q computes it."""
+    """One row, as refdp.twins.core.lemma4_log_q computes it."""
     c = row.shape[0]
     jstar = int(np.argmax(row))
     gaps = np.delete(row[jstar] - row, jstar).astype(np.float64)
@@ -218,7 +218,7 @@ def main():
           f"40% split), gamma = {GAMMA}, {len(ORDERS)} orders linspace(0.5, 64, 64).")
     print(f"distinct log q values: {len(np.unique(lq))} of {Q}; "
           f"queries inside Theorem 3's range: {100 * in_range:.1f}%.")
-    print("Every baseline applies the margins of refdp/_twins.py; accountant results are asserted "
+    print("Every baseline applies the margins of refdp/twins/core.py; accountant results are asserted "
           "equal to refdp's to 1e-12 relative, Lemma 4's log q to 1e-12 absolute (q to 1e-12 "
           "relative), before a ratio is printed.\n")
 
@@ -226,7 +226,7 @@ def main():
     funcs = {
         "refdp.core.lemma4_log_q": lambda: lemma4_log_q(counts, GAMMA),
         "NumPy, vectorised over (query, class)": lambda: lemma4_numpy(counts, GAMMA),
-        "refdp._twins.lemma4_log_q (loop over rows)": lambda: _twins.lemma4_log_q(counts, GAMMA),
+        "refdp.twins.core.lemma4_log_q (loop over rows)": lambda: _twins.lemma4_log_q(counts, GAMMA),
     }
     med, res = bc.time_interleaved(funcs, args.repeats)
     ref = res["refdp.core.lemma4_log_q"]
@@ -251,7 +251,7 @@ def main():
     d1 = bc.assert_close_rel(res["twin"], res["refdp"], "accountant twin")
     d2 = bc.assert_close_rel(res["twin distinct"], res["refdp distinct"], "accountant twin, distinct")
     print(f"Accountant alone, given log q (Q = {Q}, {len(ORDERS)} orders):")
-    bc.print_table(["log q input", "refdp", "refdp._twins (vectorised NumPy)", "twin / refdp",
+    bc.print_table(["log q input", "refdp", "refdp.twins.core (vectorised NumPy)", "twin / refdp",
                     "max rel. diff"], [
         [f"from the histograms ({len(np.unique(lq))} distinct)", bc.fmt_s(med["refdp"]),
          bc.fmt_s(med["twin"]), f"{med['twin'] / med['refdp']:.1f}x", f"{d1:.1e}"],
@@ -280,7 +280,7 @@ def main():
     print(f"Whole pipeline, counts -> Lemma 4 -> accountant (Q = {Q}, {len(ORDERS)} orders):")
     bc.print_table(["implementation", "median time", "time / refdp", "target", "max rel. diff"], [
         ["refdp (compiled Lemma 4 + accountant)", bc.fmt_s(t_ref), "1.0x", "", ""],
-        ["(b) vectorised NumPy (Lemma 4 + refdp._twins)", bc.fmt_s(med["b"]),
+        ["(b) vectorised NumPy (Lemma 4 + refdp.twins.core)", bc.fmt_s(med["b"]),
          f"{ratios['b']:.1f}x", f">= {TARGETS['b']:g}x", f"{db:.1e}"],
         ["(a) per-query loop, NumPy over orders", bc.fmt_s(med["a"]),
          f"{ratios['a']:.1f}x", f">= {TARGETS['a']:g}x", f"{da:.1e}"],

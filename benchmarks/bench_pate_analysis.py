@@ -50,7 +50,7 @@ from bench_accountant import make_histograms, pipeline_per_query_numpy
 from refdp.accounting import DEFAULT_ORDERS
 from refdp.mechanisms import report_noisy_max_distribution
 from refdp.pate import PATEAccountant, exact_analysis, lnmax_distribution
-from refdp.pate import _kernels
+from refdp import core as _kernels
 
 GAMMA = 0.05
 DELTA = 1e-5
@@ -84,7 +84,7 @@ def moves_per_query(counts):
 def main():
     args = bc.parse_args(__doc__.splitlines()[0])
     bc.print_machine("PATE analysis: accountant object and exact analysis")
-    if not _kernels.COMPILED:
+    if not _kernels.LNMAX_COMPILED:
         print("refdp._lnmax is not built: the exact analysis would run in the pure-Python twin "
               "(about a thousand times slower). Build the extension and rerun.")
         bc.summary("pate_analysis", "not run: refdp._lnmax not built")

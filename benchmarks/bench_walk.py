@@ -6,7 +6,7 @@ l = clip(l + s (2 y_i - 1), -B, B) (Dwork & Feldman, Sec. 5).
 refdp.core.projected_walk_log_odds sorts the queries and sweeps the sorted
 training set once: O(n + q log q). The baselines answer each query on its own:
 
-* the pure-Python twin refdp._twins.projected_walk_log_odds (a per-query loop
+* the pure-Python twin refdp.twins.core.projected_walk_log_odds (a per-query loop
   over the records, O(n q) Python steps);
 * a NumPy twin vectorised across queries (a loop over the records, each step
   an array operation over all queries; O(n q) work).
@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 import _common as bc
-from refdp import _twins
+from refdp.twins import core as _twins
 from refdp.core import projected_walk_log_odds
 
 TARGET_S = 1.0   # n = q = 10^6, sorting included: under one second

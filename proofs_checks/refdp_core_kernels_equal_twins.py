@@ -2,7 +2,7 @@
 
 Claim
     For random inputs with ties (fixed seed 20181), every kernel of
-    ``refdp/_core.pyx`` equals its twin in :mod:`refdp._twins`: exactly for the
+    ``refdp/_core.pyx`` equals its twin in :mod:`refdp.twins.core`: exactly for the
     walk sweep and vote counting (same float operations in the same order),
     to 1e-12 relative for Lemma 4's log q, the accountant and log-sum-exp.
 Preconditions
@@ -13,7 +13,8 @@ Precision
 """
 import numpy as np
 
-from refdp import _twins, core
+from refdp import core
+from refdp.twins import core as _twins
 from refdp.verify.registry import CheckResult, register
 from refdp.verify.verdict import Verdict
 

@@ -4,8 +4,12 @@
 Each ``cdef`` kernel is declared in ``_core.pxd`` (``noexcept nogil``) and is
 free of policy: it computes on raw buffers. The ``_py_*`` functions below are
 thin entry points for :mod:`refdp.core`, which validates every argument before
-calling them; they release the GIL around the kernel. Pure-Python twins of
-every kernel live in :mod:`refdp._twins` and the tests compare the two.
+calling them; they release the GIL around the kernel. Each also checks its own
+arguments in O(1) (:mod:`refdp._kernel_args`: types, dtypes, shapes,
+contiguity, integer ranges), so that no call from Python can read or write
+out of bounds or divide by zero. Pure-Python twins of
+every kernel live in :mod:`refdp.twins.core`, under the kernels' names, and
+the tests compare the two.
 
 Floating point: no kernel is compiled with fast-math; results that are upper
 bounds (Lemma 4's q, the accountant's log-moments) are rounded upward by an
@@ -16,10 +20,21 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.string cimport memset
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from numpy.random cimport bitgen_t
+cimport numpy as cnp
+from refdp._checks cimport array_arg, int_arg, positive_arg
+from refdp._bounds cimport (lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
+                            pure_dp_log_moment_bound,
+                            theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
+
+import math
 
 import numpy as np
 
-cdef double EPS = 2.220446049250313e-16      # 2**-52, the spacing of doubles at 1
+cnp.import_array()
+
+from ._kernel_args import bit_generator_capsule, length, ordered
+from .utils.validation import Described, parameter_error
+
 cdef double LOG4 = 1.3862943611198906        # log(4)
 
 
@@ -44,9 +59,34 @@ cdef void projected_walk_log_odds(const double* x, const double* steps, Py_ssize
         out[k] = l
 
 
-def _py_projected_walk_log_odds(const double[::1] x, const double[::1] steps,
-                                const double[::1] queries, double start,
-                                double lower, double upper):
+def _py_projected_walk_log_odds(x, steps, queries, start, lower, upper):
+    """Log-odds after the walk at each sorted query (``len(steps) == len(x)``, lower <= start <= upper)."""
+    owner = "refdp._core._py_projected_walk_log_odds"
+    x = array_arg(x, "x", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    length(steps, "steps", owner, x.shape[0], "len(x)")
+    queries = array_arg(queries, "queries", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    start, lower, upper = ordered(lower, start, upper, owner)
+    cdef Py_ssize_t bad = _first_descent(queries)
+    if bad >= 0:
+        raise parameter_error("queries", owner, "sorted in ascending order",
+                              Described(f"{queries[bad]!r} after {queries[bad - 1]!r} at position {bad}"))
+    return _projected_walk_entry(x, steps, queries, start, lower, upper)
+
+
+cdef Py_ssize_t _first_descent(const double[::1] v):
+    # -1, or the first k with v[k] < v[k - 1] (one pass, no allocation)
+    cdef Py_ssize_t k
+    with nogil:
+        for k in range(1, v.shape[0]):
+            if v[k] < v[k - 1]:
+                return k
+    return -1
+
+
+cdef object _projected_walk_entry(const double[::1] x, const double[::1] steps,
+                                  const double[::1] queries, double start,
+                                  double lower, double upper):
     cdef Py_ssize_t n = x.shape[0], m = queries.shape[0]
     out = np.empty(m, dtype=np.float64)
     cdef double[::1] o = out
@@ -90,7 +130,7 @@ cdef enum:
 cdef inline Py_ssize_t _count_votes_sequential(const vote_t* votes, Py_ssize_t n_teachers,
                                                Py_ssize_t n_queries, Py_ssize_t n_classes,
                                                int64_t* counts) noexcept nogil:
-    # Reference order (teacher-major, as in refdp._twins.count_votes). The fast
+    # Reference order (teacher-major, as in refdp.twins.core.count_votes). The fast
     # paths fall back to it when some vote lies outside [0, n_classes), so that
     # the returned index is the first bad one in C order and ``counts`` holds
     # exactly the votes before it.
@@ -281,8 +321,38 @@ cdef Py_ssize_t count_votes_uint64(const uint64_t* votes, Py_ssize_t n_teachers,
     return _count_votes(votes, n_teachers, n_queries, n_classes, counts)
 
 
-def _py_count_votes(const vote_t[:, ::1] votes, Py_ssize_t n_classes):
+def _py_count_votes(votes, n_classes):
     """Return ``(counts, first_bad)``; ``first_bad`` is -1 or a flat index."""
+    owner = "refdp._core._py_count_votes"
+    cdef cnp.ndarray arr
+    cdef int tn = -1
+    if cnp.PyArray_Check(votes):
+        arr = <cnp.ndarray> votes
+        if (cnp.PyArray_NDIM(arr) == 2 and cnp.PyArray_IS_C_CONTIGUOUS(arr)
+                and cnp.PyArray_ISNOTSWAPPED(arr)):
+            tn = cnp.PyArray_TYPE(arr)
+    n_classes = int_arg(n_classes, "n_classes", owner, 0, 2**63)
+    if tn == cnp.NPY_INT8:
+        return _count_votes_entry[int8_t](votes, n_classes)
+    if tn == cnp.NPY_INT16:
+        return _count_votes_entry[int16_t](votes, n_classes)
+    if tn == cnp.NPY_INT32:
+        return _count_votes_entry[int32_t](votes, n_classes)
+    if tn == cnp.NPY_INT64 or tn == cnp.NPY_LONGLONG:
+        return _count_votes_entry[int64_t](votes, n_classes)
+    if tn == cnp.NPY_UINT8:
+        return _count_votes_entry[uint8_t](votes, n_classes)
+    if tn == cnp.NPY_UINT16:
+        return _count_votes_entry[uint16_t](votes, n_classes)
+    if tn == cnp.NPY_UINT32:
+        return _count_votes_entry[uint32_t](votes, n_classes)
+    if tn == cnp.NPY_UINT64 or tn == cnp.NPY_ULONGLONG:
+        return _count_votes_entry[uint64_t](votes, n_classes)
+    raise parameter_error("votes", owner, "a C-contiguous 2-D array of a native-order integer "
+                          "dtype (int8 to int64, uint8 to uint64)", votes)
+
+
+cdef object _count_votes_entry(const vote_t[:, ::1] votes, Py_ssize_t n_classes):
     cdef Py_ssize_t n_teachers = votes.shape[0], n_queries = votes.shape[1]
     counts = np.zeros((n_queries, n_classes), dtype=np.int64)
     if n_teachers == 0 or n_queries == 0 or n_classes == 0:
@@ -363,11 +433,17 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
         else:
             lse = m + log(s)
             zbar = w / s
-            # upward rounding margin (docs/theory/floating_point.rst)
-            log_q[i] = lse + 8.0 * EPS * (zbar + log(2.0 + zbar) + fabs(lse) + 2.0 * n_classes + 8.0)
+            # upward rounding margin (refdp/_bounds.pxd)
+            log_q[i] = lse + lemma4_margin(lse, zbar, n_classes)
 
 
-def _py_laplace_difference_log_tail(const double[::1] gaps, double gamma):
+def _py_laplace_difference_log_tail(gaps, gamma):
+    """log P[Y - X > g] for each g of ``gaps`` (float64, C-contiguous), gamma finite > 0."""
+    owner = "refdp._core._py_laplace_difference_log_tail"
+    return _tail_entry(array_arg(gaps, "gaps", owner, cnp.NPY_FLOAT64, np.float64, 1), positive_arg(gamma, "gamma", owner))
+
+
+cdef object _tail_entry(const double[::1] gaps, double gamma):
     cdef Py_ssize_t i, n = gaps.shape[0]
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] o = out
@@ -377,7 +453,16 @@ def _py_laplace_difference_log_tail(const double[::1] gaps, double gamma):
     return out
 
 
-def _py_lemma4_log_q(const int64_t[:, ::1] counts, double gamma):
+def _py_lemma4_log_q(counts, gamma):
+    """Lemma 4's log q per row of ``counts`` (int64, C-contiguous, >= 1 column), gamma finite > 0."""
+    owner = "refdp._core._py_lemma4_log_q"
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
+    if counts.shape[0] > 0 and counts.shape[1] < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    return _lemma4_entry(counts, positive_arg(gamma, "gamma", owner))
+
+
+cdef object _lemma4_entry(const int64_t[:, ::1] counts, double gamma):
     cdef Py_ssize_t n = counts.shape[0], c = counts.shape[1]
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] o = out
@@ -404,11 +489,11 @@ cdef inline void _order_terms(const double* orders, Py_ssize_t m, double gamma,
     cdef double lam, indep, pure
     for k in range(m):
         lam = orders[k]
-        indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
-        pure = 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+        indep = pate_theorem2_bound(gamma, lam)
+        pure = pure_dp_log_moment_bound(gamma, lam)
         best_[k] = indep if indep < pure else pure
         lam_[k] = lam
-        g2l_[k] = 2.0 * gamma * lam
+        g2l_[k] = pure_dp_log_moment(gamma, lam)
 
 
 cdef inline void _query_terms(double lq, const double* lam_, const double* best_,
@@ -421,7 +506,7 @@ cdef inline void _query_terms(double lq, const double* lam_, const double* best_
     # the minimum is best either way. Every evaluated operation is the one of
     # the reference formulation, in the same order.
     cdef Py_ssize_t k
-    cdef double q, x, a1, a2, fa1, fa2, flq, slack_x
+    cdef double q, x, a1, a2, flq, slack_x
     cdef double lam, a, b, hi, lo, val, err, best
     q = exp(lq)
     if not (q < threshold):
@@ -431,10 +516,8 @@ cdef inline void _query_terms(double lq, const double* lam_, const double* best_
     x = E * q
     a1 = log1p(-q)
     a2 = log1p(-x)
-    fa1 = fabs(a1)
-    fa2 = fabs(a2)
     flq = fabs(lq) if lq > -INFINITY else 0.0
-    slack_x = 8.0 * EPS * x / (1.0 - x)
+    slack_x = theorem3_slack(x)
     for k in range(m):
         lam = lam_[k]
         best = best_[k]
@@ -448,20 +531,11 @@ cdef inline void _query_terms(double lq, const double* lam_, const double* best_
             lo = a
         if hi < best:
             val = hi + log1p(exp(lo - hi))
-            err = 64.0 * EPS * ((1.0 + lam) * fa1 + lam * fa2 + flq
-                                + g2l_[k] + fabs(val) + 1.0) \
-                + (1.0 + 2.0 * lam) * slack_x
+            err = theorem3_margin(lam, a1, a2, flq, g2l_[k], val, slack_x)
             val = val + err
             if val < best:
                 best = val
         terms[k] = best
-
-
-cdef inline double _theorem3_threshold(double E) noexcept nogil:
-    # Thm 3 needs q < (e^{2g} - 1)/(e^{4g} - 1) = 1/(e^{2g} + 1); the computed
-    # threshold is lowered by a few ulps so that rounding never admits a q
-    # outside the theorem's range.
-    return (1.0 / (E + 1.0)) * (1.0 - 8.0 * EPS)
 
 
 cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
@@ -472,7 +546,7 @@ cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
     # does not depend on whether runs occur.
     cdef Py_ssize_t i, k, k0, m
     cdef double E = exp(2.0 * gamma)
-    cdef double threshold = _theorem3_threshold(E)
+    cdef double threshold = theorem3_threshold(E)
     cdef double lam_[_ORDER_CHUNK]
     cdef double best_[_ORDER_CHUNK]
     cdef double g2l_[_ORDER_CHUNK]
@@ -494,7 +568,7 @@ cdef void accountant_log_moments(const double* log_q, Py_ssize_t n_queries,
         # sequential summation of n_queries non-negative terms: relative error
         # at most (n_queries - 1) * EPS / 2; round the total upward by n_queries * EPS.
         for k in range(m):
-            out[k0 + k] = acc[k] * (1.0 + (n_queries + 2) * EPS)
+            out[k0 + k] = acc[k] * upward_sum_factor(n_queries)
         k0 += m
 
 
@@ -504,7 +578,7 @@ cdef void _accountant_table(const double* values, Py_ssize_t n_values,
     # table[i * n_orders + k] = the term of a query with log_q = values[i].
     cdef Py_ssize_t i, k0, m
     cdef double E = exp(2.0 * gamma)
-    cdef double threshold = _theorem3_threshold(E)
+    cdef double threshold = theorem3_threshold(E)
     cdef double lam_[_ORDER_CHUNK]
     cdef double best_[_ORDER_CHUNK]
     cdef double g2l_[_ORDER_CHUNK]
@@ -534,10 +608,18 @@ cdef void _accountant_gather_sum(const int64_t* index, Py_ssize_t n_queries,
         for k in range(n_orders):
             out[k] += row[k]
     for k in range(n_orders):
-        out[k] = out[k] * (1.0 + (n_queries + 2) * EPS)
+        out[k] = out[k] * upward_sum_factor(n_queries)
 
 
-def _py_accountant_log_moments(const double[::1] log_q, const double[::1] orders, double gamma):
+def _py_accountant_log_moments(log_q, orders, gamma):
+    """Composed log-moments per order (``log_q``, ``orders`` float64, C-contiguous; gamma finite > 0)."""
+    owner = "refdp._core._py_accountant_log_moments"
+    return _accountant_entry(array_arg(log_q, "log_q", owner, cnp.NPY_FLOAT64, np.float64, 1),
+                             array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1),
+                             positive_arg(gamma, "gamma", owner))
+
+
+cdef object _accountant_entry(const double[::1] log_q, const double[::1] orders, double gamma):
     cdef Py_ssize_t n = log_q.shape[0], m = orders.shape[0]
     cdef Py_ssize_t n_values, k0, mc, chunk
     out = np.zeros(m, dtype=np.float64)
@@ -598,7 +680,12 @@ cdef double stable_logsumexp(const double* x, Py_ssize_t n) noexcept nogil:
     return m + log(s)
 
 
-def _py_logsumexp(const double[::1] x):
+def _py_logsumexp(x):
+    """log(sum(exp(x))) of a float64 C-contiguous 1-D array."""
+    return _logsumexp_entry(array_arg(x, "x", "refdp._core._py_logsumexp", cnp.NPY_FLOAT64, np.float64, 1))
+
+
+cdef object _logsumexp_entry(const double[::1] x):
     cdef Py_ssize_t n = x.shape[0]
     cdef double r
     if n == 0:
@@ -614,7 +701,7 @@ def _py_logsumexp(const double[::1] x):
 # Every probability below is a ratio of integers and every random choice is a
 # uniform integer drawn from whole 64-bit words of the Generator's bitgen_t
 # (next_uint64), so no floating-point number touches a probability. The
-# pure-Python twins in refdp._twins consume the same words in the same order;
+# pure-Python twins in refdp.twins.core consume the same words in the same order;
 # the tests require kernel == twin on the same seed. The proofs are in
 # docs/theory/discrete_samplers.rst.
 #
@@ -819,33 +906,49 @@ cdef Py_ssize_t discrete_gaussian_fill(bitgen_t* bitgen, uint64_t a_hi, uint64_t
     return -1
 
 
-cdef inline bitgen_t* _bitgen(object bit_generator) except NULL:
+_BitGenerator = np.random.BitGenerator
+
+
+cdef inline bitgen_t* _bitgen(object bit_generator, str owner) except NULL:
+    if not isinstance(bit_generator, _BitGenerator):
+        bit_generator_capsule(bit_generator, owner)   # the standard ValueError
     capsule = bit_generator.capsule
     if not PyCapsule_IsValid(capsule, b"BitGenerator"):
         raise ValueError("invalid BitGenerator capsule")
     return <bitgen_t*> PyCapsule_GetPointer(capsule, b"BitGenerator")
 
 
-def _py_uniform_below(bit_generator, n, Py_ssize_t size):
+def _py_uniform_below(bit_generator, n, size):
     """``size`` draws of uniform_below (1 <= n < 2**128; 128-bit n uses _uniform128)."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_uniform_below"
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
+    n = int_arg(n, "n", owner, 1, 2**128)
+    cdef Py_ssize_t m = int_arg(size, "size", owner, 0)
     cdef u128 nn = (<u128> (<uint64_t> (n >> 64)) << 64) | (<uint64_t> (n & 0xFFFFFFFFFFFFFFFF))
     cdef Py_ssize_t i
     cdef u128 r
-    hi = np.empty(size, dtype=np.uint64)
-    lo = np.empty(size, dtype=np.uint64)
+    hi = np.empty(m, dtype=np.uint64)
+    lo = np.empty(m, dtype=np.uint64)
     cdef uint64_t[::1] h = hi, l = lo
     with bit_generator.lock, nogil:
-        for i in range(size):
+        for i in range(m):
             r = _uniform128(bg, nn)
             h[i] = <uint64_t> (r >> 64)
             l[i] = <uint64_t> r
     return [(int(a) << 64) | int(c) for a, c in zip(hi, lo)]
 
 
-def _py_bernoulli(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, bint exp_of_minus=False):
+def _py_bernoulli(bit_generator, num, den, size, exp_of_minus=False):
     """``size`` draws of Bernoulli(num/den), or of Bernoulli(exp(-num/den)) if ``exp_of_minus``."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_bernoulli"
+    return _bernoulli_entry(bit_generator, int_arg(num, "num", owner, 0, 2**64),
+                            int_arg(den, "den", owner, 1, 2**64), int_arg(size, "size", owner, 0),
+                            bool(exp_of_minus), owner)
+
+
+cdef object _bernoulli_entry(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size,
+                             bint exp_of_minus, str owner):
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t i
     out = np.empty(size, dtype=np.int8)
     cdef int8_t[::1] o = out
@@ -859,9 +962,15 @@ def _py_bernoulli(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, bi
     return out
 
 
-def _py_geometric_exp(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size):
-    """``size`` draws of geometric_exp, as Python ints."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+def _py_geometric_exp(bit_generator, num, den, size):
+    """``size`` draws of geometric_exp (1 <= num, den < 2**64), as Python ints."""
+    owner = "refdp._core._py_geometric_exp"
+    return _geometric_entry(bit_generator, int_arg(num, "num", owner, 1, 2**64),
+                            int_arg(den, "den", owner, 1, 2**64), int_arg(size, "size", owner, 0), owner)
+
+
+cdef object _geometric_entry(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size, str owner):
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t i
     hi = np.empty(size, dtype=np.uint64)
     lo = np.empty(size, dtype=np.uint64)
@@ -872,12 +981,12 @@ def _py_geometric_exp(bit_generator, uint64_t num, uint64_t den, Py_ssize_t size
     return [(int(a) << 64) | int(c) for a, c in zip(hi, lo)]
 
 
-def _signed(uint64_t hi, uint64_t lo, uint64_t negative):
+cdef object _signed(uint64_t hi, uint64_t lo, uint64_t negative):
     mag = (int(hi) << 64) | int(lo)
     return -mag if negative else mag
 
 
-def _finish(out, big):
+cdef object _finish(out, big):
     # int64 array, or an object array of Python ints if a draw left int64
     if not big:
         return out
@@ -887,9 +996,15 @@ def _finish(out, big):
     return obj
 
 
-def _py_discrete_laplace(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size):
+def _py_discrete_laplace(bit_generator, s, t, size):
     """``size`` draws of Lap_Z(t/s) (1 <= s, t < 2**64): int64 array, or object array of ints."""
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_discrete_laplace"
+    return _laplace_entry(bit_generator, int_arg(s, "s", owner, 1, 2**64), int_arg(t, "t", owner, 1, 2**64),
+                          int_arg(size, "size", owner, 0), owner)
+
+
+cdef object _laplace_entry(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size, str owner):
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t start = 0, bad
     cdef uint64_t pending[3]
     out = np.empty(size, dtype=np.int64)
@@ -906,15 +1021,29 @@ def _py_discrete_laplace(bit_generator, uint64_t s, uint64_t t, Py_ssize_t size)
     return _finish(out, big)
 
 
-def _py_discrete_gaussian(bit_generator, a, uint64_t b, uint64_t t, Py_ssize_t size):
+def _py_discrete_gaussian(bit_generator, a, b, t, size):
     """``size`` draws of N_Z(0, a/b) with t = floor(sqrt(a/b)) + 1 (within the kernel bounds).
 
     A proposal whose acceptance test needs more than 128 bits is tested by the
-    exact twin :func:`refdp._twins.bernoulli_exp` on the same bit generator,
+    exact twin :func:`refdp.twins.core.bernoulli_exp` on the same bit generator,
     then the kernel resumes: the words consumed are those of the twin.
     """
-    from . import _twins
-    cdef bitgen_t* bg = _bitgen(bit_generator)
+    owner = "refdp._core._py_discrete_gaussian"
+    a = int_arg(a, "a", owner, 1, 2**128)
+    b = int_arg(b, "b", owner, 1, 2**64)
+    t = int_arg(t, "t", owner, 1, 2**64)
+    size = int_arg(size, "size", owner, 0)
+    if t != math.isqrt(a // b) + 1:
+        raise parameter_error("t", owner, f"isqrt(a // b) + 1 = {math.isqrt(a // b) + 1}", t)
+    if b * t >= 2**64 or 2 * a * b * t * t >= 2**128:
+        raise parameter_error("a", owner, "such that b t < 2**64 and 2 a b t**2 < 2**128 (the "
+                              "kernel's fixed width)", Described(f"a = {a}, b = {b}, t = {t}"))
+    return _gaussian_entry(bit_generator, a, b, t, size, owner)
+
+
+cdef object _gaussian_entry(bit_generator, a, uint64_t b, uint64_t t, Py_ssize_t size, str owner):
+    from .twins import core as _twins
+    cdef bitgen_t* bg = _bitgen(bit_generator, owner)
     cdef Py_ssize_t start = 0, bad
     cdef uint64_t pending[3]
     cdef uint64_t a_hi = <uint64_t> (a >> 64), a_lo = <uint64_t> (a & 0xFFFFFFFFFFFFFFFF)

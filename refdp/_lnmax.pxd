@@ -2,9 +2,10 @@
 """C signatures of refdp's exact-LNMax kernels, for other Cython code to cimport.
 
 Every kernel is ``noexcept nogil`` and works on caller-owned buffers; the
-Python wrappers (:mod:`refdp.pate.lnmax_law`, :mod:`refdp.pate.exact`) validate
+Python wrappers (:mod:`refdp.core`, called by :mod:`refdp.pate.lnmax_law` and
+:mod:`refdp.pate.exact`) validate
 arguments and build the Gauss-Legendre tables. ``gx, gw`` (``gm`` points) is the
-rule of the numerical fallback on [-1, 1] (refdp.pate._law_twin.GL_M points);
+rule of the numerical fallback on [-1, 1] (refdp.twins.lnmax.GL_M points);
 ``rx, rw`` (``rm = (C + 1) // 2`` points) the rule of the unbounded right piece.
 Workspaces: ``lnmax_workspace_doubles(C)`` doubles and
 ``lnmax_workspace_ints(C)`` int64 for the law, the ``lnmax_exact_*`` sizes for

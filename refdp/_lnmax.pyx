@@ -8,26 +8,34 @@ count vector, the exact probability that LNMax misses the plurality class,
 its two-sided counterpart, and the worst-case log-moment over all neighbouring
 count vectors. Both are declared in ``_lnmax.pxd`` (``noexcept nogil``).
 
-The pure-Python twin in :mod:`refdp.pate._law_twin` performs the same
+The pure-Python twin in :mod:`refdp.twins.lnmax` performs the same
 floating-point operations in the same order; the tests require equal results.
 The algorithm and its error analysis are in ``docs/theory/pate.rst``.
-The ``_py_*`` entry points are called by :mod:`refdp.pate.lnmax_law` and
-:mod:`refdp.pate.exact`, which validate every argument first.
+The ``_py_*`` entry points are called through :mod:`refdp.core`
+(``lnmax_log_law_rows``, ``lnmax_exact_rows``) by :mod:`refdp.pate.lnmax_law`
+and :mod:`refdp.pate.exact`, which validate every argument first.
 """
 from libc.math cimport exp, log, log1p, expm1, fabs, INFINITY
 from libc.stdint cimport int64_t
 
+cimport numpy as cnp
+from refdp._bounds cimport UNIT_ROUNDOFF as U_ROUND
+from refdp._checks cimport array_arg, positive_arg
+
 import numpy as np
 
+cnp.import_array()
+
+from .utils.validation import Described, parameter_error
+
 cdef double LN2 = 0.6931471805599453
-cdef double U_ROUND = 1.1102230246251565e-16   # 2**-53
-cdef double TOL = 1e-12                        # same as refdp.pate._law_twin.TOL
-cdef double SHORT = 0.25                       # refdp.pate._law_twin.SHORT
-cdef double SERIES_MAX = 0.7                   # refdp.pate._law_twin.SERIES_MAX
+cdef double TOL = 1e-12                        # same as refdp.twins.lnmax.TOL
+cdef double SHORT = 0.25                       # refdp.twins.lnmax.SHORT
+cdef double SERIES_MAX = 0.7                   # refdp.twins.lnmax.SERIES_MAX
 cdef double TWO_M60 = 8.673617379884035e-19    # 2**-60
 
 cdef enum:
-    SERIES_TERMS = 1000                        # refdp.pate._law_twin.SERIES_TERMS
+    SERIES_TERMS = 1000                        # refdp.twins.lnmax.SERIES_TERMS
 
 # INV[p] = 1 / (p + 1), rounded once (the twin uses the same table)
 cdef double INV[2 * SERIES_TERMS + 2]
@@ -590,10 +598,41 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
     max_abs_log[0] = big
 
 
-def _py_lnmax_log_law(const int64_t[:, ::1] counts, double gamma,
-                      const double[::1] gx, const double[::1] gw,
-                      const double[::1] rx, const double[::1] rw):
-    """Log-probabilities of LNMax for every row of ``counts`` (validated by the caller)."""
+cdef tuple _checked(counts, gamma, gx, gw, rx, rw, str owner):
+    # O(1) checks of an entry point's arguments: dtypes, shapes, contiguity,
+    # a finite gamma > 0, Gauss-Legendre rules of matching lengths, and a
+    # right-piece rule with at least (C + 1) // 2 points (exact for the
+    # degree-(C - 1) polynomial it integrates).
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
+    C = counts.shape[1]
+    if counts.shape[0] > 0 and C < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    gamma = positive_arg(gamma, "gamma", owner)
+    gx = array_arg(gx, "gx", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    gw = array_arg(gw, "gw", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    rx = array_arg(rx, "rx", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    rw = array_arg(rw, "rw", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    if gx.shape[0] < 1:
+        raise parameter_error("gx", owner, "an array of at least one Gauss-Legendre node", gx)
+    if gw.shape[0] != gx.shape[0]:
+        raise parameter_error("gw", owner, f"an array of length len(gx) = {gx.shape[0]}", gw)
+    if rx.shape[0] < max(1, (C + 1) // 2):
+        raise parameter_error("rx", owner, f"an array of at least max(1, (C + 1) // 2) = "
+                              f"{max(1, (C + 1) // 2)} nodes", rx)
+    if rw.shape[0] != rx.shape[0]:
+        raise parameter_error("rw", owner, f"an array of length len(rx) = {rx.shape[0]}", rw)
+    return counts, gamma, gx, gw, rx, rw
+
+
+def _py_lnmax_log_law(counts, gamma, gx, gw, rx, rw):
+    """Log-probabilities of LNMax for every row of ``counts`` (arguments checked in O(1))."""
+    counts, gamma, gx, gw, rx, rw = _checked(counts, gamma, gx, gw, rx, rw, "refdp._lnmax._py_lnmax_log_law")
+    return _log_law_entry(counts, gamma, gx, gw, rx, rw)
+
+
+cdef object _log_law_entry(const int64_t[:, ::1] counts, double gamma,
+                           const double[::1] gx, const double[::1] gw,
+                           const double[::1] rx, const double[::1] rw):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], i
     out = np.empty((n, C), dtype=np.float64)
     if n == 0 or C == 0:
@@ -611,18 +650,29 @@ def _py_lnmax_log_law(const int64_t[:, ::1] counts, double gamma,
     return out
 
 
-def _py_lnmax_exact(const int64_t[:, ::1] counts, double gamma, const double[::1] orders,
-                    const double[::1] gx, const double[::1] gw,
-                    const double[::1] rx, const double[::1] rw):
+def _py_lnmax_exact(counts, gamma, orders, gx, gw, rx, rw):
     """Per row: log q, two-sided log q, forward and two-sided worst log-moments, max |log P|."""
+    owner = "refdp._lnmax._py_lnmax_exact"
+    counts, gamma, gx, gw, rx, rw = _checked(counts, gamma, gx, gw, rx, rw, owner)
+    return _exact_entry(counts, gamma, array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1), gx, gw, rx, rw)
+
+
+cdef object _exact_entry(const int64_t[:, ::1] counts, double gamma, const double[::1] orders,
+                         const double[::1] gx, const double[::1] gw,
+                         const double[::1] rx, const double[::1] rw):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], i
+    # without orders, the moments have no column but log q and max |log P| are
+    # still computed (one scratch column keeps every pointer inside a buffer)
+    cdef Py_ssize_t KB = K if K > 0 else 1
+    cdef double no_order = 1.0
     log_q = np.empty(n, dtype=np.float64)
     log_q2 = np.empty(n, dtype=np.float64)
-    fwd = np.zeros((n, K), dtype=np.float64)
-    both = np.zeros((n, K), dtype=np.float64)
+    fwd = np.zeros((n, KB), dtype=np.float64)
+    both = np.zeros((n, KB), dtype=np.float64)
     big = np.empty(n, dtype=np.float64)
-    if n == 0 or C == 0 or K == 0:
-        return log_q, log_q2, fwd, both, big
+    if n == 0 or C == 0:
+        return log_q, log_q2, fwd[:, :K], both[:, :K], big
+    cdef const double* po = &orders[0] if K > 0 else &no_order
     cdef double[::1] lq = log_q, lq2 = log_q2, bg = big
     cdef double[:, ::1] fw = fwd, bo = both
     work_arr = np.empty(lnmax_exact_workspace_doubles(C), dtype=np.float64)
@@ -632,7 +682,9 @@ def _py_lnmax_exact(const int64_t[:, ::1] counts, double gamma, const double[::1
     cdef Py_ssize_t gm = gx.shape[0], rm = rx.shape[0]
     with nogil:
         for i in range(n):
-            lnmax_exact_query(&counts[i, 0], C, gamma, &orders[0], K, &gx[0], &gw[0], gm,
+            lnmax_exact_query(&counts[i, 0], C, gamma, po, K, &gx[0], &gw[0], gm,
                               &rx[0], &rw[0], rm, &work[0], &iwork[0],
                               &lq[i], &lq2[i], &fw[i, 0], &bo[i, 0], &bg[i])
+    if K == 0:
+        return log_q, log_q2, fwd[:, :0], both[:, :0], big
     return log_q, log_q2, fwd, both, big

@@ -1,10 +1,22 @@
-r"""Validated Python entry points to refdp's compiled kernels.
+r"""The Python side of refdp's compiled code: the one layer between it and the rest of refdp.
 
-These wrappers check their arguments (one message shape, see
-:mod:`refdp.utils.validation`), arrange memory (contiguity, sorting of queries) and
-call the kernels in :mod:`refdp._core`, which run with the GIL released. They
-contain no loops over data. The same kernels are available to Cython code via
-``cimport refdp._core`` (see ``refdp/_core.pxd``).
+Every compiled module ``refdp/_<name>.pyx`` (``_core``, ``_lnmax``, ``_fft``)
+is imported here and nowhere else in the package; its pure-Python twin is
+``refdp/twins/<name>.py``, with each twin function named as the kernel it
+mirrors (``docs/kernels.rst`` lists kernel, twin, wrapper, users and the
+test that compares them).
+
+The public functions (``__all__``) check their arguments (one message shape,
+see :mod:`refdp.utils.validation`), arrange memory (contiguity, sorting of
+queries) and call the kernels in :mod:`refdp._core`, which run with the GIL
+released. They contain no loops over data. The same kernels are available to
+Cython code via ``cimport refdp._core`` (see ``refdp/_core.pxd``).
+
+The functions after them (not in ``__all__``) serve refdp's own modules,
+which validate first: the exact integer samplers, the LNMax law and the FFT.
+Each runs the compiled kernel, or its twin where the twin is the reference
+(parameters beyond the kernel's fixed width, a build without the extension,
+or a caller asking for it); kernel and twin give the same results.
 
 References
 ----------
@@ -15,9 +27,21 @@ References
 """
 from __future__ import annotations
 
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
-from . import _core
+from . import _core, _fft
+from .twins import core as _core_twin
+from .twins import fft as _fft_twin
+from .twins import lnmax as _lnmax_twin
+
+try:  # pragma: no cover - depends on the build
+    from . import _lnmax
+except ImportError:  # pragma: no cover
+    _lnmax = None
 from .utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 
 __all__ = [
@@ -217,3 +241,141 @@ def logsumexp(x):
     """
     x = check_array(x, "x", "logsumexp", finite=False).ravel()
     return float(_core._py_logsumexp(np.ascontiguousarray(x)))
+
+
+# ---------------------------------------------------------------------------
+# Entry points for refdp's own modules (not public API: the caller validates).
+# ---------------------------------------------------------------------------
+
+# Exact integer samplers (refdp/_core.pyx section 5; twins in refdp/twins/core.py).
+
+_U64 = 1 << 64
+_U128 = 1 << 128
+_INT64_MAX = (1 << 63) - 1
+
+#: The twins' word source (``next_uint64`` words of a bit generator as Python ints).
+word_source = _core_twin.word_source
+
+
+def uniform_below_draw(bit_generator, n):
+    """One uniform integer on ``[0, n)``, ``n >= 1``: the kernel below ``2**128``, else the twin."""
+    if n < _U128:
+        return int(_core._py_uniform_below(bit_generator, n, 1)[0])
+    return _core_twin.uniform_below(word_source(bit_generator), n)
+
+
+def bernoulli_exp_draw(bit_generator, num, den):
+    """One Bernoulli(exp(-num / den)) draw, ``num >= 0``, ``den >= 1``, exactly."""
+    if num < _U64 and den < _U64:
+        return int(_core._py_bernoulli(bit_generator, num, den, 1, True)[0])
+    return _core_twin.bernoulli_exp(word_source(bit_generator), num, den)
+
+
+def geometric_exp_draw(bit_generator, num, den):
+    """One ``Y >= 0`` with ``P[Y = y]`` proportional to ``exp(-y num / den)``, ``num, den >= 1``."""
+    if num < _U64 and den < _U64:
+        return int(_core._py_geometric_exp(bit_generator, num, den, 1)[0])
+    return _core_twin.geometric_exp(word_source(bit_generator), num, den)
+
+
+def discrete_laplace_draws(bit_generator, s, t, n):
+    """``n`` i.i.d. draws of Lap_Z(t/s) (``s, t >= 1`` ints): int64, or object array of ints."""
+    if s < _U64 and t < _U64:
+        return _core._py_discrete_laplace(bit_generator, s, t, n)
+    words = word_source(bit_generator)
+    return compact_integers([_core_twin.discrete_laplace(words, s, t) for _ in range(n)])
+
+
+def discrete_gaussian_draws(bit_generator, a, b, n):
+    """``n`` i.i.d. draws of N_Z(0, a/b) (``a, b >= 1`` ints): int64, or object array of ints."""
+    t = math.isqrt(a // b) + 1
+    if b * t < _U64 and 2 * a * b * t * t < _U128:
+        return _core._py_discrete_gaussian(bit_generator, a, b, t, n)
+    words = word_source(bit_generator)
+    return compact_integers([_core_twin.discrete_gaussian(words, a, b) for _ in range(n)])
+
+
+def compact_integers(values) -> np.ndarray:
+    """A 1-D int64 array if every value fits, else an object array of Python ints."""
+    if all(-_INT64_MAX <= v <= _INT64_MAX for v in values):
+        return np.array(values, dtype=np.int64).reshape(len(values))
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+# LNMax law and exact analysis (refdp/_lnmax.pyx; twin refdp/twins/lnmax.py).
+
+#: True when the compiled LNMax kernels are available (otherwise the twin runs,
+#: about a thousand times slower).
+LNMAX_COMPILED = _lnmax is not None
+#: Relative error assumed on every probability the LNMax kernels compute.
+LNMAX_ETA = _lnmax_twin.ETA
+
+_GL_FALLBACK = tuple(np.asarray(v, dtype=np.float64) for v in _lnmax_twin.gl_rule(_lnmax_twin.GL_M))
+_GL_RIGHT = {}
+
+
+def lnmax_gl_tables(n_classes):
+    """(fallback nodes, weights, right-piece nodes, weights) for ``n_classes`` classes."""
+    m = (int(n_classes) + 1) // 2
+    if m not in _GL_RIGHT:
+        _GL_RIGHT[m] = tuple(np.asarray(v, dtype=np.float64) for v in _lnmax_twin.gl_rule(max(m, 1)))
+    return _GL_FALLBACK + _GL_RIGHT[m]
+
+
+def lnmax_log_law_rows(counts, gamma, *, use_compiled=None):
+    """Log-probabilities of LNMax for every row of a validated int64 (Q, C) array."""
+    use = LNMAX_COMPILED if use_compiled is None else use_compiled
+    if use:
+        return _lnmax._py_lnmax_log_law(counts, gamma, *lnmax_gl_tables(counts.shape[1]))
+    rule = _lnmax_twin.gl_rule(_lnmax_twin.GL_M)
+    return np.array([_lnmax_twin.lnmax_log_law(row, gamma, rule) for row in counts.tolist()],
+                    dtype=np.float64).reshape(counts.shape)
+
+
+def lnmax_exact_rows(counts, gamma, orders, *, n_threads=None, use_compiled=None):
+    """Per row: (log_q, log_q2, alpha_forward, alpha_both, max_abs_log), not rounded.
+
+    The compiled path splits the rows among ``n_threads`` threads (default:
+    the number of CPUs); each row is computed independently, so the result
+    does not depend on the split.
+    """
+    use = LNMAX_COMPILED if use_compiled is None else use_compiled
+    n, K = counts.shape[0], orders.shape[0]
+    if not use:
+        rule = _lnmax_twin.gl_rule(_lnmax_twin.GL_M)
+        out = [_lnmax_twin.lnmax_exact_query(row, gamma, orders.tolist(), rule)
+               for row in counts.tolist()]
+        return (np.array([o[0] for o in out], dtype=np.float64),
+                np.array([o[1] for o in out], dtype=np.float64),
+                np.array([o[2] for o in out], dtype=np.float64).reshape(n, K),
+                np.array([o[3] for o in out], dtype=np.float64).reshape(n, K),
+                np.array([o[4] for o in out], dtype=np.float64))
+    tables = lnmax_gl_tables(counts.shape[1])
+    threads = (os.cpu_count() or 1) if n_threads is None else int(n_threads)
+    threads = max(1, min(threads, n // 32 + 1))
+    if threads == 1:
+        return _lnmax._py_lnmax_exact(counts, gamma, orders, *tables)
+    bounds = np.linspace(0, n, threads + 1).astype(np.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(lambda ab: _lnmax._py_lnmax_exact(
+            np.ascontiguousarray(counts[ab[0]:ab[1]]), gamma, orders, *tables),
+            zip(bounds[:-1], bounds[1:])))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+
+
+# Radix-2 FFT (refdp/_fft.pyx; twin refdp/twins/fft.py).
+
+def fft_inplace(re, im, wr, wi, perm, *, compiled=True):
+    """Forward FFT of the float64 arrays ``re + i im`` in place; returns ``(re, im)``.
+
+    ``perm`` is the bit-reversal permutation (int64) and ``wr + i wi`` the
+    twiddle factors ``exp(-2 pi i j / n)``, ``j < n / 2``. ``compiled=False``
+    runs the twin (identical results).
+    """
+    if not compiled:
+        return _fft_twin.fft_inplace(re, im, wr, wi, perm)
+    _fft.fft_inplace(re, im, np.ascontiguousarray(wr), np.ascontiguousarray(wi),
+                     np.ascontiguousarray(perm, dtype=np.int64))
+    return re, im

@@ -9,7 +9,8 @@ import scipy.special
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from refdp import _core, _twins, core
+from refdp import _core, core
+from refdp.twins import core as _twins
 from refdp.verify import reference as ref
 
 RTOL = 1e-12

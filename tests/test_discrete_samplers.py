@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from refdp import _core, _twins
+from refdp import _core
+from refdp.twins import core as _twins
 from refdp.mechanisms import (
     discrete_gaussian,
     discrete_gaussian_mechanism,

@@ -2,8 +2,10 @@
 
 ``convolve_bounds(a, b)`` returns ``(c, err)``: the computed convolution and a
 double ``err`` with ``|c_i - (a * b)_i| <= err`` for every ``i``. The transform
-is the radix-2 Cooley-Tukey FFT of ``refdp._fft`` (its pure-Python twin
-:func:`fft_python` performs the same operations in the same order); the bound
+is the radix-2 Cooley-Tukey FFT of ``refdp/_fft.pyx``, reached through
+:func:`refdp.core.fft_inplace` (its pure-Python twin
+:func:`refdp.twins.fft.fft_inplace` performs the same operations in the same
+order); the bound
 follows Higham (2002), Theorem 24.2 and Lemma 3.5
 (``docs/theory/privacy_profiles.rst``, section 4).
 
@@ -20,6 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import core
 from ..utils.rounding import UNIT_ROUNDOFF as _U, gamma
 
 _MU = 4 * _U                       # twiddle accuracy assumed (see the module docstring)
@@ -42,39 +45,10 @@ def _tables(n: int):
     return wr, wi, perm
 
 
-def fft_python(re, im):
-    """Pure-Python twin of :func:`refdp._fft.fft_inplace` (returns new arrays)."""
-    n = re.size
-    wr, wi, perm = _tables(n)
-    re = np.asarray(re, float)[perm].copy()
-    im = np.asarray(im, float)[perm].copy()
-    m = 2
-    while m <= n:
-        half, stride = m // 2, n // m
-        cr = wr[::stride][:half]
-        ci = wi[::stride][:half]
-        R = re.reshape(-1, m)
-        I = im.reshape(-1, m)
-        xr, xi = R[:, half:].copy(), I[:, half:].copy()
-        tr = cr * xr - ci * xi
-        ti = cr * xi + ci * xr
-        ar, ai = R[:, :half].copy(), I[:, :half].copy()
-        R[:, half:] = ar - tr
-        I[:, half:] = ai - ti
-        R[:, :half] = ar + tr
-        I[:, :half] = ai + ti
-        m *= 2
-    return re, im
-
-
 def _fft(re, im, python: bool):
-    if python:
-        return fft_python(re, im)
-    from .._fft import fft_inplace
     wr, wi, perm = _tables(re.size)
-    re, im = np.array(re, dtype=float), np.array(im, dtype=float)
-    fft_inplace(re, im, np.ascontiguousarray(wr), np.ascontiguousarray(wi), perm)
-    return re, im
+    return core.fft_inplace(np.array(re, dtype=float), np.array(im, dtype=float), wr, wi, perm,
+                            compiled=not python)
 
 
 def _norm2_up(x) -> float:

@@ -7,7 +7,7 @@ choice is a uniform integer built from whole 64-bit words of the Generator's
 bit generator, so the released integers follow the stated laws exactly. The
 compiled kernels are in ``refdp/_core.pyx``; parameters too large for their
 fixed-width (64- and 128-bit) integers are sampled by the exact pure-Python
-twins in :mod:`refdp._twins`, which draw the same words. The proofs are in
+twins in :mod:`refdp.twins.core`, which draw the same words. The proofs are in
 ``docs/theory/discrete_samplers.rst``.
 
 Parameters (scale, sigma, sensitivity, epsilon, rho) are exact rationals: an
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import _core, _twins
+from .. import core
 from ..utils.validation import Described, check_rng, parameter_error
 from ..utils.validation import check_size
 
@@ -55,8 +55,6 @@ MAX_BITS = 4096
 MAX_SIZE = 2**36
 
 _INT64_MAX = 2**63 - 1
-_U64 = 2**64
-_U128 = 2**128
 _RATIONAL = (f"a positive finite rational (int, Fraction or float) whose numerator "
              f"and denominator have at most {MAX_BITS} bits")
 
@@ -106,29 +104,16 @@ def _count(size, owner):
 
 
 def _laplace_draws(scale: Fraction, n: int, bit_generator) -> np.ndarray:
-    t, s = scale.numerator, scale.denominator
-    if s < _U64 and t < _U64:
-        return _core._py_discrete_laplace(bit_generator, s, t, n)
-    words = _twins.word_source(bit_generator)
-    return _compact([_twins.discrete_laplace(words, s, t) for _ in range(n)])
+    return core.discrete_laplace_draws(bit_generator, scale.denominator, scale.numerator, n)
 
 
 def _gaussian_draws(sigma2: Fraction, n: int, bit_generator) -> np.ndarray:
-    a, b = sigma2.numerator, sigma2.denominator
-    t = math.isqrt(a // b) + 1
-    if b * t < _U64 and 2 * a * b * t * t < _U128:
-        return _core._py_discrete_gaussian(bit_generator, a, b, t, n)
-    words = _twins.word_source(bit_generator)
-    return _compact([_twins.discrete_gaussian(words, a, b) for _ in range(n)])
+    return core.discrete_gaussian_draws(bit_generator, sigma2.numerator, sigma2.denominator, n)
 
 
 def _compact(values) -> np.ndarray:
     """A 1-D int64 array if every value fits, else an object array of Python ints."""
-    if all(-_INT64_MAX <= v <= _INT64_MAX for v in values):
-        return np.array(values, dtype=np.int64).reshape(len(values))
-    out = np.empty(len(values), dtype=object)
-    out[:] = list(values)
-    return out
+    return core.compact_integers(values)
 
 
 def _shaped(draws, shape):

@@ -83,6 +83,7 @@ from ..utils.votes import check_counts, counts_from_votes
 from ._args import check_delta, check_gamma, check_orders
 from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from .exact import exact_analysis
+from ..twins.bounds import pate_theorem2_bound, pure_dp_log_moment_bound, upward_sum_factor
 
 __all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_sided_counts",
            "lemma4_two_sided_log_q"]
@@ -90,7 +91,6 @@ __all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_s
 #: Names of the analyses, in the order they are reported.
 ANALYSES = ("data_independent", "theorem3", "theorem3_exact_q", "exact")
 _ANALYSIS = Options(ANALYSES)
-_EPS = 2.0**-52
 _TEACHERS = Interval(int, 1, None)
 
 
@@ -130,16 +130,13 @@ def lemma4_two_sided_log_q(counts, gamma):
 
 def _best_bounds(gamma, orders):
     """min(Theorem 2, 2 gamma lambda) per order, rounded upward as in the compiled kernel."""
-    lam = orders
-    indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * _EPS)
-    pure = 2.0 * gamma * lam * (1.0 + 4.0 * _EPS)
-    return np.minimum(indep, pure)
+    return np.minimum(pate_theorem2_bound(gamma, orders), pure_dp_log_moment_bound(gamma, orders))
 
 
 def _upward_sum(rows):
     """Sum of non-negative per-query rows (n, K), rounded upward."""
     n = rows.shape[0]
-    return rows.sum(axis=0) * (1.0 + (n + 2) * _EPS)
+    return rows.sum(axis=0) * upward_sum_factor(n)
 
 
 class PATEAccountant:
@@ -286,7 +283,7 @@ class PATEAccountant:
             return core.accountant_log_moments(lq, self.orders, self.gamma)
         parts = self._exact_both if two else self._exact_fwd
         total = np.array([math.fsum(col) for col in np.array(parts).T])
-        return total * (1.0 + (len(parts) + 2) * _EPS)
+        return total * upward_sum_factor(len(parts))
 
     def epsilon(self, delta, analysis="theorem3", *, two_sided=None):
         """(epsilon, delta) by the tail bound and the Rényi conversion.

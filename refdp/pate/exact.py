@@ -62,8 +62,8 @@ from ..utils.validation import Interval, check_scalar
 from ..utils.votes import check_counts
 from ._args import check_gamma, check_orders
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
-from ._kernels import exact_rows
-from ._law_twin import ETA
+from ..core import LNMAX_ETA as ETA
+from ..core import lnmax_exact_rows as exact_rows
 
 __all__ = ["ExactAnalysis", "exact_analysis", "ETA"]
 

@@ -45,7 +45,7 @@ from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
 from ..utils.votes import check_counts
 from ._args import check_gamma
-from ._kernels import log_law_rows
+from ..core import lnmax_log_law_rows as log_law_rows
 
 __all__ = ["lnmax_distribution"]
 

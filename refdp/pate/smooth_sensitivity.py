@@ -100,6 +100,7 @@ from .accountant import lemma4_two_sided_log_q
 from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
                                 discrete_lemma4_two_sided_log_q, statistic_slack)
 from .exact import ETA, exact_analysis
+from ..twins.bounds import pate_theorem2, pure_dp_log_moment
 
 __all__ = ["SmoothSensitivity", "EpsilonRelease", "smooth_sensitivity", "smooth_laplace_parameters",
            "release_epsilon", "statistic_step", "PRIVATE_MECHANISMS"]
@@ -471,7 +472,7 @@ def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided,
                               "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
     counts_arr = check_counts(counts, owner)
     ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided, noise=noise)
-    bound = counts_arr.shape[0] * min(2.0 * gamma * gamma * lam * (lam + 1.0), 2.0 * gamma * lam)
+    bound = counts_arr.shape[0] * min(pate_theorem2(gamma, lam), pure_dp_log_moment(gamma, lam))
     step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
     return ss, a, step
 

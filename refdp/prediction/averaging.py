@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._twins import word_source
+from ..core import word_source
 
 from ..utils.precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..utils.rounding import ceil_interval

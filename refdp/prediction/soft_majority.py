@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import _core, _twins
+from .. import core
 
 from ..utils.precision import mp_context
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
@@ -155,18 +155,10 @@ def _exact_soft_majority_index(counts, half_eps: Fraction, rng) -> int:
     top = max(counts)
     n_classes = len(counts)
     bg = rng.bit_generator
-    words = None
     while True:
-        j = int(_core._py_uniform_below(bg, n_classes, 1)[0]) if n_classes > 1 else 0
+        j = core.uniform_below_draw(bg, n_classes) if n_classes > 1 else 0
         x = half_eps * (top - counts[j])
-        num, den = x.numerator, x.denominator
-        if num < 2**64 and den < 2**64:
-            accept = bool(_core._py_bernoulli(bg, num, den, 1, True)[0])
-        else:
-            if words is None:
-                words = _twins.word_source(bg)
-            accept = bool(_twins.bernoulli_exp(words, num, den))
-        if accept:
+        if core.bernoulli_exp_draw(bg, x.numerator, x.denominator):
             return j
 
 class SoftMajority(TeacherEnsemble):

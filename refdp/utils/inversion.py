@@ -52,7 +52,7 @@ import itertools
 
 import numpy as np
 
-from .._twins import word_source
+from ..core import word_source
 
 __all__ = ["inverse_cdf_index", "certified_inverse_cdf_index", "refined_index"]
 

@@ -5,8 +5,9 @@ normal, the spherical Laplace law of objective perturbation) that is never
 rounded: it is known, at any time, as an interval with rational end points
 that contains it, and :meth:`refine` draws more of its digits to shrink the
 interval. The digits are drawn from the bit generator's 64-bit words with
-integer arithmetic only (the twins of the compiled samplers in
-:mod:`refdp._twins`), so no floating-point operation touches a probability.
+integer arithmetic only (the compiled samplers and their twins, reached
+through :mod:`refdp.core`), so no floating-point operation touches a
+probability.
 
 A consumer that needs a function ``h(X)`` whose value is constant on small
 cells (for example the grid cell of a minimiser) refines ``X`` until the
@@ -42,10 +43,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .. import _core
-from .._twins import bernoulli_exp, geometric_exp, uniform_below, word_source
-
-_U64 = 1 << 64
+from .. import core
 
 __all__ = ["BitSource", "LazyUniform", "LazyExponential", "LazyNormal", "lazy_normal",
            "LazySphericalLaplace", "LazyGaussianVector"]
@@ -56,7 +54,7 @@ class BitSource:
 
     def __init__(self, bit_generator):
         self.bit_generator = bit_generator
-        self.words = word_source(bit_generator)
+        self.words = core.word_source(bit_generator)
         self._buffer = 0
         self._left = 0
 
@@ -74,19 +72,15 @@ class BitSource:
         return out
 
     def below(self, n: int) -> int:
-        return uniform_below(self.words, n)
+        return core.uniform_below_draw(self.bit_generator, n)
 
     def bernoulli_exp(self, num: int, den: int) -> int:
         """Bernoulli(exp(-num / den)) exactly (the compiled sampler when both fit in 64 bits)."""
-        if num < _U64 and den < _U64:
-            return int(_core._py_bernoulli(self.bit_generator, num, den, 1, True)[0])
-        return bernoulli_exp(self.words, num, den)
+        return core.bernoulli_exp_draw(self.bit_generator, num, den)
 
     def geometric_exp(self, num: int, den: int) -> int:
         """``Y >= 0`` with ``P[Y = y]`` proportional to ``exp(-y num / den)``, exactly."""
-        if num < _U64 and den < _U64:
-            return int(_core._py_geometric_exp(self.bit_generator, num, den, 1)[0])
-        return geometric_exp(self.words, num, den)
+        return core.geometric_exp_draw(self.bit_generator, num, den)
 
 
 class LazyUniform:

@@ -4,10 +4,10 @@ Two kernels, written here operation for operation as the Cython code does
 them, so that the tests can require the two to agree to 1e-12 (relative, on
 probabilities; absolute, on logarithms):
 
-* :func:`log_law` -- the exact output law of LNMax (report-noisy-max with
+* :func:`lnmax_log_law` -- the exact output law of LNMax (report-noisy-max with
   ``Lap(1/gamma)`` noise on vote counts, Papernot et al. 2017, Eq. 1) for one
   count vector, as natural logarithms of the probabilities;
-* :func:`exact_query` -- for one count vector, the exact ``q = P[M(n) != j*]``,
+* :func:`lnmax_exact_query` -- for one count vector, the exact ``q = P[M(n) != j*]``,
   its two-sided counterpart ``P[M(n^-) != j*]`` (one vote moved from the top
   class to the runner-up) and the worst-case log-moment over every
   neighbouring count vector (one vote moved between two classes), in the
@@ -34,11 +34,11 @@ import math
 
 import numpy as np
 
-__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "log_law", "exact_query", "moves"]
+from .bounds import EPS, UNIT_ROUNDOFF as U_ROUND
+
+__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves"]
 
 LN2 = math.log(2.0)
-EPS = 2.0**-52
-U_ROUND = 2.0**-53
 #: Largest accepted running bound on the relative rounding error of a piece
 #: integrated in closed form; above it the piece is integrated numerically.
 TOL = 1e-12
@@ -239,7 +239,7 @@ def _piece_numeric(U, L, lower, alphas, log_alphas, n_low, C, logB, rule):
         for x, w in zip(xs, ws):
             s = mid + half * x
             ev = math.exp(-s)
-            lw = math.log(half * w)
+            lw = math.log(half * w) if half * w > 0.0 else -math.inf   # C's log(0) (subnormal gamma)
             l1 = [math.log1p(-al * ev) for al in alphas]
             lg = logB + U * s
             for (wv, mult), v in zip(lower, l1):
@@ -250,7 +250,7 @@ def _piece_numeric(U, L, lower, alphas, log_alphas, n_low, C, logB, rule):
     return [_lse_value(*a) for a in acc]
 
 
-def log_law(counts, gamma, rule=None):
+def lnmax_log_law(counts, gamma, rule=None):
     """Natural logs of P[argmax_j (n_j + Lap(1/gamma)) = j] for one count vector.
 
     Parameters
@@ -446,7 +446,7 @@ def moves(counts):
     return out
 
 
-def exact_query(counts, gamma, orders, rule=None):
+def lnmax_exact_query(counts, gamma, orders, rule=None):
     """Exact data-dependent quantities of one LNMax answer.
 
     Returns
@@ -470,7 +470,7 @@ def exact_query(counts, gamma, orders, rule=None):
     K = len(orders)
     if C == 1:
         return -math.inf, -math.inf, [0.0] * K, [0.0] * K, 0.0
-    lp = log_law(n, gamma, rule)
+    lp = lnmax_log_law(n, gamma, rule)
     big = max(abs(v) for v in lp)
     jstar = max(range(C), key=lambda j: (n[j], -j))
     log_q = _lse([lp[j] for j in range(C) if j != jstar])
@@ -482,7 +482,7 @@ def exact_query(counts, gamma, orders, rule=None):
         m = list(n)
         m[a] -= 1
         m[b] += 1
-        lpp = log_law(m, gamma, rule)
+        lpp = lnmax_log_law(m, gamma, rule)
         for v in lpp:
             if abs(v) > big:
                 big = abs(v)

@@ -1,7 +1,9 @@
 """Pure-Python/NumPy twins of the compiled kernels in ``refdp/_core.pyx``.
 
-Each twin states its algorithm plainly, with the same floating-point
-operations (and the same upward-rounding margins) as the kernel, so tests can
+Each twin has the name of the kernel it mirrors and states its algorithm
+plainly, with the same floating-point operations as the kernel and the same
+upward-rounding margins (both take them from ``refdp/_bounds.pxd``, whose
+twin is :mod:`refdp.twins.bounds`), so tests can
 require the kernel to equal its twin exactly (integers) or to 1e-12 relative
 (floats). They are references, not fast paths: the walk twin is O(n q).
 """
@@ -11,7 +13,10 @@ import math
 
 import numpy as np
 
-EPS = 2.0**-52
+from .bounds import (EPS, lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
+                     pure_dp_log_moment_bound,
+                     theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
+
 LOG4 = math.log(4.0)
 
 
@@ -74,7 +79,7 @@ def lemma4_log_q(counts, gamma):
         weights = np.exp(lt - m)
         lse = m + math.log(np.sum(weights))
         zbar = float(np.sum(weights * z) / np.sum(weights))  # mass-weighted mean of z
-        out[i] = lse + 8.0 * EPS * (zbar + math.log(2.0 + zbar) + abs(lse) + 2.0 * c + 8.0)
+        out[i] = lse + lemma4_margin(lse, zbar, c)
     return out
 
 
@@ -88,29 +93,28 @@ def accountant_log_moments(log_q, orders, gamma):
     lam = np.asarray(orders, dtype=np.float64)[None, :]
     n_queries = lq.shape[0]
     E = math.exp(2.0 * gamma)
-    threshold = (1.0 / (E + 1.0)) * (1.0 - 8.0 * EPS)
+    threshold = theorem3_threshold(E)
     q = np.exp(lq)
     valid = q < threshold
     qv = np.where(valid, q, 0.0)
     x = E * qv
     a1 = np.log1p(-qv)
     a2 = np.log1p(-x)
-    slack_x = 8.0 * EPS * x / (1.0 - x)
-    indep = 2.0 * gamma * gamma * lam * (lam + 1.0) * (1.0 + 8.0 * EPS)
-    pure = 2.0 * gamma * lam * (1.0 + 4.0 * EPS)
+    slack_x = theorem3_slack(x)
+    indep = pate_theorem2_bound(gamma, lam)
+    pure = pure_dp_log_moment_bound(gamma, lam)
     best = np.minimum(indep, pure)
     a = (1.0 + lam) * a1 - lam * a2
-    b = lq + 2.0 * gamma * lam
+    b = lq + pure_dp_log_moment(gamma, lam)
     hi = np.maximum(a, b)
     lo = np.minimum(a, b)
     with np.errstate(invalid="ignore"):
         val = hi + np.log1p(np.exp(lo - hi))
     flq = np.where(np.isfinite(lq), np.abs(lq), 0.0)
-    err = 64.0 * EPS * ((1.0 + lam) * np.abs(a1) + lam * np.abs(a2) + flq
-                        + 2.0 * gamma * lam + np.abs(val) + 1.0) + (1.0 + 2.0 * lam) * slack_x
+    err = theorem3_margin(lam, a1, a2, flq, pure_dp_log_moment(gamma, lam), val, slack_x)
     thm3 = np.where(valid, val + err, np.inf)
     per = np.minimum(best, thm3)
-    return per.sum(axis=0) * (1.0 + (n_queries + 2) * EPS)
+    return per.sum(axis=0) * upward_sum_factor(n_queries)
 
 
 def logsumexp(x):
