@@ -23,7 +23,7 @@ import numpy as np
 
 from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE, check_flag, check_size
-from ._exact import fraction_vector, to_fraction, to_mpf
+from ._exact import decimal_digits, fraction_vector, to_fraction, to_mpf
 from ._discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from .._precision import ctx_expm1, law_context, mpf_values
 from .._rounding import upward_quotient
@@ -261,7 +261,7 @@ def _argmax_law(a, dps, ctx=None):
     n = len(a)
     values = sorted(set(a))
     spread = values[-1] - values[0]
-    extra = n + 20 + len(str(int(n * spread) + 1))
+    extra = n + 20 + decimal_digits(n * spread)
     work = law_context(ctx, dps, extra)
     total = [work.mpf(0)] * n
     pieces = [("left", values[0], None)]

@@ -77,7 +77,7 @@ class Interval:
     closed: str = "both"
 
     def contains(self, v: float) -> bool:
-        if math.isnan(v):
+        if isinstance(v, float) and math.isnan(v):     # (math.isnan fails on ints beyond the double range)
             return False
         if self.left is not None:
             if v < self.left or (v == self.left and self.closed in ("right", "neither")):
