@@ -94,7 +94,7 @@ from .._rounding import ceil_interval, ceil_mpf, interval_context
 from ..accounting import pate_data_independent_log_moments
 from ..utils.validation import check_flag
 from ..mechanisms._float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
-from ._args import POSITIVE, check_counts, check_delta, check_gamma
+from ._args import POSITIVE, check_counts, check_delta, check_discrete_gamma, check_gamma, check_gamma_votes
 from .accountant import lemma4_two_sided_log_q
 from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
                                 discrete_lemma4_two_sided_log_q, statistic_slack)
@@ -377,6 +377,10 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     two_sided = check_flag(two_sided, "two_sided", owner)
     noise = check_noise(noise, owner)
     arr = check_counts(counts, owner)
+    if statistic == "exact":
+        check_gamma_votes(gamma, arr, owner)
+        if noise == "discrete":
+            check_discrete_gamma(gamma, owner)
     n = arr.shape[0]
     lq = _statistic(arr, gamma, statistic, two_sided, lam, noise)
     f_value = float(core.accountant_log_moments(lq, [lam], gamma)[0])
