@@ -1,6 +1,7 @@
 """Argument constraints shared by the PATE modules (declared once, as data)."""
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -49,6 +50,8 @@ def check_gamma_votes(gamma, counts, owner):
     total = int(counts.sum(axis=1).max()) if counts.size else 0
     if total and Fraction(gamma) * total > MAX_GAMMA_VOTES:
         limit = MAX_GAMMA_VOTES / total
+        if Fraction(limit) * total > MAX_GAMMA_VOTES:      # the largest double accepted
+            limit = math.nextafter(limit, 0.0)
         raise parameter_error(
             "gamma", owner,
             f"a float in the range (0, {limit!r}] (gamma times the {total} votes of a query at most "
