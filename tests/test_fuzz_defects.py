@@ -24,7 +24,7 @@ from refdp.learning import (exponential_mechanism_learner, exponential_mechanism
 from refdp.mechanisms import (exponential_mechanism, exponential_mechanism_distribution,
                               report_noisy_max_distribution)
 from refdp.pate import (PATEAccountant, exact_analysis, exact_delta, lnmax_distribution,
-                        partition_by_group, partition_by_record, smooth_sensitivity)
+                        partition_by_group, partition_by_record, release_epsilon, smooth_sensitivity)
 from refdp.pate._args import MAX_GAMMA_VOTES, MIN_DISCRETE_GAMMA
 
 U = 2.0**-53
@@ -187,6 +187,9 @@ def test_other_gamma_entry_points_are_bounded():
         (lambda: exact_delta(c, 1e5, 1.0), "exact_delta"),               # used to take minutes
         (lambda: lnmax_neighbour_delta(c, 1e308, 1.0), "lnmax_neighbour_delta"),
         (lambda: smooth_sensitivity(c, 1e308, 8.0, 0.01, statistic="exact"), "smooth_sensitivity"),
+        (lambda: smooth_sensitivity(c, 1e308, 8.0, 0.01), "smooth_sensitivity"),      # hung (grid inf - inf)
+        (lambda: release_epsilon(c, 1e308, 1e-5, order=8.0, epsilon_release=1.0, delta_release=1e-6, rng=0),
+         "release_epsilon"),
         (lambda: smooth_sensitivity(c, 1e308, 8.0, 0.01, statistic="exact", noise="continuous"),
          "smooth_sensitivity"),
         (lambda: exact_analysis(c, 1e-20), "exact_analysis"),            # numpy: maximum size exceeded

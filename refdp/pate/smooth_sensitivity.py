@@ -345,7 +345,10 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     counts : array_like of int, shape (Q, C)
         Vote counts of the answered queries.
     gamma : float > 0
-        LNMax's inverse Laplace scale.
+        LNMax's inverse Laplace scale, with ``gamma * T <= 8192`` for ``T``
+        the votes of a query (:func:`refdp.pate.lnmax_distribution`;
+        docs/theory/pate.rst, "Range of gamma") and, for
+        ``statistic="exact"`` with ``noise="discrete"``, ``gamma >= 2**-10``.
     order : float > 0
         The moment order lambda (fixed before seeing the data).
     beta : float > 0
@@ -377,8 +380,8 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     two_sided = check_flag(two_sided, "two_sided", owner)
     noise = check_noise(noise, owner)
     arr = check_counts(counts, owner)
+    check_gamma_votes(gamma, arr, owner)          # gamma = 1e308 overflowed the grid (inf - inf) and hung
     if statistic == "exact":
-        check_gamma_votes(gamma, arr, owner)
         if noise == "discrete":
             check_discrete_gamma(gamma, owner)
     n = arr.shape[0]
@@ -474,6 +477,7 @@ def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided,
         raise parameter_error("epsilon_release", owner,
                               "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
     counts_arr = check_counts(counts, owner)
+    check_gamma_votes(gamma, counts_arr, owner)
     ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided, noise=noise)
     bound = counts_arr.shape[0] * min(2.0 * gamma * gamma * lam * (lam + 1.0), 2.0 * gamma * lam)
     step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
@@ -489,6 +493,7 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     counts : array_like of int, shape (Q, C)
         Vote counts of the answered queries (sensitive).
     gamma : float > 0
+        As in :func:`smooth_sensitivity` (``gamma * T <= 8192``).
     delta : float in (0, 1)
         The delta of the student's guarantee.
     order : float > 0
