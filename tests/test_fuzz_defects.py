@@ -370,3 +370,14 @@ def test_partition_sizes_are_validated():
     blocks = split_parts(10, 4, 0)
     assert sorted(np.concatenate(blocks).tolist()) == list(range(10))
     assert sorted(len(b) for b in blocks) == [2, 2, 3, 3]
+
+
+def test_noisy_max_exact_law_bounds_its_working_precision():
+    # every double input is accepted (the largest scaled spread, about 2**3122, takes seconds) ...
+    p = report_noisy_max_distribution([-1e308, 1e308], 1e308, sensitivity=5e-324)
+    assert p.tolist() == [0.0, 1.0]
+    # ... exact rationals beyond it (which took minutes at thousands of digits) are refused
+    with pytest.raises(ValueError, match=r"The 'scores' parameter of report_noisy_max_distribution must be scores "
+                                         r"whose spread times epsilon / \(2 sensitivity\) is below 2\*\*3200"):
+        report_noisy_max_distribution([0, Fraction(2**2040)], Fraction(2**2040),
+                                      sensitivity=Fraction(1, 2**2040), exact=True)
