@@ -365,6 +365,11 @@ def test_partition_sizes_are_validated():
         partition_by_record(True, 1)
     with pytest.raises(ValueError, match=r"'groups' parameter of partition_by_group must be a 1-dimensional"):
         partition_by_group("ab", 2)
+    with pytest.raises(ValueError, match=r"'n' parameter of partition_by_record must be an int in the range "
+                                         r"\[1, 9223372036854775807\]. Got 18446744073709551615 instead."):
+        partition_by_record(np.uint64(2**64 - 1), 2)                  # numpy: maximum allowed size exceeded
+    with pytest.raises(ValueError, match=r"'n' parameter of split_parts"):
+        split_parts(2**70, 2)
     with pytest.raises(ValueError, match=r"'parts' parameter of split_parts"):
         split_parts(4, 0)
     blocks = split_parts(10, 4, 0)

@@ -68,7 +68,7 @@ def split_parts(n, parts, rng=None):
 
     Parameters
     ----------
-    n : int >= 0
+    n : int in [0, 2**63 - 1]
     parts : int >= 1
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Normalised with :func:`refdp.utils.validation.check_rng` (a Generator
@@ -79,7 +79,7 @@ def split_parts(n, parts, rng=None):
     ValueError
         ``n < 0``, ``parts < 1``, or a bad ``rng``.
     """
-    n = check_scalar(n, "n", "split_parts", Interval(int, 0, None))
+    n = check_scalar(n, "n", "split_parts", Interval(int, 0, 2**63 - 1))      # a NumPy array length
     parts = check_scalar(parts, "parts", "split_parts", Interval(int, 1, None))
     return np.array_split(check_rng(rng).permutation(n), parts)
 

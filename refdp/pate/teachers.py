@@ -61,7 +61,7 @@ def partition_by_record(n, n_teachers, rng=None):
 
     Parameters
     ----------
-    n : int >= 1
+    n : int in [1, 2**63 - 1]
     n_teachers : int in [1, n]
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Normalised with :func:`refdp.utils.validation.check_rng` (a Generator
@@ -78,7 +78,7 @@ def partition_by_record(n, n_teachers, rng=None):
         ``n < 1``, ``n_teachers`` outside ``[1, n]``, or a bad ``rng``.
     """
     owner = "partition_by_record"
-    n = check_scalar(n, "n", owner, _K)
+    n = check_scalar(n, "n", owner, Interval(int, 1, 2**63 - 1))       # a NumPy array length
     n_teachers = check_scalar(n_teachers, "n_teachers", owner, Interval(int, 1, n))
     rng = check_rng(rng)
     perm = rng.permutation(n)
