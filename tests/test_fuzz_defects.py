@@ -200,8 +200,10 @@ def test_other_gamma_entry_points_are_bounded():
             call()
     # an accountant with exact analyses refuses the counts it cannot analyse (NaN moments before)
     acc = PATEAccountant(1e20, exact=True)
-    with pytest.raises(ValueError, match="'gamma' parameter of exact_analysis"):
+    with pytest.raises(ValueError, match=r"'gamma' parameter of PATEAccountant.add_counts must be a float in the "
+                                         r"range \(0, 2730.6666666666665\]"):
         acc.add_counts(c)
+    assert acc.n_queries == 0
     # discrete analyses work down to their smallest gamma
     r = exact_analysis([[40, 2, 1]], MIN_DISCRETE_GAMMA, [2.0])
     assert np.all(np.isfinite(r.log_moments)) and r.log_moments[0, 0] >= 0

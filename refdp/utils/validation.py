@@ -236,7 +236,7 @@ def check_array(
     return arr
 
 
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_MAX = 2**63 - 1
 
 
 def _integer_array(arr, name: str, owner: str):
@@ -244,9 +244,9 @@ def _integer_array(arr, name: str, owner: str):
 
     Signed and narrow unsigned integer arrays are kept as they are; uint64
     arrays and float arrays of integral values (``-0.0`` included) are
-    converted to int64;
-    a value that int64 cannot hold (``uint64`` at least ``2**63``, a float of
-    magnitude ``2**63`` or more) is the standard ValueError, never wrapped.
+    converted to int64. A value that int64 cannot hold (a uint64 of at least
+    ``2**63``, a float outside ``[-2**63, 2**63)``) is the standard
+    ValueError, never wrapped.
     """
     kind = arr.dtype.kind
     if kind == "i":
