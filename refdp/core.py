@@ -131,6 +131,14 @@ def count_votes(votes, n_classes):
 def _count_votes(votes, n_classes, owner, name):
     """:func:`count_votes` with errors naming the caller's ``owner`` and parameter ``name``."""
     n_classes = check_scalar(n_classes, "n_classes", owner, Interval(int, 1, None))
+    raw = np.asarray(votes)
+    if raw.dtype.kind == "u" and raw.ndim == 2 and raw.size and int(raw.max()) >= n_classes:
+        # unsigned votes are compared as they are (uint64 labels beyond int64 are out of range
+        # labels, reported like any other, not int64 overflows)
+        t, q = divmod(int(np.argmax(raw.ravel() >= n_classes)), raw.shape[1])
+        raise parameter_error(
+            name, owner, f"an array of labels in [0, {n_classes})",
+            Described(f"{raw[t, q].item()} at position (teacher={t}, query={q})"))
     votes = check_array(votes, name, owner, ndim=2, dtype="integer")
     votes = np.ascontiguousarray(votes)
     if votes.dtype.byteorder not in ("=", "|"):

@@ -143,7 +143,7 @@ def test_posterior_other_bad_inputs():
 @pytest.mark.parametrize("n", [0, -1, 1.5, math.nan, "3"])
 def test_bad_sample_size(n):
     with pytest.raises(ValueError, match="'n_samples' parameter of exponential_mechanism_learner must be an int "
-                                         r"in the range \[1, inf\)"):
+                                         r"in the range \[1, 9223372036854775807\]"):
         exponential_mechanism_learner([0.5], 1.0, n_samples=n)
 
 

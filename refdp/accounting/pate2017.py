@@ -64,8 +64,9 @@ class Pate2017Epsilon:
         (query, order) pairs where the script's per-query value is negative.
     script_error : str or None
         Set when the script itself would stop with an exception (a division
-        by zero when ``e**(2 gamma) q`` rounds to exactly 1); ``epsilon`` is
-        then NaN and ``order`` 0.
+        by zero when ``e**(2 gamma) q`` rounds to exactly 1, or an overflow of
+        ``math.exp`` when ``2 gamma`` or ``gamma`` times a gap exceeds about
+        709.78); ``epsilon`` is then NaN and ``order`` 0.
     """
 
     epsilon: float
@@ -145,10 +146,17 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
     eps = 2.0 * gamma
     ls = np.arange(1, moments + 1, dtype=np.float64)
     total = np.zeros(moments)
-    edge = 1.0 / (math.exp(eps) + 1.0)
     outside = negative = 0
+    try:
+        edge = 1.0 / (math.exp(eps) + 1.0)
+    except OverflowError:               # the script's math.exp overflows as well
+        return Pate2017Epsilon(math.nan, 0, total, 0, 0, f"OverflowError at exp({eps!r})")
     for row in arr.tolist():
-        q = _script_q(row, gamma)
+        try:
+            q = _script_q(row, gamma)
+        except OverflowError:
+            return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
+                                   f"OverflowError in Lemma 4's exp(gamma gap) at counts {row}")
         outside += edge <= q < 0.5
         try:
             vals = np.array([_script_log_mgf(q, eps, l) for l in ls])
@@ -289,6 +297,8 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     owner = "lnmax_neighbour_delta"
     arr = _counts(counts, owner)
     gamma = check_scalar(gamma, "gamma", owner, _POS)
+    from ..pate._args import check_gamma_votes
+    check_gamma_votes(gamma, arr, owner)
     epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
     grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
     iv = iv_context(30)

@@ -60,13 +60,28 @@ class TuningResult(NamedTuple):
     regularization: float
 
 
-def split_parts(n, parts, rng):
+def split_parts(n, parts, rng=None):
     """Indices of ``parts`` disjoint blocks of a uniformly random permutation of ``range(n)``.
 
     Block sizes differ by at most one (:func:`numpy.array_split`); the split
     depends only on ``n``, ``parts`` and ``rng``.
+
+    Parameters
+    ----------
+    n : int in [0, 2**63 - 1]
+    parts : int >= 1
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        Normalised with :func:`refdp.utils.validation.check_rng` (a Generator
+        is used as it is).
+
+    Raises
+    ------
+    ValueError
+        ``n < 0``, ``parts < 1``, or a bad ``rng``.
     """
-    return np.array_split(rng.permutation(n), parts)
+    n = check_scalar(n, "n", "split_parts", Interval(int, 0, 2**63 - 1))      # a NumPy array length
+    parts = check_scalar(parts, "parts", "split_parts", Interval(int, 1, None))
+    return np.array_split(check_rng(rng).permutation(n), parts)
 
 
 def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50, ctx=None):

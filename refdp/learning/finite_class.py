@@ -64,7 +64,7 @@ __all__ = [
 PRIVATE_MECHANISMS = ("refdp.learning.finite_class.exponential_mechanism_learner",)
 
 _UNIT = Interval(float, 0, 1)
-_SAMPLES = Interval(int, 1, None)
+_SAMPLES = Interval(int, 1, 2**63 - 1)        # n R(h) stays far inside the double range
 _HYPOTHESES = Interval(int, 1, None)
 _BETA = Interval(float, 0, 1, closed="right")
 
@@ -138,7 +138,7 @@ def exponential_mechanism_learner(risks, epsilon, *, n_samples, rng=None):
     epsilon : float > 0
         Privacy parameter (second, as in
         :func:`refdp.mechanisms.exponential_mechanism`).
-    n_samples : int >= 1, keyword-only
+    n_samples : int in [1, 2**63 - 1], keyword-only
         Number of records ``n`` the risks average over; an integer type (a
         float such as ``1.0`` is rejected, so that a swapped ``epsilon`` cannot
         pass as a count).
@@ -200,7 +200,7 @@ def exponential_mechanism_learner_distribution(risks, epsilon, *, n_samples, exa
         string, used at its exact value (e.g. ``Fraction(errors, n)``).
     epsilon : float > 0
         Used at its exact binary value when ``exact=True``.
-    n_samples : int >= 1, keyword-only
+    n_samples : int in [1, 2**63 - 1], keyword-only
         An integer type, as in :func:`exponential_mechanism_learner`.
     exact : bool, default False
         False: the doubles the sampler uses (computed with
@@ -259,7 +259,7 @@ def exponential_mechanism_learner_utility_bound(epsilon, beta, *, n_samples, n_h
     ----------
     epsilon : float > 0
     beta : float in (0, 1]
-    n_samples : int >= 1, keyword-only
+    n_samples : int in [1, 2**63 - 1], keyword-only
         An integer type, as in :func:`exponential_mechanism_learner`.
     n_hypotheses : int >= 1, keyword-only
         Size of the hypothesis class.

@@ -9,26 +9,89 @@ References
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from .. import core
-from ..utils.precision import law_context, mpf_values
+from ..utils.precision import law_context, mp_context, mpf_values, refined
 from ..utils.validation import check_array, check_rng, check_scalar
 from ..utils.validation import DPS, POSITIVE, check_flag
-from ..utils.exact import float_inputs, fraction_vector, to_fraction, to_mpf
+from ..utils.validation import Described, parameter_error
+from ..utils.exact import decimal_digits, float_inputs, fraction_vector, to_fraction, to_mpf
 from ..utils.inversion import certified_inverse_cdf_index
 
 __all__ = ["exponential_mechanism", "exponential_mechanism_distribution"]
 
 
+#: Smallest positive normal double: a smaller factor ``epsilon / (2 sensitivity)``
+#: would carry a relative error above the unit roundoff.
+_TINY = 2.0**-1022
+
+
 def _float_probabilities(scores, epsilon, sensitivity, monotone):
-    """Probabilities in double precision, normalised with refdp.core.logsumexp."""
-    factor = epsilon / (sensitivity if monotone else 2.0 * sensitivity)
+    """Probabilities in double precision, normalised with refdp.core.logsumexp.
+
+    The log-weights ``w_h = c (u_h - max u)`` (``c = epsilon / (2 sensitivity)``
+    or ``epsilon / sensitivity``) are formed in floating point when ``c`` is a
+    normal double and no difference of scores overflows (three roundings:
+    relative error at most ``3 * 2**-53`` in ``w_h``); otherwise (subnormal
+    or overflowing ``c``, score differences beyond the double range) each
+    ``w_h`` is the exact rational ``c (u_h - max u)`` rounded once, ``-inf``
+    when it is below ``-max double`` (its weight underflows to 0 either way).
+    """
+    denom = sensitivity if monotone else 2.0 * sensitivity
+    factor = epsilon / denom
+    top = scores.max()
     with np.errstate(over="ignore"):
-        # shifting by the maximum leaves the law unchanged and keeps every
-        # log-weight <= 0 (a difference that overflows is -inf: weight 0)
-        w = (scores - scores.max()) * factor
+        diff = scores - top
+    if math.isfinite(denom) and _TINY <= factor < math.inf and np.all(np.isfinite(diff)):
+        with np.errstate(over="ignore", under="ignore"):
+            # a product that overflows is -inf: weight 0
+            w = diff * factor
+    else:
+        c = Fraction(epsilon) / (Fraction(sensitivity) * (1 if monotone else 2))
+        t = Fraction(float(top))
+        w = np.array([_round_log_weight(c * (Fraction(float(v)) - t)) for v in scores], dtype=np.float64)
     return np.exp(w - core.logsumexp(w))
+
+
+_REDUCE_BITS = 64
+
+
+def _log2_bound(x: Fraction) -> int:
+    """An integer ``b`` with ``|x| < 2**b``."""
+    return abs(x.numerator).bit_length() - x.denominator.bit_length() + 1
+
+
+def _exp_nonpositive(x: Fraction, work):
+    """``exp(x)`` for a rational ``x <= 0`` in the context ``work`` (rounded once, or enclosed).
+
+    For ``|x| < 2**64`` this is ``work.exp`` of ``x`` (``work`` carries the
+    digits of ``|x|``). Beyond, ``x = -(k log 2 + r)`` with the integer ``k``
+    from a low-precision quotient and ``r`` (``|r| <= 1``) formed with
+    ``log2 |x| + 64`` more bits than ``work`` (absolute error below
+    ``2**-(work.prec + 60)``), so ``exp(x) = 2**-k exp(-r)`` with an exact
+    scaling: same accuracy, without evaluating ``exp`` at thousands of digits.
+    """
+    lg = _log2_bound(x)
+    if lg <= _REDUCE_BITS:
+        return work.exp(to_mpf(x, work))
+    m = -x
+    low = mp_context(int((lg + 64) / 3.32) + 10)
+    k = int(low.floor(to_mpf(m, low) / low.ln2))
+    hi = refined(work, lg + 64)
+    r = to_mpf(m, hi) - k * hi.ln2
+    return work.ldexp(work.exp(-work.convert(r)), -k)
+
+
+def _round_log_weight(x: Fraction) -> float:
+    """``x <= 0`` rounded to the nearest double, ``-inf`` below the double range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return -math.inf
 
 
 def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=None):
@@ -173,6 +236,8 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
     exact = check_flag(exact, "exact", owner)
     monotone = check_flag(monotone, "monotone", owner)
     dps = check_scalar(dps, "dps", owner, DPS)
+    if not exact and ctx is None:
+        _no_strings(scores, epsilon, sensitivity, owner)
     s = fraction_vector(scores, "scores", owner)
     eps = to_fraction(epsilon, "epsilon", owner, positive=True)
     sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
@@ -181,8 +246,24 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
     c = eps / (sens if monotone else 2 * sens)
     top = max(s)
     exponents = [c * (v - top) for v in s]            # exact, all <= 0
-    extra = 10 + len(str(int(-min(exponents)) + 1))
+    lowest = min(exponents)
+    # exponents beyond 2**64 in magnitude are reduced by multiples of log 2 (_exp_nonpositive)
+    extra = 10 + (decimal_digits(lowest) if _log2_bound(lowest) <= _REDUCE_BITS else 20)
     work = law_context(ctx, dps, extra)
-    weights = [work.exp(to_mpf(x, work)) if x != 0 else work.mpf(1) for x in exponents]
+    weights = [_exp_nonpositive(x, work) if x != 0 else work.mpf(1) for x in exponents]
     total = work.fsum(weights)
     return mpf_values([w / total for w in weights], ctx, dps)
+
+
+def _no_strings(scores, epsilon, sensitivity, owner):
+    """The float path takes real numbers: a str is not one (numeric strings need ``exact=True``)."""
+    for name, value in (("epsilon", epsilon), ("sensitivity", sensitivity)):
+        if isinstance(value, str):
+            raise parameter_error(name, owner, "a float in the range (0, inf) (numeric strings "
+                                  "only with exact=True)", value)
+    if isinstance(scores, (list, tuple)) or (isinstance(scores, np.ndarray) and scores.dtype.kind in "OUS"):
+        items = scores.tolist() if isinstance(scores, np.ndarray) else scores
+        for i, v in enumerate(items if isinstance(items, list) else [items]):
+            if isinstance(v, (str, bytes)):
+                raise parameter_error("scores", owner, "an array of finite doubles (numeric strings "
+                                      "only with exact=True)", Described(f"{v!r} at position ({i},)"))

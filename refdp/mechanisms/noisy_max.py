@@ -21,9 +21,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Described, check_array, check_rng, check_scalar, parameter_error
 from ..utils.validation import DPS, POSITIVE, check_flag, check_size
-from ..utils.exact import fraction_vector, to_fraction, to_mpf
+from ..utils.exact import decimal_digits, fraction_vector, to_fraction, to_mpf
 from .discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from ..utils.precision import ctx_expm1, law_context, mpf_values
 from ..utils.rounding import upward_quotient
@@ -245,10 +245,22 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
         probs = mpf_values(discrete_argmax_law(k, t, work), ctx, dps)
     else:
         inverse_scale = eps / (sens if monotone else 2 * sens)
+        spread = inverse_scale * (max(s) - min(s))
+        if spread and spread.numerator.bit_length() - spread.denominator.bit_length() >= MAX_SPREAD_BITS:
+            # the expansion cancels over about n * spread: the working precision grows with it
+            raise parameter_error("scores", owner, f"scores whose spread times epsilon / (2 sensitivity) is below "
+                                  f"2**{MAX_SPREAD_BITS} (every double input is)",
+                                  Described(f"a scaled spread of about 2**{spread.numerator.bit_length() - spread.denominator.bit_length()}"))
         probs = _argmax_law([inverse_scale * v for v in s], dps, ctx)
     if exact or ctx is not None:
         return probs
     return np.array([float(p) for p in probs])
+
+
+#: Largest scaled spread ``epsilon (max u - min u) / (2 sensitivity)`` (in bits) of the
+#: exact law: every double input stays below ``2**3123``; the work grows about
+#: quadratically with it (about 10 s at ``2**3300``).
+MAX_SPREAD_BITS = 3200
 
 
 def _argmax_law(a, dps, ctx=None):
@@ -261,7 +273,7 @@ def _argmax_law(a, dps, ctx=None):
     n = len(a)
     values = sorted(set(a))
     spread = values[-1] - values[0]
-    extra = n + 20 + len(str(int(n * spread) + 1))
+    extra = n + 20 + decimal_digits(n * spread)
     work = law_context(ctx, dps, extra)
     total = [work.mpf(0)] * n
     pieces = [("left", values[0], None)]

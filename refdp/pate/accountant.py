@@ -80,7 +80,7 @@ from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ..utils.validation import check_flag
 from ..utils.votes import check_counts, counts_from_votes
-from ._args import check_delta, check_gamma, check_orders
+from ._args import check_delta, check_discrete_gamma, check_gamma, check_gamma_votes, check_orders
 from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from .exact import exact_analysis
 from ..twins.bounds import pate_theorem2_bound, pure_dp_log_moment_bound, upward_sum_factor
@@ -216,11 +216,19 @@ class PATEAccountant:
         ------
         ValueError
             Empty or negative counts, a row without votes, a row whose total
-            differs from ``n_teachers`` (when declared), or a number of
-            columns different from ``n_classes`` (when declared).
+            differs from ``n_teachers`` (when declared), a number of
+            columns different from ``n_classes`` (when declared), or, with
+            ``exact=True``, a ``gamma`` outside the range of the exact
+            analyses (``gamma * T <= 8192``; ``gamma >= 2**-10`` for the
+            discrete noise; :func:`refdp.pate.exact_analysis`). The
+            accountant is left unchanged then.
         """
         owner = "PATEAccountant.add_counts"
         arr = check_counts(counts, owner, n_teachers=self.n_teachers)
+        if self.exact:
+            check_gamma_votes(self.gamma, arr, owner)
+            if self.noise == "discrete":
+                check_discrete_gamma(self.gamma, owner)
         if self.n_classes is not None and arr.shape[1] != self.n_classes:
             raise parameter_error("counts", owner, f"an array of shape (any, {self.n_classes})", arr)
         if self.noise == "discrete":

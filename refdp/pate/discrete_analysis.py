@@ -66,7 +66,7 @@ from ..utils.validation import check_flag
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.exact import to_mpf
 from ..utils.votes import check_counts
-from ._args import check_gamma, check_orders
+from ._args import check_discrete_gamma, check_gamma, check_gamma_votes, check_orders
 
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",
            "discrete_lemma4_log_q", "discrete_lemma4_two_sided_log_q", "discrete_exact_log_q",
@@ -482,6 +482,8 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
     owner = "discrete_exact_log_moments"
     gamma = check_gamma(gamma, owner)
     arr = check_counts(counts, owner, one_row=True)
+    check_gamma_votes(gamma, arr, owner)
+    check_discrete_gamma(gamma, owner)
     orders = check_orders(orders, owner)
     if arr.shape[1] > MAX_FAST_CLASSES:
         raise parameter_error("counts", owner, f"an array with at most {MAX_FAST_CLASSES} classes", arr)
@@ -598,6 +600,8 @@ def discrete_exact_log_q(counts, gamma, *, two_sided=True, certified=False):
     owner = "discrete_exact_log_q"
     gamma = check_gamma(gamma, owner)
     arr = check_counts(counts, owner, one_row=True)
+    check_gamma_votes(gamma, arr, owner)
+    check_discrete_gamma(gamma, owner)
     t = lnmax_scale(gamma)
     certified = check_flag(certified, "certified", owner) or arr.shape[1] > MAX_FAST_CLASSES
     miss = _log_miss_up if certified else _fast_cached

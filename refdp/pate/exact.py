@@ -60,7 +60,7 @@ import numpy as np
 from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Interval, check_scalar
 from ..utils.votes import check_counts
-from ._args import check_gamma, check_orders
+from ._args import check_discrete_gamma, check_gamma, check_gamma_votes, check_orders
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
 from ..core import LNMAX_ETA as ETA
 from ..core import lnmax_exact_rows as exact_rows
@@ -114,7 +114,10 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
     counts : array_like of int, shape (Q, C) or (C,)
         Vote counts of the answered queries (each row with at least one vote).
     gamma : float > 0
-        LNMax's inverse Laplace scale.
+        LNMax's inverse Laplace scale, with ``gamma * T <= 8192`` for ``T``
+        the largest number of votes of a row (as
+        :func:`refdp.pate.lnmax_distribution`; docs/theory/pate.rst, "Range
+        of gamma") and, for ``noise="discrete"``, ``gamma >= 2**-10``.
     orders : array_like of float > 0, optional
         Moment orders lambda (default :data:`refdp.accounting.DEFAULT_ORDERS`).
     n_threads : int >= 1, optional
@@ -137,8 +140,8 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
     Raises
     ------
     ValueError
-        Bad ``gamma``, ``orders`` or ``n_threads``; empty or negative counts; a
-        row without votes.
+        Bad ``gamma`` (outside the range above included), ``orders`` or
+        ``n_threads``; empty or negative counts; a row without votes.
 
     Notes
     -----
@@ -157,10 +160,12 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
     owner = "exact_analysis"
     gamma = check_gamma(gamma, owner)
     arr = check_counts(counts, owner, one_row=True)
+    check_gamma_votes(gamma, arr, owner)
     orders = check_orders(orders, owner)
     if n_threads is not None:
         n_threads = check_scalar(n_threads, "n_threads", owner, _THREADS)
     if check_noise(noise, owner) == "discrete":
+        check_discrete_gamma(gamma, owner)
         fwd, both = discrete_exact_log_moments(arr, gamma, orders)
         return ExactAnalysis(orders=orders, log_q=discrete_exact_log_q(arr, gamma, two_sided=False),
                              log_q_two_sided=discrete_exact_log_q(arr, gamma, two_sided=True),

@@ -55,7 +55,7 @@ from ..accounting.profiles import pld_atoms, convolve_pld, pld_delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.votes import check_counts
-from ._args import check_gamma
+from ._args import check_gamma, check_gamma_votes
 from .discrete_analysis import check_noise, lnmax_scale
 
 __all__ = ["ExactDelta", "exact_delta"]
@@ -251,6 +251,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     if counts.ndim == 1:
         counts = counts[None, :]
     gamma = check_gamma(gamma, _OWNER)
+    check_gamma_votes(gamma, counts, _OWNER)
     epsilon = check_scalar(epsilon, "epsilon", _OWNER, Interval(float, 0, None, closed="left"))
     grid_step = check_scalar(grid_step, "grid_step", _OWNER, Interval(float, 0, 1, closed="neither"))
     max_combinations = check_scalar(max_combinations, "max_combinations", _OWNER, Interval(int, 1, None))

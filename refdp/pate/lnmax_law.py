@@ -44,7 +44,7 @@ from ..mechanisms.discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
 from ..utils.votes import check_counts
-from ._args import check_gamma
+from ._args import check_gamma, check_gamma_votes
 from ..core import lnmax_log_law_rows as log_law_rows
 
 __all__ = ["lnmax_distribution"]
@@ -59,7 +59,13 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=Non
         One count vector or Q of them; non-negative integers, each row with at
         least one vote.
     gamma : float > 0
-        Inverse Laplace scale (each answer is (2 gamma, 0)-DP).
+        Inverse Laplace scale (each answer is (2 gamma, 0)-DP), with
+        ``gamma * T <= MAX_GAMMA_VOTES`` (8192) for ``T`` the largest number
+        of votes of a row: beyond it the double-precision kernel's exponents
+        (terms of size ``gamma * T``) cancel and its numerical fallback
+        would integrate ``gamma * T / 2`` mesh intervals per piece
+        (docs/theory/pate.rst, "Range of gamma"); the answer is then the
+        plurality class up to ``C exp(-8192 / T)`` per unit of gap.
     log : bool, default False
         Return natural logarithms of the probabilities (the float path keeps
         full relative accuracy for probabilities far below the double range).
@@ -92,7 +98,8 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=Non
     Raises
     ------
     ValueError
-        Bad ``gamma`` or ``dps``, empty or negative counts, a row without votes.
+        Bad ``gamma`` or ``dps`` (``gamma * T > 8192`` included), empty or
+        negative counts, a row without votes, a row total beyond int64.
 
     Notes
     -----
@@ -115,6 +122,7 @@ def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=Non
     exact = check_flag(exact, "exact", owner) or ctx is not None
     dps = check_scalar(dps, "dps", owner, DPS)
     arr = check_counts(counts, owner, one_row=True)
+    check_gamma_votes(gamma, arr, owner)
     one = np.ndim(counts) == 1
     if check_flag(secure, "secure", owner):
         t = lnmax_scale(gamma)

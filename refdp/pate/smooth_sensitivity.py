@@ -95,7 +95,7 @@ from ..accounting import pate_data_independent_log_moments
 from ..utils.validation import check_flag
 from ..mechanisms.float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ..utils.votes import check_counts
-from ._args import POSITIVE, check_delta, check_gamma
+from ._args import POSITIVE, check_delta, check_discrete_gamma, check_gamma, check_gamma_votes
 from .accountant import lemma4_two_sided_log_q
 from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
                                 discrete_lemma4_two_sided_log_q, statistic_slack)
@@ -346,7 +346,10 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     counts : array_like of int, shape (Q, C)
         Vote counts of the answered queries.
     gamma : float > 0
-        LNMax's inverse Laplace scale.
+        LNMax's inverse Laplace scale, with ``gamma * T <= 8192`` for ``T``
+        the votes of a query (:func:`refdp.pate.lnmax_distribution`;
+        docs/theory/pate.rst, "Range of gamma") and, for
+        ``statistic="exact"`` with ``noise="discrete"``, ``gamma >= 2**-10``.
     order : float > 0
         The moment order lambda (fixed before seeing the data).
     beta : float > 0
@@ -378,6 +381,10 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
     two_sided = check_flag(two_sided, "two_sided", owner)
     noise = check_noise(noise, owner)
     arr = check_counts(counts, owner)
+    check_gamma_votes(gamma, arr, owner)          # gamma = 1e308 overflowed the grid (inf - inf) and hung
+    if statistic == "exact":
+        if noise == "discrete":
+            check_discrete_gamma(gamma, owner)
     n = arr.shape[0]
     lq = _statistic(arr, gamma, statistic, two_sided, lam, noise)
     f_value = float(core.accountant_log_moments(lq, [lam], gamma)[0])
@@ -471,6 +478,7 @@ def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided,
         raise parameter_error("epsilon_release", owner,
                               "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
     counts_arr = check_counts(counts, owner)
+    check_gamma_votes(gamma, counts_arr, owner)
     ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided, noise=noise)
     bound = counts_arr.shape[0] * min(pate_theorem2(gamma, lam), pure_dp_log_moment(gamma, lam))
     step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
@@ -486,6 +494,7 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     counts : array_like of int, shape (Q, C)
         Vote counts of the answered queries (sensitive).
     gamma : float > 0
+        As in :func:`smooth_sensitivity` (``gamma * T <= 8192``).
     delta : float in (0, 1)
         The delta of the student's guarantee.
     order : float > 0

@@ -57,20 +57,31 @@ PRIVATE_MECHANISMS = ("refdp.pate.PATETeachers.noisy_labels",)
 _K = Interval(int, 1, None)
 
 
-def partition_by_record(n, n_teachers, rng):
+def partition_by_record(n, n_teachers, rng=None):
     """Teacher of each of ``n`` records: a random permutation cut into equal blocks.
 
     Parameters
     ----------
-    n : int >= 1
+    n : int in [1, 2**63 - 1]
     n_teachers : int in [1, n]
-    rng : numpy.random.Generator
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        Normalised with :func:`refdp.utils.validation.check_rng` (a Generator
+        is used as it is).
 
     Returns
     -------
     ndarray of int64, shape (n,)
         Part sizes differ by at most one.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1``, ``n_teachers`` outside ``[1, n]``, or a bad ``rng``.
     """
+    owner = "partition_by_record"
+    n = check_scalar(n, "n", owner, Interval(int, 1, 2**63 - 1))       # a NumPy array length
+    n_teachers = check_scalar(n_teachers, "n_teachers", owner, Interval(int, 1, n))
+    rng = check_rng(rng)
     perm = rng.permutation(n)
     assignment = np.empty(n, dtype=np.int64)
     for j, block in enumerate(np.array_split(perm, n_teachers)):
@@ -78,7 +89,7 @@ def partition_by_record(n, n_teachers, rng):
     return assignment
 
 
-def partition_by_group(groups, n_teachers, rng):
+def partition_by_group(groups, n_teachers, rng=None):
     """Teacher of each record from its group key: keyed BLAKE2b hash of the key, modulo ``n_teachers``.
 
     Parameters
@@ -88,15 +99,27 @@ def partition_by_group(groups, n_teachers, rng):
         to the equal Python values, and keys are compared by their ``repr``
         (so ``5`` and ``np.int64(5)`` are the same key, ``5`` and ``"5"`` are not).
     n_teachers : int >= 1
-    rng : numpy.random.Generator
-        Draws the 128-bit salt.
+    rng : None, int, SeedSequence, BitGenerator or Generator, optional
+        Draws the 128-bit salt (normalised with
+        :func:`refdp.utils.validation.check_rng`).
 
     Returns
     -------
     ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        ``groups`` not one-dimensional, ``n_teachers < 1``, or a bad ``rng``.
     """
+    owner = "partition_by_group"
+    n_teachers = check_scalar(n_teachers, "n_teachers", owner, _K)
+    rng = check_rng(rng)
+    keys = np.asarray(groups, dtype=object)
+    if keys.ndim != 1:
+        raise parameter_error("groups", owner, "a 1-dimensional sequence", keys)
     salt = rng.integers(0, 2**63, size=2, dtype=np.int64).tobytes()
-    keys = np.asarray(groups, dtype=object).tolist()
+    keys = keys.tolist()
     cache = {}
     out = np.empty(len(keys), dtype=np.int64)
     for i, key in enumerate(keys):

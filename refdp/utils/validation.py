@@ -77,7 +77,7 @@ class Interval:
     closed: str = "both"
 
     def contains(self, v: float) -> bool:
-        if math.isnan(v):
+        if isinstance(v, float) and math.isnan(v):     # (math.isnan fails on ints beyond the double range)
             return False
         if self.left is not None:
             if v < self.left or (v == self.left and self.closed in ("right", "neither")):
@@ -193,14 +193,7 @@ def check_array(
     """
     try:
         if dtype == "integer":
-            arr = np.asarray(value)
-            if arr.dtype.kind not in "iu":
-                if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-                    arr = arr.astype(np.int64)
-                elif arr.size == 0 and arr.dtype.kind == "f":
-                    arr = arr.astype(np.int64)
-                else:
-                    raise parameter_error(name, owner, "an array of integers", arr)
+            arr = _integer_array(np.asarray(value), name, owner)
         else:
             arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -241,6 +234,45 @@ def check_array(
                 Described(f"{flat[i].item()!r} at position {pos}"),
             )
     return arr
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _integer_array(arr, name: str, owner: str):
+    """An integer array whose every element is exact in int64 (``check_array(dtype="integer")``).
+
+    Signed and narrow unsigned integer arrays are kept as they are; uint64
+    arrays and float arrays of integral values (``-0.0`` included) are
+    converted to int64. A value that int64 cannot hold (a uint64 of at least
+    ``2**63``, a float outside ``[-2**63, 2**63)``) is the standard
+    ValueError, never wrapped.
+    """
+    kind = arr.dtype.kind
+    if kind == "i":
+        return arr
+    expected = "an array of integers in the int64 range [-2**63, 2**63 - 1]"
+    if kind == "u":
+        if arr.dtype.itemsize < 8:
+            return arr
+        if arr.size and int(arr.max()) > _INT64_MAX:
+            i = int(np.argmax(arr.ravel() > _INT64_MAX))
+            pos = tuple(int(p) for p in np.unravel_index(i, arr.shape))
+            raise parameter_error(name, owner, expected, Described(f"{arr.ravel()[i].item()!r} at position {pos}"))
+        return arr.astype(np.int64)
+    if kind == "f":
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        if np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            flat = arr.ravel()
+            # the int64 range is [-2**63, 2**63): both ends are exact in every float format
+            bad = (flat < -(2.0**63)) | (flat >= 2.0**63)
+            if bad.any():
+                i = int(np.argmax(bad))
+                pos = tuple(int(p) for p in np.unravel_index(i, arr.shape))
+                raise parameter_error(name, owner, expected, Described(f"{flat[i].item()!r} at position {pos}"))
+            return arr.astype(np.int64)
+    raise parameter_error(name, owner, "an array of integers", arr)
 
 
 def check_rng(rng):

@@ -19,6 +19,7 @@ __all__ = ["check_counts", "counts_from_votes"]
 _COUNT = Interval(int, 0, None)
 _CLASSES = Interval(int, 1, None)
 _TEACHERS = Interval(int, 1, None)
+_INT64_MAX = 2**63 - 1
 
 
 def check_counts(counts, owner, *, n_teachers=None, name="counts", one_row=False):
@@ -46,6 +47,12 @@ def check_counts(counts, owner, *, n_teachers=None, name="counts", one_row=False
     if arr.shape[1] < 1:
         raise parameter_error(name, owner, "an array with at least one class column", arr)
     arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if int(arr.max()) > _INT64_MAX // arr.shape[1]:
+        # a row total could exceed int64 (the kernels sum rows in int64): sum exactly
+        for i, row in enumerate(arr.tolist()):
+            if sum(row) > _INT64_MAX:
+                raise parameter_error(name, owner, "an array whose rows each sum to at most 2**63 - 1",
+                                      Described(f"a row summing to {sum(row)} at position ({i},)"))
     totals = arr.sum(axis=1)
     if n_teachers is not None:
         n_teachers = check_scalar(n_teachers, "n_teachers", owner, _TEACHERS)
