@@ -34,6 +34,7 @@ import numpy as np
 
 from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.validation import Interval, check_scalar
+from ..utils.votes import check_gamma_votes
 from .profiles import Enclosure, pld_atoms, convolve_pld, pld_delta_at, _power
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
@@ -297,7 +298,6 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     owner = "lnmax_neighbour_delta"
     arr = _counts(counts, owner)
     gamma = check_scalar(gamma, "gamma", owner, _POS)
-    from ..pate._args import check_gamma_votes
     check_gamma_votes(gamma, arr, owner)
     epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
     grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)

@@ -9,12 +9,15 @@ Both the PATE package and the accounting of PATE 2017's published analysis
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from .. import core
 from .validation import Described, Interval, check_array, check_scalar, parameter_error
 
-__all__ = ["check_counts", "counts_from_votes"]
+__all__ = ["check_counts", "counts_from_votes", "MAX_GAMMA_VOTES", "check_gamma_votes"]
 
 _COUNT = Interval(int, 0, None)
 _CLASSES = Interval(int, 1, None)
@@ -82,3 +85,34 @@ def counts_from_votes(votes, n_classes, owner, name="votes"):
     n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
     votes = check_array(votes, name, owner, ndim=2, dtype="integer", min_size=1)
     return np.ascontiguousarray(core._count_votes(votes, n_classes, owner, name), dtype=np.int64)
+
+
+#: Largest ``gamma * T`` (``T`` the votes of a query) for which the LNMax law and
+#: its analyses are computed: every exponent the double-precision kernel forms is
+#: a sum of terms of magnitude at most ``gamma T + C log 2``, so its rounding
+#: adds at most about ``4 u gamma T <= 3.7e-12`` to ``log P`` (within the
+#: ``ETA = 1e-11`` the analyses assume), and the numerical fallback integrates
+#: at most ``gamma T / 2 + C log(C) / 4 + log2(8 C) + 3`` mesh intervals per
+#: piece (docs/theory/pate.rst, "Range of gamma").
+MAX_GAMMA_VOTES = 8192
+
+
+def check_gamma_votes(gamma, counts, owner):
+    """Require ``gamma * T <= MAX_GAMMA_VOTES`` for the largest row total ``T`` of validated counts.
+
+    Beyond it LNMax answers the plurality class with probability at least
+    ``1 - C exp(-MAX_GAMMA_VOTES / T)`` per unit gap and the double-precision
+    law loses its accuracy (``gamma * T`` terms cancel), so the law and the
+    analyses built on it refuse such ``gamma`` with the standard ValueError.
+    The comparison is exact (``gamma`` at its binary value).
+    """
+    total = int(counts.sum(axis=1).max()) if counts.size else 0
+    if total and Fraction(gamma) * total > MAX_GAMMA_VOTES:
+        limit = MAX_GAMMA_VOTES / total
+        if Fraction(limit) * total > MAX_GAMMA_VOTES:      # the largest double accepted
+            limit = math.nextafter(limit, 0.0)
+        raise parameter_error(
+            "gamma", owner,
+            f"a float in the range (0, {limit!r}] (gamma times the {total} votes of a query at most "
+            f"{MAX_GAMMA_VOTES}, where the LNMax law is computed)", gamma)
+    return gamma
