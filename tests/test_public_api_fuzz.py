@@ -170,7 +170,7 @@ def call(func, kwargs, where="example"):
         _hang_log = open(HANG_LOG, "w")
     _hang_log.seek(0)
     _hang_log.truncate()
-    _hang_log.write(f"hung for {TIMEOUT} s: {where}\n")
+    _hang_log.write(f"calling (hung for {TIMEOUT} s if a traceback follows): {where}\n")
     _hang_log.flush()
     faulthandler.dump_traceback_later(TIMEOUT, exit=True, file=_hang_log)
     try:

@@ -13,9 +13,9 @@ import numpy as np
 
 from .. import core
 from .._precision import law_context, mpf_values
-from ..utils.validation import check_array, check_rng, check_scalar
-from ..utils.validation import DPS, POSITIVE, check_flag
-from ._exact import float_inputs, fraction_vector, to_fraction, to_mpf
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, POSITIVE, RNG, Array, constrained
+from ._constraints import EXACT_POSITIVE, EXACT_SCORES
+from ._exact import float_inputs, to_mpf
 from ._inversion import certified_inverse_cdf_index
 
 __all__ = ["exponential_mechanism", "exponential_mechanism_distribution"]
@@ -31,6 +31,7 @@ def _float_probabilities(scores, epsilon, sensitivity, monotone):
     return np.exp(w - core.logsumexp(w))
 
 
+@constrained(scores=Array(ndim=1), epsilon=POSITIVE, sensitivity=POSITIVE, monotone=FLAG, rng=RNG)
 def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=None):
     """Sample a candidate index with probability proportional to ``exp(epsilon u / (2 Delta))``.
 
@@ -99,16 +100,12 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     >>> exponential_mechanism([0.0, 3.0, 1.0], 2.0, rng=0)
     1
     """
-    owner = "exponential_mechanism"
-    scores = check_array(scores, "scores", owner, ndim=1, min_size=1)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-    monotone = check_flag(monotone, "monotone", owner)
-    rng = check_rng(rng)
     p = _float_probabilities(scores, epsilon, sensitivity, monotone)
     return certified_inverse_cdf_index(p, rng.random(), rng)
 
 
+@constrained(exact=FLAG, monotone=FLAG, dps=DIGITS, scores=EXACT_SCORES, epsilon=EXACT_POSITIVE,
+             sensitivity=EXACT_POSITIVE, ctx=CONTEXT)
 def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
                                        exact=False, dps=50, ctx=None):
     """Output distribution of :func:`exponential_mechanism`.
@@ -133,7 +130,7 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
         each has relative error at most about ``(|w_h| + 2) 2**-52``, where
         ``w_h = c (u_h - max u) <= 0`` is its log-weight (or underflows to
         0). If True compute in mpmath.
-    dps : int >= 1, default 50
+    dps : int in [1, 10000], default 50
         Decimal digits of the mpmath results (``exact=True`` only).
     ctx : mpmath context, optional
         Compute in this context instead (``exact`` and ``dps`` are then
@@ -170,12 +167,7 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
     '0.56217650088579810403'
     """
     owner = "exponential_mechanism_distribution"
-    exact = check_flag(exact, "exact", owner)
-    monotone = check_flag(monotone, "monotone", owner)
-    dps = check_scalar(dps, "dps", owner, DPS)
-    s = fraction_vector(scores, "scores", owner)
-    eps = to_fraction(epsilon, "epsilon", owner, positive=True)
-    sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
+    s, eps, sens = scores, epsilon, sensitivity
     if not exact and ctx is None:
         return _float_probabilities(*float_inputs(s, eps, sens, owner), monotone)
     c = eps / (sens if monotone else 2 * sens)

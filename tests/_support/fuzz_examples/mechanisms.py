@@ -26,8 +26,9 @@ EXAMPLES = {
     P + "gaussian_mechanism_approx": lambda: (gaussian_mechanism_approx, dict(
         value=np.array([1.0, 2.0]), epsilon=1.0, delta=1e-5, sensitivity=1.0, rng=0, secure=True)),
     P + "GaussianCalibration": lambda: (GaussianCalibration, dict(
-        epsilon=1.0, delta=1e-5, sensitivity=1.0, sigma=4.0, sigma_lower=3.9, dim=1, grid=None,
-        target=None)),
+        epsilon=1.0, delta=1e-5, sensitivity=1.0, dim=1, secure=False, sigma=3.8, sigma_failing=3.7,
+        delta_enclosure=(9e-6, 1e-5), method="analytic", step=None, integer_sensitivity=None,
+        integer_sigma=None, rho=None, order=None)),
     P + "exponential_mechanism": lambda: (exponential_mechanism, dict(
         scores=np.array([0.0, 3.0, 1.0]), epsilon=1.0, sensitivity=1.0, monotone=False, rng=0)),
     P + "exponential_mechanism_distribution": lambda: (exponential_mechanism_distribution, dict(
