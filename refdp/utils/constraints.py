@@ -80,6 +80,8 @@ __all__ = [
     "CONTEXT",
     "DIGITS",
     "Enclosure",
+    "StrictInt",
+    "Nullable",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -263,6 +265,29 @@ class Optional:
 
 
 @dataclass(frozen=True)
+class Nullable:
+    """``None`` or a value satisfying ``inner``, whose own message is kept on refusal.
+
+    Unlike :class:`Optional` (one message for the union), a refused value gets
+    the inner constraint's precise message (e.g. the position of a NaN in an
+    array).
+    """
+
+    inner: object
+
+    def describe(self) -> str:
+        return "None or " + describe(self.inner)
+
+    def validate(self, value, name, owner):
+        if value is None:
+            return None
+        return validate_with(self.inner, value, name, owner)
+
+    def invalid_examples(self) -> list:
+        return [v for v in invalid_examples_of(self.inner) if v is not None]
+
+
+@dataclass(frozen=True)
 class InstanceOf:
     """An instance of one of ``types`` (described by ``what``)."""
 
@@ -427,6 +452,27 @@ class Size:
 
 
 SIZE = Size()
+
+
+@dataclass(frozen=True)
+class StrictInt:
+    """An integer type (Python or NumPy, not bool) in ``interval``; integral floats refused.
+
+    For counts whose type is part of the contract (a number of records).
+    """
+
+    interval: Interval
+
+    def describe(self) -> str:
+        return self.interval.describe()
+
+    def validate(self, value, name, owner):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise parameter_error(name, owner, self.describe(), value)
+        return check_scalar(value, name, owner, self.interval)
+
+    def invalid_examples(self) -> list:
+        return invalid_examples_of(self.interval) + [float(self.interval.left or 0) + 1.0]
 
 
 @dataclass(frozen=True)
