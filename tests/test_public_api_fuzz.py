@@ -39,6 +39,7 @@ import numbers
 import os
 import re
 import tempfile
+from types import MappingProxyType
 
 import numpy as np
 import pytest
@@ -79,7 +80,7 @@ def _init_constraints(cls):
     """The declared constraints of ``cls``'s constructor, its own or inherited."""
     for klass in cls.__mro__:
         if klass is object:
-            return None
+            return MappingProxyType({})      # no constructor parameters: nothing to declare
         if "__init__" in klass.__dict__:
             return constraints_of(klass)
     return None
@@ -112,6 +113,24 @@ def examples(package):
 
 TARGETS = [(pkg, qual) for pkg in PACKAGES for qual in sorted(discover(pkg))]
 _IDS = [qual for _, qual in TARGETS]
+
+#: Public callables known to be undeclared, with the reason (strict: the test
+#: fails as soon as one is declared, so that the entry is removed).
+_TEACHER_ENSEMBLE = ("constructor, fit and score inherited from prediction._partition.TeacherEnsemble, "
+                     "which is moving to refdp.utils; declared there once it has moved")
+KNOWN_UNDECLARED = {
+    f"refdp.prediction.{cls}{meth}": _TEACHER_ENSEMBLE
+    for cls in ("SoftMajority", "AveragedPrediction")
+    for meth in ("", ".fit", ".predict", ".predict_proba", ".score")
+}
+
+
+def _declared_params():
+    for pkg, qual in TARGETS:
+        marks = ()
+        if qual in KNOWN_UNDECLARED:
+            marks = pytest.mark.xfail(strict=True, reason=KNOWN_UNDECLARED[qual])
+        yield pytest.param(pkg, qual, id=qual, marks=marks)
 
 
 # --- the oracle ------------------------------------------------------------------------
@@ -249,7 +268,7 @@ def generic_values(valid):
 # --- the tests -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("package,qual", TARGETS, ids=_IDS)
+@pytest.mark.parametrize("package,qual", list(_declared_params()))
 def test_declared_and_exampled(package, qual):
     constraints = discover(package)[qual]
     assert constraints is not None, f"{qual} declares no constraints (refdp.utils.constraints.constrained)"
