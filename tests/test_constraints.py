@@ -7,10 +7,18 @@ import numpy as np
 import pytest
 
 from refdp.utils.constraints import (
-    COUNT, DELTA, FLAG, POSITIVE, PROBABILITY, RNG, AnyOf, Array, Checked, InstanceOf, Interval,
-    Optional, Options, SameLength, constrained, constraints_of, describe, invalid_examples_of,
-    validate_with,
+    CONTEXT, COUNT, DELTA, DIGITS, FLAG, POSITIVE, PROBABILITY, RNG, SIZE, AnyOf, Array, Checked,
+    Converted, Enclosure, InstanceOf, Interval, Nullable, Optional, Options, SameLength, Size, StrictInt,
+    constrained, constraints_of, describe, invalid_examples_of, validate_with,
 )
+from refdp.utils.validation import check_scalar
+
+
+def _even(value, name, owner):
+    value = check_scalar(value, name, owner, Interval(int, 0, None))
+    if value % 2:
+        raise ValueError(f"The '{name}' parameter of {owner} must be an even int. Got {value!r} instead.")
+    return value
 
 KINDS = {
     "positive": (POSITIVE, 0.5, 0.5),
@@ -26,7 +34,36 @@ KINDS = {
     "checked": (Checked("a callable, checked in the body", invalid=(None,)), len, len),
     "array": (Array(ndim=1, interval=Interval(float, 0, 1)), [0.0, 1.0], np.array([0.0, 1.0])),
     "int-array": (Array(ndim=2, dtype="integer"), [[1, 2]], np.array([[1, 2]])),
+    "uint64-array": (Array(ndim=1, dtype="integer"), np.array([2**63 - 1], dtype=np.uint64),
+                     np.array([2**63 - 1])),
+    "converted": (Converted(_even, "an even int", invalid=(3, -2, "4", None)), 4.0, 4),
+    "size": (SIZE, [2, 3], (2, 3)),
+    "bounded-size": (Size(max_elements=10), 10, (10,)),
+    "strict-int": (StrictInt(Interval(int, 1, None)), np.int32(5), 5),
+    "nullable": (Nullable(Array(ndim=1)), None, None),
+    "nullable-array": (Nullable(Array(ndim=1)), [1, 2], np.array([1.0, 2.0])),
+    "enclosure": (Enclosure(Interval(float, 0, 1)), [0, 0.5], (0.0, 0.5)),
+    "digits": (DIGITS, 30, 30),
+    "context": (CONTEXT, None, None),
 }
+
+
+def test_nullable_keeps_the_inner_message():
+    with pytest.raises(ValueError, match=r"must be an array of finite numbers\. Got nan at position \(1,\)"):
+        Nullable(Array(ndim=1)).validate([0.0, math.nan], "p", "owner")
+    with pytest.raises(ValueError, match=r"must be None or a 1-dimensional array\. Got"):
+        Optional(Array(ndim=1)).validate([0.0, math.nan], "p", "owner")
+
+
+def test_uint64_counts_above_int64_refused():
+    with pytest.raises(ValueError, match=r"'c' parameter of f must be .* below 2\*\*63\. Got 18446744073709551615"):
+        Array(ndim=1, dtype="integer").validate(np.array([5, 2**64 - 1], dtype=np.uint64), "c", "f")
+
+
+def test_interval_examples_are_all_refused_even_with_infinite_bound():
+    closed_inf = Interval(float, 0, math.inf, closed="right")
+    assert math.inf not in invalid_examples_of(closed_inf)
+    assert check_scalar(math.inf, "s", "f", closed_inf) == math.inf
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -35,6 +72,9 @@ def test_describe_validate_refuse(kind):
     text = describe(constraint) if not isinstance(constraint, (Interval, Options)) else constraint.describe()
     assert isinstance(text, str) and text
     got = validate_with(constraint, valid, "p", "owner")
+    if kind == "context":
+        import mpmath
+        assert validate_with(constraint, mpmath.iv, "p", "owner") is mpmath.iv
     if isinstance(converted, np.ndarray):
         np.testing.assert_array_equal(got, converted)
         assert isinstance(got, np.ndarray)

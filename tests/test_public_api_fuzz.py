@@ -125,6 +125,21 @@ KNOWN_UNDECLARED = {
 }
 
 
+#: Defects of issue 17's list being fixed in parallel (not strict: they pass once fixed).
+KNOWN_DEFECTS = {
+    "refdp.mechanisms.exponential_mechanism":
+        "sensitivity=5e-324 gives NaN probabilities (the exponential-mechanism extremes of issue 17)",
+}
+
+
+def _defect_params():
+    for pkg, qual in TARGETS:
+        marks = ()
+        if qual in KNOWN_DEFECTS:
+            marks = pytest.mark.xfail(strict=False, reason=KNOWN_DEFECTS[qual])
+        yield pytest.param(pkg, qual, id=qual, marks=marks)
+
+
 def _declared_params():
     for pkg, qual in TARGETS:
         marks = ()
@@ -294,7 +309,7 @@ def test_valid_example(package, qual):
         check_privacy(func.__self__, qual)
 
 
-@pytest.mark.parametrize("package,qual", TARGETS, ids=_IDS)
+@pytest.mark.parametrize("package,qual", list(_defect_params()))
 def test_invalid_values(package, qual):
     constraints, factory = _target(package, qual)
     _, kwargs = factory()
