@@ -41,7 +41,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.constraints import CONTEXT, DIGITS, FLAG, POSITIVE, RNG, Array, Checked, Nullable, Optional, constrained
-from ..utils.validation import Described, Interval, Options, check_array, parameter_error
+from ..utils.validation import Described, Options, check_array, parameter_error
 from ..mechanisms._exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..mechanisms._inversion import certified_inverse_cdf_index

@@ -49,7 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..utils.constraints import CONTEXT, DIGITS, POSITIVE, Array, constrained
 from .._precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..verify.verdict import lower, upper
@@ -276,7 +276,6 @@ def packing_sample_size(m, epsilon, beta):
     >>> round(packing_sample_size(10**6, 1.0, 0.05), 4)
     16.7599
     """
-    owner = "packing_sample_size"
     if m == 2:
         return 0.0
     iv = iv_context(40)

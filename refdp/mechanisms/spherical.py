@@ -15,7 +15,7 @@ import numpy as np
 from fractions import Fraction
 
 from ..utils.constraints import COUNT, FLAG, POSITIVE, RNG, SIZE, Array, Optional, constrained
-from ..utils.validation import check_array, parameter_error
+from ..utils.validation import parameter_error
 from ._float_safe import l2_laplace_grid, release
 
 __all__ = ["spherical_laplace"]

@@ -86,7 +86,6 @@ def soft_majority_k(epsilon, alpha, n_classes=2):
     >>> soft_majority_k(1.0, 0.1, n_classes=10)
     21
     """
-    owner = "soft_majority_k"
     c = mp_context(50)
     value = 4 * c.log(2 * (n_classes - 1) / c.mpf(alpha)) / c.mpf(epsilon)
     k = int(c.ceil(value))
@@ -243,7 +242,8 @@ class SoftMajority(TeacherEnsemble):
             Row ``i`` is the law :meth:`predict` samples from at ``Xq[i]``,
             ``soft_majority_probabilities(vote_counts(Xq)[i], epsilon)``.
         """
-        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon)
+        # counts from count_votes and epsilon validated at construction: not validated again
+        return soft_majority_probabilities.__wrapped__(self.vote_counts(Xq), self.epsilon)
 
     def exact_proba(self, Xq, dps=50, ctx=None):
         """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists).

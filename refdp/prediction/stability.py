@@ -47,13 +47,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .._repr import params_repr
-from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
+from ..utils.validation import (Interval, Options, check_array, check_option,
                            check_scalar, parameter_error)
 from .._rounding import ceil_fraction, ceil_interval, floor_interval, interval_context
 from ..accounting import zcdp_to_dp
 from ..accounting.budget import check_budget
 from ..mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
-from ..utils.validation import check_flag
 from ..utils.constraints import FLAG, RNG, Array, Checked, Converted, SameLength, constrained
 
 __all__ = [

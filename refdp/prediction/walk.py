@@ -27,7 +27,7 @@ from .. import core
 from .._repr import params_repr
 from .._precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
                           raw_to_fraction)
-from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
+from ..utils.validation import (Interval, Options, check_array, check_option,
                            check_scalar, parameter_error)
 from ..accounting.budget import check_budget
 from ..utils.constraints import RNG, Checked, Converted, constrained
