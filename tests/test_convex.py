@@ -160,7 +160,7 @@ def test_psgd_step_limit():
     limit = 2 / (0.25 * 2.0 ** 2)
     ProjectedSGD(LogisticLoss(), limit, 2.0)
     with pytest.raises(ValueError, match=r"The 'eta' parameter of ProjectedSGD must be a float in "
-                                         r"the range \(0, 2 / \(smoothness \* radius\*\*2\)\] = "
+                                         r"the range \(0, 2 / \(smoothness \* 'radius'\*\*2\)\] = "
                                          r"\(0, 2.0\]"):
         ProjectedSGD(LogisticLoss(), math.nextafter(limit, 3.0), 2.0)
     with pytest.raises(ValueError, match="The 'projection_radius' parameter of ProjectedSGD"):

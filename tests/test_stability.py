@@ -117,7 +117,7 @@ def test_fit_and_predict_shapes():
     with pytest.raises(ValueError, match="The 'X' parameter of StablePredictor.fit must be a 2-dim"):
         sp.fit(X[:, 0], y)
     with pytest.raises(ValueError, match=r"The 'y' parameter of StablePredictor.fit must be an "
-                                         r"array of shape \(12\)"):
+                                         r"array with as many rows as 'X' \(12\)"):
         sp.fit(X, y[:-1])
     with pytest.raises(ValueError, match="The 'X' parameter of StablePredictor.fit must be an "
                                          "array of finite numbers"):

@@ -37,13 +37,13 @@ References
 """
 from __future__ import annotations
 
-import mpmath
-import numbers
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, check_array, check_rng, check_scalar, parameter_error
-from ..utils.validation import DPS, POSITIVE, check_flag
+from fractions import Fraction
+
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, POSITIVE, RNG, Array, Checked, StrictInt, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.exact import fraction_vector
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..utils.precision import iv_context
@@ -69,6 +69,7 @@ _HYPOTHESES = Interval(int, 1, None)
 _BETA = Interval(float, 0, 1, closed="right")
 
 
+@constrained(losses=Array(ndim=2, interval=_UNIT, min_size=0))
 def empirical_risks(losses):
     """Empirical risk of every hypothesis from its per-record losses.
 
@@ -96,25 +97,16 @@ def empirical_risks(losses):
     [0.5, 0.25]
     """
     owner = "empirical_risks"
-    losses = check_array(losses, "losses", owner, ndim=2, interval=_UNIT)
     if losses.shape[0] < 1 or losses.shape[1] < 1:
         raise parameter_error("losses", owner, "an array with at least one hypothesis (row) and "
                               "one record (column)", losses)
     return losses.sum(axis=1) / losses.shape[1]
 
 
-def _check_samples(n_samples, owner):
-    """``n_samples`` is a count: an integer type (not a float that happens to be integral)."""
-    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral):
-        raise parameter_error("n_samples", owner, _SAMPLES.describe(), n_samples)
-    return check_scalar(n_samples, "n_samples", owner, _SAMPLES)
-
-
-def _check_common(risks, n_samples, epsilon, owner):
-    risks = check_array(risks, "risks", owner, ndim=1, min_size=1, interval=_UNIT)
-    n_samples = _check_samples(n_samples, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    return risks, n_samples, epsilon
+#: ``n_samples`` is a count: an integer type (not a float that happens to be integral).
+N_SAMPLES = StrictInt(_SAMPLES)
+#: Empirical risks of the float paths.
+RISKS = Array(ndim=1, min_size=1, interval=_UNIT)
 
 
 def _float_law(risks, n_samples, epsilon):
@@ -122,6 +114,7 @@ def _float_law(risks, n_samples, epsilon):
     return _float_probabilities(-(n_samples * risks), epsilon, 1.0, False)
 
 
+@constrained(risks=RISKS, n_samples=N_SAMPLES, epsilon=POSITIVE, rng=RNG)
 def exponential_mechanism_learner(risks, epsilon, *, n_samples, rng=None):
     r"""Sample a hypothesis with probability proportional to ``exp(-epsilon n R(h) / 2)``.
 
@@ -180,12 +173,15 @@ def exponential_mechanism_learner(risks, epsilon, *, n_samples, rng=None):
     >>> exponential_mechanism_learner([0.5, 0.1, 0.3], 1.0, n_samples=100, rng=0)
     1
     """
-    owner = "exponential_mechanism_learner"
-    risks, n_samples, epsilon = _check_common(risks, n_samples, epsilon, owner)
-    rng = check_rng(rng)
     return certified_inverse_cdf_index(_float_law(risks, n_samples, epsilon), rng.random(), rng)
 
 
+@constrained(
+    exact=FLAG, dps=DIGITS,
+    risks=Checked("in the body: floats in [0, 1] (exact=False) or exact reals in [0, 1]",
+                  invalid=([], [float("nan")], [1.5], [-0.25], "abc", None, [[0.5]])),
+    n_samples=N_SAMPLES, epsilon=POSITIVE, ctx=CONTEXT,
+)
 def exponential_mechanism_learner_distribution(risks, epsilon, *, n_samples, exact=False, dps=50, ctx=None):
     """Output distribution of :func:`exponential_mechanism_learner`.
 
@@ -230,10 +226,9 @@ def exponential_mechanism_learner_distribution(risks, epsilon, *, n_samples, exa
     '0.731058578630005'
     """
     owner = "exponential_mechanism_learner_distribution"
-    exact = check_flag(exact, "exact", owner) or ctx is not None
-    dps = check_scalar(dps, "dps", owner, DPS)
+    exact = exact or ctx is not None
     if not exact:
-        risks, n_samples, epsilon = _check_common(risks, n_samples, epsilon, owner)
+        risks = RISKS.validate(risks, "risks", owner)
         return _float_law(risks, n_samples, epsilon)
     values = fraction_vector(risks, "risks", owner)
     for i, r in enumerate(values):
@@ -241,12 +236,11 @@ def exponential_mechanism_learner_distribution(risks, epsilon, *, n_samples, exa
             given = risks[i].item() if isinstance(risks[i], np.generic) else risks[i]
             raise parameter_error("risks", owner, "an array with every element in the range [0, 1]",
                                   Described(f"{given!r} at position ({i},)"))
-    n_samples = _check_samples(n_samples, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    return exponential_mechanism_distribution([-n_samples * r for r in values], epsilon,
-                                              sensitivity=1, exact=True, dps=dps, ctx=ctx)
+    return exponential_mechanism_distribution.__wrapped__([-n_samples * r for r in values], Fraction(epsilon),
+                                                          sensitivity=Fraction(1), exact=True, dps=dps, ctx=ctx)
 
 
+@constrained(n_samples=N_SAMPLES, n_hypotheses=_HYPOTHESES, epsilon=POSITIVE, beta=_BETA)
 def exponential_mechanism_learner_utility_bound(epsilon, beta, *, n_samples, n_hypotheses):
     r"""Excess empirical risk of the learner that is exceeded with probability at most ``beta``.
 
@@ -275,11 +269,6 @@ def exponential_mechanism_learner_utility_bound(epsilon, beta, *, n_samples, n_h
     >>> round(exponential_mechanism_learner_utility_bound(1.0, 0.05, n_samples=1000, n_hypotheses=100), 6)
     0.015202
     """
-    owner = "exponential_mechanism_learner_utility_bound"
-    n_samples = _check_samples(n_samples, owner)
-    n_hypotheses = check_scalar(n_hypotheses, "n_hypotheses", owner, _HYPOTHESES)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    beta = check_scalar(beta, "beta", owner, _BETA)
     return float_at_least(_utility_bound_enclosure(n_samples, n_hypotheses, epsilon, beta)[1])
 
 

@@ -40,9 +40,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, Options, check_array, check_option, check_rng, \
-    check_scalar, parameter_error
-from ..utils.validation import DPS, POSITIVE, check_flag
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, POSITIVE, RNG, Array, Checked, Nullable, Optional, constrained
+from ..utils.validation import Described, Options, check_array, parameter_error
 from ..utils.exact import EXACT_REAL, to_fraction
 from ..mechanisms.exponential import _float_probabilities, exponential_mechanism_distribution
 from ..utils.inversion import certified_inverse_cdf_index
@@ -63,11 +62,17 @@ PRIVATE_MECHANISMS = ("refdp.learning.posterior.one_posterior_sample",)
 _NEIGHBOURS = Options(("replace", "add_remove"))
 
 
+#: The loss table: its range depends on 'loss_bound' and its type on 'exact', so the body checks it.
+_LOSSES = Checked("in the body: a non-empty 2-dimensional table with entries in [0, loss_bound]",
+                  invalid=([], [[float("nan")]], [[-1.0]], [[1e300]], "abc", None, [1.0]))
+
+
 def _multiplier(neighbours) -> int:
     """2 for replace-one (two-sided change), 1 for add/remove (one-sided)."""
     return 2 if neighbours == "replace" else 1
 
 
+@constrained(epsilon=POSITIVE, loss_bound=POSITIVE, neighbours=_NEIGHBOURS)
 def posterior_temperature(epsilon, loss_bound, neighbours="replace"):
     """Largest temperature ``t`` at which one posterior sample is epsilon-DP.
 
@@ -101,9 +106,6 @@ def posterior_temperature(epsilon, loss_bound, neighbours="replace"):
     0.5
     """
     owner = "posterior_temperature"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    loss_bound = check_scalar(loss_bound, "loss_bound", owner, POSITIVE)
-    neighbours = check_option(neighbours, "neighbours", owner, _NEIGHBOURS)
     return _temperature(epsilon, loss_bound, neighbours, owner)
 
 
@@ -115,6 +117,7 @@ def _temperature(epsilon, loss_bound, neighbours, owner):
     return t
 
 
+@constrained(loss_bound=POSITIVE, temperature=POSITIVE, neighbours=_NEIGHBOURS)
 def posterior_epsilon(loss_bound, temperature=1.0, neighbours="replace"):
     """Privacy parameter of one sample from the posterior at temperature ``t``.
 
@@ -139,10 +142,6 @@ def posterior_epsilon(loss_bound, temperature=1.0, neighbours="replace"):
     >>> posterior_epsilon(0.5)
     1.0
     """
-    owner = "posterior_epsilon"
-    loss_bound = check_scalar(loss_bound, "loss_bound", owner, POSITIVE)
-    temperature = check_scalar(temperature, "temperature", owner, POSITIVE)
-    neighbours = check_option(neighbours, "neighbours", owner, _NEIGHBOURS)
     return float_at_least(_multiplier(neighbours) * Fraction(temperature) * Fraction(loss_bound))
 
 
@@ -150,16 +149,19 @@ def _resolve_temperature(epsilon, temperature, loss_bound, neighbours, owner):
     if epsilon is not None and temperature is not None:
         raise parameter_error("temperature", owner, "None when 'epsilon' is given", temperature)
     if epsilon is not None:
-        epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
         return _temperature(epsilon, loss_bound, neighbours, owner)
     if temperature is not None:
-        return check_scalar(temperature, "temperature", owner, POSITIVE)
+        return temperature
     return 1.0
 
 
 def _check_float_inputs(losses, loss_bound, log_prior, owner):
-    loss_bound = check_scalar(loss_bound, "loss_bound", owner, POSITIVE)
-    losses = check_array(losses, "losses", owner, ndim=2, interval=Interval(float, 0, loss_bound))
+    losses = check_array(losses, "losses", owner, ndim=2)
+    outside = ~((losses >= 0) & (losses <= loss_bound))
+    if outside.any():
+        pos = tuple(int(p) for p in np.argwhere(outside)[0])
+        raise parameter_error("losses", owner, f"an array with every element in the range [0, 'loss_bound'] = "
+                              f"[0, {loss_bound!r}]", Described(f"{losses[pos].item()!r} at position {pos}"))
     if losses.shape[0] < 1:
         raise parameter_error("losses", owner, "an array with at least one parameter (row)", losses)
     if log_prior is not None:
@@ -178,6 +180,10 @@ def _float_law(losses, log_prior, t):
     return _float_probabilities(w, 2.0, 1.0, False)
 
 
+@constrained(
+    loss_bound=POSITIVE, losses=_LOSSES, log_prior=Nullable(Array(ndim=1)), neighbours=_NEIGHBOURS,
+    epsilon=Optional(POSITIVE), temperature=Optional(POSITIVE), rng=RNG,
+)
 def one_posterior_sample(losses, loss_bound, *, log_prior=None, epsilon=None, temperature=None,
                          neighbours="replace", rng=None):
     r"""Draw one parameter index from ``p(theta) ~ exp(-t sum_i loss[theta, i] + log_prior[theta])``.
@@ -237,9 +243,7 @@ def one_posterior_sample(losses, loss_bound, *, log_prior=None, epsilon=None, te
     """
     owner = "one_posterior_sample"
     losses, loss_bound, log_prior = _check_float_inputs(losses, loss_bound, log_prior, owner)
-    neighbours = check_option(neighbours, "neighbours", owner, _NEIGHBOURS)
     t = _resolve_temperature(epsilon, temperature, loss_bound, neighbours, owner)
-    rng = check_rng(rng)
     p = _float_law(losses, log_prior, t)
     if p is None:
         raise parameter_error("temperature", owner, "small enough for finite log-weights",
@@ -272,13 +276,19 @@ def _fraction_matrix(values, loss_bound, owner):
                                       Described(f"{v!r} at position ({i}, {j})")) from None
             if not 0 <= f <= bound:
                 raise parameter_error("losses", owner,
-                                      f"a table with every element in the range [0, {loss_bound!r}]",
+                                      f"a table with every element in the range [0, 'loss_bound'] = [0, {loss_bound!r}]",
                                       Described(f"{v!r} at position ({i}, {j})"))
             fr.append(f)
         out.append(fr)
     return out
 
 
+@constrained(
+    exact=FLAG, dps=DIGITS, neighbours=_NEIGHBOURS, loss_bound=POSITIVE, losses=_LOSSES,
+    log_prior=Checked("in the body: None or one finite real per row of 'losses' (exact reals when exact=True)",
+                      invalid=([float("nan")], "abc", [[0.0]])),
+    epsilon=Optional(POSITIVE), temperature=Optional(POSITIVE), ctx=CONTEXT,
+)
 def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, epsilon=None,
                                       temperature=None, neighbours="replace", exact=False, dps=50,
                                       ctx=None):
@@ -319,9 +329,7 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
     [0.268941, 0.731059]
     """
     owner = "one_posterior_sample_distribution"
-    exact = check_flag(exact, "exact", owner) or ctx is not None
-    dps = check_scalar(dps, "dps", owner, DPS)
-    neighbours = check_option(neighbours, "neighbours", owner, _NEIGHBOURS)
+    exact = exact or ctx is not None
     if not exact:
         losses, loss_bound, log_prior = _check_float_inputs(losses, loss_bound, log_prior, owner)
         t = _resolve_temperature(epsilon, temperature, loss_bound, neighbours, owner)
@@ -330,7 +338,6 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
             raise parameter_error("temperature", owner, "small enough for finite log-weights",
                                   Described(f"{t!r} (log-weights overflow)"))
         return p
-    loss_bound = check_scalar(loss_bound, "loss_bound", owner, POSITIVE)
     table = _fraction_matrix(losses, loss_bound, owner)
     t = Fraction(_resolve_temperature(epsilon, temperature, loss_bound, neighbours, owner))
     if log_prior is None:
@@ -349,5 +356,6 @@ def one_posterior_sample_distribution(losses, loss_bound, *, log_prior=None, eps
                 raise parameter_error("log_prior", owner, EXACT_REAL,
                                       Described(f"{v!r} at position ({j},)")) from None
     exponents = [-t * sum(row, Fraction(0)) + r for row, r in zip(table, prior)]
-    return exponential_mechanism_distribution(exponents, 2, sensitivity=1, exact=True, dps=dps, ctx=ctx)
+    return exponential_mechanism_distribution.__wrapped__(exponents, Fraction(2), sensitivity=Fraction(1),
+                                                          exact=True, dps=dps, ctx=ctx)
 

@@ -49,8 +49,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
-from ..utils.validation import DPS, POSITIVE
+from ..utils.validation import Described, Interval, check_scalar, parameter_error
+from ..utils.constraints import CONTEXT, DIGITS, POSITIVE, Array, constrained
 from ..utils.precision import ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..verify.verdict import lower, upper
 from ..utils.rounding import float_at_least, float_at_most
@@ -68,14 +68,19 @@ __all__ = [
 _GRID = Interval(int, 2, None)
 _SAMPLES = Interval(int, 2, None)
 _BETA = Interval(float, 0, 1, closed="neither")
+#: m of the functions returning arrays of m + 1 entries (2**24: 128 MiB of doubles).
+_GRID_ARRAY = Interval(int, 2, 2**24)
+_SAMPLES_ARRAY = Interval(int, 2, 2**24)
+_INDEX = Interval(int, 1, None)      # at most m - 1: checked in the body
 
 
+@constrained(m=_GRID_ARRAY)
 def grid_thresholds(m):
     """The grid of ``m`` points and its ``m + 1`` thresholds.
 
     Parameters
     ----------
-    m : int >= 2
+    m : int in [2, 2**24]
 
     Returns
     -------
@@ -91,10 +96,11 @@ def grid_thresholds(m):
     >>> [a.tolist() for a in grid_thresholds(2)]
     [[0.25, 0.75], [0.0, 0.5, 1.0]]
     """
-    m = check_scalar(m, "m", "grid_thresholds", _GRID)
     return (2 * np.arange(1, m + 1) - 1) / (2 * m), np.arange(m + 1) / m
 
 
+@constrained(m=_GRID_ARRAY, x=Array(ndim=1, min_size=0, interval=Interval(float, 0, 1)),
+             y=Array(ndim=1, min_size=0, dtype="integer", interval=Interval(int, 0, 1)))
 def grid_threshold_errors(x, y, m):
     """Number of errors of each grid threshold ``1[x >= j/m]`` on labelled data.
 
@@ -104,7 +110,7 @@ def grid_threshold_errors(x, y, m):
         Points in ``[0, 1]``.
     y : array_like of int, shape (n,)
         Labels in ``{0, 1}``.
-    m : int >= 2
+    m : int in [2, 2**24]
         Grid size; the thresholds are those of :func:`grid_thresholds`.
 
     Returns
@@ -122,9 +128,8 @@ def grid_threshold_errors(x, y, m):
     [1, 0, 1]
     """
     owner = "grid_threshold_errors"
-    m = check_scalar(m, "m", owner, _GRID)
-    x = check_array(x, "x", owner, ndim=1, interval=Interval(float, 0, 1))
-    y = check_array(y, "y", owner, shape=(x.shape[0],), dtype="integer", interval=Interval(int, 0, 1))
+    if y.shape != x.shape:
+        raise parameter_error("y", owner, f"an array of shape ({x.shape[0]},), as many labels as 'x' has points", y)
     _, thresholds = grid_thresholds(m)
     # hypothesis j predicts 1 at x_i  <=>  j < c_i, with c_i = #{j : theta_j <= x_i}
     c = np.searchsorted(thresholds, x, side="right")
@@ -133,17 +138,14 @@ def grid_threshold_errors(x, y, m):
     return (ones_upto + (np.count_nonzero(y == 0) - zeros_upto)).astype(np.int64)
 
 
-def _check_grid_and_size(m, n, owner):
-    return check_scalar(m, "m", owner, _GRID), check_scalar(n, "n", owner, _SAMPLES)
-
-
+@constrained(m=_GRID, n=_SAMPLES_ARRAY, i=_INDEX)
 def hard_threshold_dataset(m, n, i):
     """The hard dataset ``D_i``: ``ceil(n/2)`` copies of ``(x_i, 0)``, ``floor(n/2)`` of ``(x_{i+1}, 1)``.
 
     Parameters
     ----------
     m : int >= 2
-    n : int >= 2
+    n : int in [2, 2**24]
     i : int in [1, m - 1]
 
     Returns
@@ -161,7 +163,6 @@ def hard_threshold_dataset(m, n, i):
     [2, 2, 0, 1, 1]
     """
     owner = "hard_threshold_dataset"
-    m, n = _check_grid_and_size(m, n, owner)
     i = check_scalar(i, "i", owner, Interval(int, 1, m - 1))
     points, _ = grid_thresholds(m)
     lo, hi = (n + 1) // 2, n // 2
@@ -170,6 +171,7 @@ def hard_threshold_dataset(m, n, i):
     return x, y
 
 
+@constrained(m=_GRID, n=_SAMPLES, epsilon=POSITIVE, i=_INDEX, dps=DIGITS, ctx=CONTEXT)
 def threshold_learner_success(m, n, epsilon, i=1, *, dps=30, ctx=None):
     """Exact probability that the exponential-mechanism learner outputs the consistent threshold on ``D_i``.
 
@@ -205,10 +207,7 @@ def threshold_learner_success(m, n, epsilon, i=1, *, dps=30, ctx=None):
     '0.0205739'
     """
     owner = "threshold_learner_success"
-    m, n = _check_grid_and_size(m, n, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     i = check_scalar(i, "i", owner, Interval(int, 1, m - 1))
-    dps = check_scalar(dps, "dps", owner, DPS)
     c = law_context(ctx, dps, 10)
     half = ctx_rational(c, Fraction(epsilon)) / 2
     value = 1 / (1 + i * c.exp(-half * ((n + 1) // 2)) + (m - i) * c.exp(-half * (n // 2)))
@@ -222,6 +221,7 @@ def _packing_enclosure(m, n, epsilon, dps=40):
     return lower(value), upper(value)
 
 
+@constrained(m=_GRID, n=_SAMPLES, epsilon=POSITIVE)
 def packing_success_bound(m, n, epsilon):
     """Upper bound on the worst success probability of any epsilon-DP threshold learner.
 
@@ -248,12 +248,10 @@ def packing_success_bound(m, n, epsilon):
     >>> round(packing_success_bound(2**20, 10, 1.0), 6)
     0.020574
     """
-    owner = "packing_success_bound"
-    m, n = _check_grid_and_size(m, n, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return float_at_least(_packing_enclosure(m, n, epsilon)[1])
 
 
+@constrained(m=_GRID, epsilon=POSITIVE, beta=_BETA)
 def packing_sample_size(m, epsilon, beta):
     """Lower bound on ``n`` for an epsilon-DP learner that succeeds w.p. ``1 - beta`` on every hard dataset.
 
@@ -278,10 +276,6 @@ def packing_sample_size(m, epsilon, beta):
     >>> round(packing_sample_size(10**6, 1.0, 0.05), 4)
     16.7599
     """
-    owner = "packing_sample_size"
-    m = check_scalar(m, "m", owner, _GRID)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    beta = check_scalar(beta, "beta", owner, _BETA)
     if m == 2:
         return 0.0
     iv = iv_context(40)
@@ -289,6 +283,7 @@ def packing_sample_size(m, epsilon, beta):
     return max(0.0, float_at_most(lower(value)))
 
 
+@constrained(m=_GRID, epsilon=POSITIVE, beta=_BETA, dps=DIGITS)
 def threshold_learner_sample_size(m, epsilon, beta, *, dps=30):
     """Smallest ``n`` at which the exponential-mechanism learner succeeds w.p. ``>= 1 - beta`` on every hard dataset.
 
@@ -314,10 +309,6 @@ def threshold_learner_sample_size(m, epsilon, beta, *, dps=30):
     68
     """
     owner = "threshold_learner_sample_size"
-    m = check_scalar(m, "m", owner, _GRID)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    beta = check_scalar(beta, "beta", owner, _BETA)
-    dps = check_scalar(dps, "dps", owner, DPS)
     target = 1 - Fraction(beta)
 
     def ok(n):

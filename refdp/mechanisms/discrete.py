@@ -32,8 +32,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import core
-from ..utils.validation import Described, check_rng, parameter_error
-from ..utils.validation import check_size
+from ..utils.constraints import RNG, Converted, Size, constrained
+from ..utils.validation import Described, parameter_error
 
 __all__ = [
     "MAX_BITS",
@@ -88,19 +88,22 @@ def _bounded(exact: Fraction, name, owner, shown) -> Fraction:
     return exact
 
 
+def _integer_value_of(value, name, owner):
+    return _integer_value(value, owner)
+
+
+#: A positive exact rational with bounded bit lengths, converted to a Fraction.
+RATIONAL = Converted(_rational, _RATIONAL,
+                     invalid=(0, -1, math.nan, math.inf, True, "1", None, Fraction(1, 2**(MAX_BITS + 1))))
+#: The integer query value of the discrete mechanisms: ``(scalar, array)``.
+INTEGER_VALUE = Converted(_integer_value_of, "an int or an array of integers (integer dtype, or Python ints)",
+                          invalid=(True, 1.5, [1.5], "abc", None, np.array([1.0])))
+#: The number of draws of one call.
+SAMPLES = Size(max_elements=MAX_SIZE)
+
+
 def _derived(what):
     return Described(f"a value for which the {what} exceeds the bit bound")
-
-
-def _count(size, owner):
-    shape = check_size(size, owner)
-    if shape is None:
-        return None, 1
-    n = math.prod(shape)
-    if n > MAX_SIZE:
-        raise parameter_error("size", owner, f"a shape with at most {MAX_SIZE} elements in all",
-                              Described(f"{size!r} ({n} elements)"))
-    return shape, n
 
 
 def _laplace_draws(scale: Fraction, n: int, bit_generator) -> np.ndarray:
@@ -122,6 +125,7 @@ def _shaped(draws, shape):
     return draws.reshape(shape)
 
 
+@constrained(scale=RATIONAL, size=SAMPLES, rng=RNG)
 def discrete_laplace(scale, size=None, rng=None):
     r"""Exact samples of the discrete Laplace law, ``P[Z = z]`` proportional to ``exp(-|z| / scale)``.
 
@@ -171,13 +175,11 @@ def discrete_laplace(scale, size=None, rng=None):
     >>> isinstance(discrete_laplace(Fraction(1, 3), rng=1), int)
     True
     """
-    owner = "discrete_laplace"
-    scale = _rational(scale, "scale", owner)
-    shape, n = _count(size, owner)
-    bit_generator = check_rng(rng).bit_generator
-    return _shaped(_laplace_draws(scale, n, bit_generator), shape)
+    n = 1 if size is None else math.prod(size)
+    return _shaped(_laplace_draws(scale, n, rng.bit_generator), size)
 
 
+@constrained(sigma=RATIONAL, size=SAMPLES, rng=RNG)
 def discrete_gaussian(sigma, size=None, rng=None):
     r"""Exact samples of the discrete Gaussian law, ``P[Z = z]`` proportional to ``exp(-z**2 / (2 sigma**2))``.
 
@@ -226,13 +228,12 @@ def discrete_gaussian(sigma, size=None, rng=None):
     (2, 3)
     """
     owner = "discrete_gaussian"
-    sigma = _rational(sigma, "sigma", owner)
     sigma2 = _bounded(sigma * sigma, "sigma", owner, _derived("sigma**2"))
-    shape, n = _count(size, owner)
-    bit_generator = check_rng(rng).bit_generator
-    return _shaped(_gaussian_draws(sigma2, n, bit_generator), shape)
+    n = 1 if size is None else math.prod(size)
+    return _shaped(_gaussian_draws(sigma2, n, rng.bit_generator), size)
 
 
+@constrained(sensitivity=RATIONAL, epsilon=RATIONAL)
 def discrete_laplace_scale(sensitivity, epsilon):
     r"""Exact scale ``sensitivity / epsilon`` of :func:`discrete_laplace_mechanism`.
 
@@ -254,11 +255,10 @@ def discrete_laplace_scale(sensitivity, epsilon):
        for Differential Privacy", NeurIPS 2020, Sec. 2.
     """
     owner = "discrete_laplace_scale"
-    sensitivity = _rational(sensitivity, "sensitivity", owner)
-    epsilon = _rational(epsilon, "epsilon", owner)
     return _bounded(sensitivity / epsilon, "epsilon", owner, _derived("scale sensitivity / epsilon"))
 
 
+@constrained(sensitivity=RATIONAL, rho=RATIONAL)
 def discrete_gaussian_sigma2(sensitivity, rho):
     r"""Exact variance parameter ``sensitivity**2 / (2 rho)`` of :func:`discrete_gaussian_mechanism`.
 
@@ -280,8 +280,6 @@ def discrete_gaussian_sigma2(sensitivity, rho):
        for Differential Privacy", NeurIPS 2020, Theorem 4.
     """
     owner = "discrete_gaussian_sigma2"
-    sensitivity = _rational(sensitivity, "sensitivity", owner)
-    rho = _rational(rho, "rho", owner)
     return _bounded(sensitivity * sensitivity / (2 * rho), "rho", owner,
                     _derived("sigma**2 = sensitivity**2 / (2 rho)"))
 
@@ -328,6 +326,7 @@ def _release(scalar, arr, draws):
     return _compact(total).reshape(arr.shape)
 
 
+@constrained(value=INTEGER_VALUE, sensitivity=RATIONAL, epsilon=RATIONAL, rng=RNG)
 def discrete_laplace_mechanism(value, sensitivity, epsilon, rng=None):
     r"""Release an integer query plus exact discrete Laplace noise of scale ``sensitivity / epsilon``.
 
@@ -378,15 +377,13 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, rng=None):
     True
     """
     owner = "discrete_laplace_mechanism"
-    scalar, arr = _integer_value(value, owner)
-    sensitivity = _rational(sensitivity, "sensitivity", owner)
-    epsilon = _rational(epsilon, "epsilon", owner)
+    scalar, arr = value
     scale = _bounded(sensitivity / epsilon, "epsilon", owner, _derived("scale sensitivity / epsilon"))
     n = 1 if arr is None else arr.size
-    bit_generator = check_rng(rng).bit_generator
-    return _release(scalar, arr, _laplace_draws(scale, n, bit_generator))
+    return _release(scalar, arr, _laplace_draws(scale, n, rng.bit_generator))
 
 
+@constrained(value=INTEGER_VALUE, sensitivity=RATIONAL, rho=RATIONAL, rng=RNG)
 def discrete_gaussian_mechanism(value, sensitivity, rho, rng=None):
     r"""Release an integer query plus exact discrete Gaussian noise; rho-zCDP.
 
@@ -426,11 +423,8 @@ def discrete_gaussian_mechanism(value, sensitivity, rho, rng=None):
     dtype('int64')
     """
     owner = "discrete_gaussian_mechanism"
-    scalar, arr = _integer_value(value, owner)
-    sensitivity = _rational(sensitivity, "sensitivity", owner)
-    rho = _rational(rho, "rho", owner)
+    scalar, arr = value
     sigma2 = _bounded(sensitivity * sensitivity / (2 * rho), "rho", owner,
                       _derived("sigma**2 = sensitivity**2 / (2 rho)"))
     n = 1 if arr is None else arr.size
-    bit_generator = check_rng(rng).bit_generator
-    return _release(scalar, arr, _gaussian_draws(sigma2, n, bit_generator))
+    return _release(scalar, arr, _gaussian_draws(sigma2, n, rng.bit_generator))

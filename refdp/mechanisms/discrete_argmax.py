@@ -65,7 +65,7 @@ def grid_indices(scores: np.ndarray, g: float, owner: str):
     if not np.all(np.isfinite(q)):
         i = int(np.argmin(np.isfinite(q)))
         raise parameter_error("scores", owner,
-                              f"finite with every score / {g!r} (the grid step for this sensitivity) "
+                              f"finite with every score / {g!r} (the grid step for this 'sensitivity') "
                               f"finite", float(scores[i]))
     return [int(v) for v in q]
 

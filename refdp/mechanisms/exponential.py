@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import core
 from ..utils.precision import law_context, mp_context, mpf_values, refined
-from ..utils.validation import check_array, check_rng, check_scalar
-from ..utils.validation import DPS, POSITIVE, check_flag
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, POSITIVE, RNG, Array, Checked, constrained
 from ..utils.validation import Described, parameter_error
+from ._constraints import EXACT_POSITIVE, EXACT_SCORES
 from ..utils.exact import decimal_digits, float_inputs, fraction_vector, to_fraction, to_mpf
 from ..utils.inversion import certified_inverse_cdf_index
 
@@ -94,6 +94,8 @@ def _round_log_weight(x: Fraction) -> float:
         return -math.inf
 
 
+
+@constrained(scores=Array(ndim=1), epsilon=POSITIVE, sensitivity=POSITIVE, monotone=FLAG, rng=RNG)
 def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=None):
     """Sample a candidate index with probability proportional to ``exp(epsilon u / (2 Delta))``.
 
@@ -162,16 +164,17 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     >>> exponential_mechanism([0.0, 3.0, 1.0], 2.0, rng=0)
     1
     """
-    owner = "exponential_mechanism"
-    scores = check_array(scores, "scores", owner, ndim=1, min_size=1)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-    monotone = check_flag(monotone, "monotone", owner)
-    rng = check_rng(rng)
     p = _float_probabilities(scores, epsilon, sensitivity, monotone)
     return certified_inverse_cdf_index(p, rng.random(), rng)
 
 
+@constrained(exact=FLAG, monotone=FLAG, dps=DIGITS, ctx=CONTEXT,
+             # converted in the body: the float path refuses numeric strings before conversion
+             scores=Checked(EXACT_SCORES.describe() + " (converted in the body)", EXACT_SCORES.invalid_examples()),
+             epsilon=Checked(EXACT_POSITIVE.describe() + " (converted in the body)",
+                             EXACT_POSITIVE.invalid_examples()),
+             sensitivity=Checked(EXACT_POSITIVE.describe() + " (converted in the body)",
+                                 EXACT_POSITIVE.invalid_examples()))
 def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
                                        exact=False, dps=50, ctx=None):
     """Output distribution of :func:`exponential_mechanism`.
@@ -196,7 +199,7 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
         each has relative error at most about ``(|w_h| + 2) 2**-52``, where
         ``w_h = c (u_h - max u) <= 0`` is its log-weight (or underflows to
         0). If True compute in mpmath.
-    dps : int >= 1, default 50
+    dps : int in [1, 10000], default 50
         Decimal digits of the mpmath results (``exact=True`` only).
     ctx : mpmath context, optional
         Compute in this context instead (``exact`` and ``dps`` are then
@@ -233,9 +236,6 @@ def exponential_mechanism_distribution(scores, epsilon, *, sensitivity=1.0, mono
     '0.56217650088579810403'
     """
     owner = "exponential_mechanism_distribution"
-    exact = check_flag(exact, "exact", owner)
-    monotone = check_flag(monotone, "monotone", owner)
-    dps = check_scalar(dps, "dps", owner, DPS)
     if not exact and ctx is None:
         _no_strings(scores, epsilon, sensitivity, owner)
     s = fraction_vector(scores, "scores", owner)

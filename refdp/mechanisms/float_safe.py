@@ -174,9 +174,18 @@ def _index(value: np.ndarray, g: float, owner: str, name: str) -> np.ndarray:
         raise parameter_error(
             name, owner,
             f"finite with every entry of magnitude at most (2**53 - 1) * {g!r} = {EXACT_INT_LIMIT * g:.6g} "
-            f"(2**53 - 1 steps of the grid 2**{math.frexp(g)[1] - 1} used for this sensitivity, "
+            f"(2**53 - 1 steps of the grid 2**{math.frexp(g)[1] - 1} that this 'sensitivity' gives, "
             f"beyond which the grid index is not an exact double)", shown)
     return k.astype(np.int64)
+
+
+def _clipped_draws(draws) -> np.ndarray:
+    """Integer draws clipped to ``[-2**60, 2**60]`` as int64 (draws of a huge scale come as Python ints)."""
+    draws = np.asarray(draws)
+    if draws.dtype == object:
+        flat = [max(-(2**60), min(2**60, int(v))) for v in draws.ravel()]
+        return np.array(flat, dtype=np.int64).reshape(draws.shape)
+    return np.clip(draws.astype(np.int64), -(2**60), 2**60)
 
 
 def release(value: np.ndarray, noise: GridNoise, rng, owner: str, name: str = "value") -> np.ndarray:
@@ -190,9 +199,8 @@ def release(value: np.ndarray, noise: GridNoise, rng, owner: str, name: str = "v
     g = noise.step
     k = _index(value, g, owner, name)
     sampler = discrete_laplace if noise.law == "laplace" else discrete_gaussian
-    z = np.asarray(sampler(noise.parameter, size=value.shape, rng=rng), dtype=np.int64)
     # |k| < 2**53: clipping z to +-2**60 first leaves clamp(k + z) unchanged and avoids overflow
-    z = np.clip(z, -(2**60), 2**60)
+    z = _clipped_draws(sampler(noise.parameter, size=value.shape, rng=rng))
     m = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(g)))
     y = np.clip(k + z, -m, m)
     return y.astype(np.float64) * g
@@ -219,5 +227,5 @@ def smooth_laplace_release(value: float, smooth_bound: float, a: float, step: fl
     if size is None:
         z = int(discrete_laplace(t, rng=rng))
         return float(max(-m, min(m, k + z))) * g, scale
-    z = np.clip(np.asarray(discrete_laplace(t, size=size, rng=rng), dtype=np.int64), -(2**60), 2**60)
+    z = _clipped_draws(discrete_laplace(t, size=size, rng=rng))
     return np.clip(k + z, -m, m).astype(np.float64) * g, scale

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import math
 
-from ..utils.validation import check_array, check_rng, check_scalar, parameter_error
-from ..utils.validation import POSITIVE, check_flag
+from ..utils.constraints import FLAG, POSITIVE, RNG, Array, constrained
+from ..utils.validation import parameter_error
 from .float_safe import gaussian_grid, release
 from ..utils.rounding import upward_gaussian_sigma
 
 __all__ = ["gaussian_sigma_zcdp", "gaussian_mechanism"]
 
 
+@constrained(rho=POSITIVE, sensitivity=POSITIVE)
 def gaussian_sigma_zcdp(rho, sensitivity=1.0):
     """Noise standard deviation ``sensitivity / sqrt(2 rho)`` for rho-zCDP, rounded upward.
 
@@ -50,12 +51,10 @@ def gaussian_sigma_zcdp(rho, sensitivity=1.0):
     >>> gaussian_sigma_zcdp(0.5), gaussian_sigma_zcdp(2.0, sensitivity=4.0)
     (1.0, 2.0)
     """
-    owner = "gaussian_sigma_zcdp"
-    rho = check_scalar(rho, "rho", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
     return upward_gaussian_sigma(sensitivity, rho)
 
 
+@constrained(rho=POSITIVE, sensitivity=POSITIVE, secure=FLAG, value=Array(min_size=0), rng=RNG)
 def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None, secure=True):
     """Release ``value`` with Gaussian noise ``sigma = sensitivity / sqrt(2 rho)``, rho-zCDP as implemented.
 
@@ -135,16 +134,11 @@ def gaussian_mechanism(value, rho, *, sensitivity=1.0, rng=None, secure=True):
     True
     """
     owner = "gaussian_mechanism"
-    rho = check_scalar(rho, "rho", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-    secure = check_flag(secure, "secure", owner)
-    value = check_array(value, "value", owner)
     sigma = upward_gaussian_sigma(sensitivity, rho)
     if math.isinf(sigma):
         raise parameter_error("rho", owner,
                               f"large enough that sensitivity / sqrt(2 rho) is finite "
-                              f"(sensitivity = {sensitivity!r})", rho)
-    rng = check_rng(rng)
+                              f"('sensitivity' = {sensitivity!r})", rho)
     if secure:
         out = release(value, gaussian_grid(rho, sensitivity, value.size), rng, owner)
     else:

@@ -39,16 +39,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..utils.precision import iv_context
-from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.validation import Interval, parameter_error
 from ..accounting.discrete_gaussian_profile import discrete_gaussian_delta
 from ..accounting.gaussian_exact import gaussian_delta
-from ..utils.validation import POSITIVE, check_flag
+from ..utils.validation import POSITIVE
+from ..utils.constraints import FLAG, RNG, Array, Enclosure, InstanceOf, Optional, Options, constrained
 from .float_safe import GridNoise, _l2_index_sensitivity, gaussian_grid, grid_step, release
 
 __all__ = ["GaussianCalibration", "gaussian_sigma_approx", "gaussian_calibration_approx",
            "gaussian_mechanism_approx"]
 
-EPSILON = Interval(float, 0, None, closed="neither")
+#: epsilon of the analytic calibration. Above 10**6 the exact profile
+#: enclosures need ever more terms (epsilon = 10**10 takes minutes), and no
+#: release at such an epsilon is meaningful: refused.
+EPSILON_MAX = 1e6
+EPSILON = Interval(float, 0, EPSILON_MAX, closed="right")
 DELTA = Interval(float, 0, 1, closed="neither")
 DIM = Interval(int, 1, None)
 _DPS = 20                 # interval precision of the profile enclosures
@@ -123,11 +128,22 @@ class GaussianCalibration:
         return GridNoise(self.step, self.integer_sensitivity, "gaussian", self.integer_sigma, self.dim)
 
 
-def _validate(owner, epsilon, delta, sensitivity):
-    epsilon = check_scalar(epsilon, "epsilon", owner, EPSILON)
-    delta = check_scalar(delta, "delta", owner, DELTA)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-    return epsilon, delta, sensitivity
+# The fields of a calibration, declared so that a hand-built GaussianCalibration
+# cannot carry a NaN or negative privacy parameter (sigma may be inf while the
+# calibration is being found; the public functions refuse that case).
+GaussianCalibration.__init__ = constrained(
+    owner="GaussianCalibration",
+    epsilon=EPSILON, delta=DELTA, sensitivity=POSITIVE, dim=DIM, secure=FLAG,
+    sigma=Interval(float, 0, math.inf, closed="right"),
+    sigma_failing=Interval(float, 0, math.inf, closed="both"),
+    delta_enclosure=Enclosure(Interval(float, 0, 1)),
+    method=Options(("analytic", "discrete exact", "renyi")),
+    step=Optional(POSITIVE),
+    integer_sensitivity=Optional(Interval(int, 1, None)),
+    integer_sigma=Optional(InstanceOf((Fraction,), "a Fraction")),
+    rho=Optional(POSITIVE),
+    order=Optional(POSITIVE),
+)(GaussianCalibration.__init__)
 
 
 # ------------------------------------------------------------- continuous --
@@ -333,12 +349,13 @@ def _calibrate_renyi(epsilon, delta, sensitivity, dim, iv):
 
 # ----------------------------------------------------------------- public --
 
+@constrained(epsilon=EPSILON, delta=DELTA, sensitivity=POSITIVE, dim=DIM, secure=FLAG)
 def gaussian_calibration_approx(epsilon, delta, sensitivity=1.0, *, dim=1, secure=True):
     """Calibrate the (epsilon, delta) Gaussian release and certify it.
 
     Parameters
     ----------
-    epsilon : float > 0
+    epsilon : float in (0, 1e6]
     delta : float in (0, 1)
     sensitivity : float > 0, default 1.0
         L2 sensitivity of the released function.
@@ -395,23 +412,21 @@ def gaussian_calibration_approx(epsilon, delta, sensitivity=1.0, *, dim=1, secur
     (3.7306, True, True)
     """
     owner = "gaussian_calibration_approx"
-    epsilon, delta, sensitivity = _validate(owner, epsilon, delta, sensitivity)
-    dim = check_scalar(dim, "dim", owner, DIM)
-    secure = check_flag(secure, "secure", owner)
     cal = _calibrate(epsilon, delta, sensitivity, dim, secure)
     if cal is None or not math.isfinite(cal.sigma):
         raise parameter_error("epsilon", owner,
                               f"large enough that the noise parameter is a finite double "
-                              f"(delta = {delta!r}, sensitivity = {sensitivity!r})", epsilon)
+                              f"('delta' = {delta!r}, 'sensitivity' = {sensitivity!r})", epsilon)
     return cal
 
 
+@constrained(epsilon=EPSILON, delta=DELTA, sensitivity=POSITIVE)
 def gaussian_sigma_approx(epsilon, delta, sensitivity=1.0):
     """Smallest noise standard deviation for an (epsilon, delta)-DP Gaussian release: the analytic Gaussian.
 
     Parameters
     ----------
-    epsilon : float > 0
+    epsilon : float in (0, 1e6]
     delta : float in (0, 1)
     sensitivity : float > 0, default 1.0
         L2 sensitivity of the released function.
@@ -444,11 +459,10 @@ def gaussian_sigma_approx(epsilon, delta, sensitivity=1.0):
     >>> round(gaussian_sigma_approx(1.0, 1e-5), 6), round(gaussian_sigma_approx(0.1, 1e-5), 4)
     (3.730632, 30.7496)
     """
-    owner = "gaussian_sigma_approx"
-    epsilon, delta, sensitivity = _validate(owner, epsilon, delta, sensitivity)
-    return gaussian_calibration_approx(epsilon, delta, sensitivity, secure=False).sigma
+    return gaussian_calibration_approx.__wrapped__(epsilon, delta, sensitivity, secure=False).sigma
 
 
+@constrained(value=Array(min_size=0), epsilon=EPSILON, delta=DELTA, sensitivity=POSITIVE, rng=RNG, secure=FLAG)
 def gaussian_mechanism_approx(value, epsilon, delta, *, sensitivity=1.0, rng=None, secure=True):
     """Release ``value`` with Gaussian noise, (epsilon, delta)-DP as implemented, with the least noise.
 
@@ -466,7 +480,7 @@ def gaussian_mechanism_approx(value, epsilon, delta, *, sensitivity=1.0, rng=Non
     value : float or array_like of float
         The exact value ``f(D)`` as computed; any shape. Must be finite and,
         with ``secure=True``, at most ``(2**53 - 1) g`` in magnitude.
-    epsilon : float > 0
+    epsilon : float in (0, 1e6]
     delta : float in (0, 1)
     sensitivity : float > 0, default 1.0
         L2 sensitivity of ``f`` (as computed) under the caller's neighbour
@@ -531,11 +545,8 @@ def gaussian_mechanism_approx(value, epsilon, delta, *, sensitivity=1.0, rng=Non
     True
     """
     owner = "gaussian_mechanism_approx"
-    epsilon, delta, sensitivity = _validate(owner, epsilon, delta, sensitivity)
-    secure = check_flag(secure, "secure", owner)
-    value = check_array(value, "value", owner)
-    cal = gaussian_calibration_approx(epsilon, delta, sensitivity, dim=max(1, value.size), secure=secure)
-    rng = check_rng(rng)
+    cal = gaussian_calibration_approx.__wrapped__(epsilon, delta, sensitivity, dim=max(1, value.size),
+                                                  secure=secure)
     if secure:
         out = release(value, cal.grid_noise(), rng, owner)
     else:

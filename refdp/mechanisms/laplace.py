@@ -152,7 +152,7 @@ def laplace_mechanism(value, epsilon, *, sensitivity=1.0, rng=None, secure=True)
     if math.isinf(scale):
         raise parameter_error("epsilon", owner,
                               f"large enough that sensitivity / epsilon is finite "
-                              f"(sensitivity = {sensitivity!r})", epsilon)
+                              f"('sensitivity' = {sensitivity!r})", epsilon)
     if secure:
         out = release(value, laplace_grid(epsilon, sensitivity, value.size), rng, owner)
     else:

@@ -21,9 +21,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import Described, check_array, check_rng, check_scalar, parameter_error
-from ..utils.validation import DPS, POSITIVE, check_flag, check_size
-from ..utils.exact import decimal_digits, fraction_vector, to_fraction, to_mpf
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, POSITIVE, RNG, SIZE, Array, constrained
+from ..utils.validation import Described, parameter_error
+from ._constraints import EXACT_POSITIVE, EXACT_SCORES
+from ..utils.exact import decimal_digits, to_mpf
 from .discrete_argmax import argmax_grid, discrete_argmax, discrete_argmax_law, grid_indices
 from ..utils.precision import ctx_expm1, law_context, mpf_values
 from ..utils.rounding import upward_quotient
@@ -31,6 +32,8 @@ from ..utils.rounding import upward_quotient
 __all__ = ["report_noisy_max", "report_noisy_max_distribution"]
 
 
+@constrained(scores=Array(ndim=1), epsilon=POSITIVE, sensitivity=POSITIVE, monotone=FLAG, size=SIZE,
+             secure=FLAG, rng=RNG)
 def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=None, size=None,
                      secure=True):
     """Return ``argmax_j (scores[j] + Z_j)`` with ``Z_j`` i.i.d. Laplace(b) (or its float-safe form).
@@ -117,18 +120,12 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
     [1, 1, 1, 1, 0]
     """
     owner = "report_noisy_max"
-    scores = check_array(scores, "scores", owner, ndim=1, min_size=1)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-    monotone = check_flag(monotone, "monotone", owner)
-    shape = check_size(size, owner)
+    shape = size
     scale = upward_quotient(sensitivity if monotone else 2.0 * sensitivity, epsilon)
     if math.isinf(scale):
         raise parameter_error("epsilon", owner,
                               f"large enough that the Laplace scale is finite "
-                              f"(sensitivity = {sensitivity!r})", epsilon)
-    secure = check_flag(secure, "secure", owner)
-    rng = check_rng(rng)
+                              f"('sensitivity' = {sensitivity!r})", epsilon)
     if secure:
         g, _, t = argmax_grid(sensitivity, epsilon, monotone)
         return discrete_argmax(grid_indices(scores, g, owner), t, shape, rng)
@@ -139,6 +136,8 @@ def report_noisy_max(scores, epsilon, *, sensitivity=1.0, monotone=False, rng=No
     return int(winners) if shape is None else winners
 
 
+@constrained(exact=FLAG, monotone=FLAG, dps=DIGITS, scores=EXACT_SCORES, epsilon=EXACT_POSITIVE,
+             sensitivity=EXACT_POSITIVE, secure=FLAG, ctx=CONTEXT)
 def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=False,
                                   exact=False, dps=50, ctx=None, secure=False):
     """Exact output distribution of :func:`report_noisy_max` ([DR14]_ Sec. 3.3).
@@ -167,7 +166,7 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
         Use the scale ``sensitivity / epsilon``.
     exact : bool, default False
         If True return mpmath numbers, otherwise doubles.
-    dps : int >= 1, default 50
+    dps : int in [1, 10000], default 50
         Decimal digits of the mpmath computation.
     ctx : mpmath context, optional
         Compute in this context instead (``exact`` and ``dps`` are then
@@ -225,13 +224,7 @@ def report_noisy_max_distribution(scores, epsilon, *, sensitivity=1.0, monotone=
     '0.2759095808785817412'
     """
     owner = "report_noisy_max_distribution"
-    exact = check_flag(exact, "exact", owner)
-    monotone = check_flag(monotone, "monotone", owner)
-    dps = check_scalar(dps, "dps", owner, DPS)
-    s = fraction_vector(scores, "scores", owner)
-    eps = to_fraction(epsilon, "epsilon", owner, positive=True)
-    sens = to_fraction(sensitivity, "sensitivity", owner, positive=True)
-    secure = check_flag(secure, "secure", owner)
+    s, eps, sens = scores, epsilon, sensitivity
     if secure:
         for v in s:
             if Fraction(float(v)) != v:

@@ -14,13 +14,15 @@ import numpy as np
 
 from fractions import Fraction
 
-from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from ..utils.validation import POSITIVE, check_flag, check_size
+from ..utils.constraints import COUNT, FLAG, POSITIVE, RNG, SIZE, Array, Optional, constrained
+from ..utils.validation import parameter_error
 from .float_safe import l2_laplace_grid, release
 
 __all__ = ["spherical_laplace"]
 
 
+@constrained(dim=COUNT, beta=POSITIVE, size=SIZE, secure=FLAG, sensitivity=Optional(POSITIVE),
+             value=Optional(Array(ndim=1)), rng=RNG)
 def spherical_laplace(dim, beta, *, size=None, rng=None, value=None, sensitivity=None, secure=True):
     """Spherical Laplace noise (density ``~ exp(-beta ||b||_2)`` on ``R^dim``), or a release with it.
 
@@ -116,29 +118,24 @@ def spherical_laplace(dim, beta, *, size=None, rng=None, value=None, sensitivity
     (2,)
     """
     owner = "spherical_laplace"
-    dim = check_scalar(dim, "dim", owner, Interval(int, 1, None))
-    beta = check_scalar(beta, "beta", owner, POSITIVE)
-    shape = check_size(size, owner)
-    secure = check_flag(secure, "secure", owner)
+    shape = size
     scale = 1.0 / beta
     if math.isinf(scale):
         raise parameter_error("beta", owner, "large enough that 1 / beta is finite", beta)
     if value is not None:
         if shape is not None:
-            raise parameter_error("size", owner, "None when value is given", size)
+            raise parameter_error("size", owner, "None when 'value' is given", size)
         if sensitivity is None:
-            raise parameter_error("sensitivity", owner, "a float in the range (0, inf) when value is given",
+            raise parameter_error("sensitivity", owner, "a float in the range (0, inf) when 'value' is given",
                                   sensitivity)
-        sensitivity = check_scalar(sensitivity, "sensitivity", owner, POSITIVE)
-        value = check_array(value, "value", owner, shape=(dim,))
-        rng = check_rng(rng)
+        if value.shape != (dim,):
+            raise parameter_error("value", owner, f"an array of shape ('dim',) = ({dim},)", value)
         if secure:
             epsilon = Fraction(beta) * Fraction(sensitivity)
             return release(value, l2_laplace_grid(epsilon, sensitivity, dim), rng, owner)
         return value + _draw(dim, scale, (), rng)
     if sensitivity is not None:
-        raise parameter_error("sensitivity", owner, "None when value is None", sensitivity)
-    rng = check_rng(rng)
+        raise parameter_error("sensitivity", owner, "None when 'value' is None", sensitivity)
     return _draw(dim, scale, () if shape is None else shape, rng)
 
 

@@ -41,6 +41,7 @@ from ..core import word_source
 
 from ..utils.precision import ctx_expm1, ctx_rational, iv_context, law_context, mpf_values, raw_to_fraction
 from ..utils.rounding import ceil_interval
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, Checked, constrained
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._ensemble import TeacherEnsemble
 
@@ -80,6 +81,13 @@ def _g_float(v, b):
     return v - 0.5 * b * np.exp(-v / b) * np.expm1(-(1.0 - 2.0 * v) / b)
 
 
+@constrained(
+    dps=DIGITS, exact=FLAG, ctx=CONTEXT,
+    v=Checked("in the body: floats in [0, 1] (exact=False) or an exact real in [0, 1]",
+              invalid=(float("nan"), -0.5, 1.5, float("inf"), "abc", None, [float("nan")])),
+    scale=Checked("in the body: a float in (0, inf) (exact=False) or an exact positive real",
+                  invalid=(float("nan"), 0.0, -1.0, float("inf"), "abc", None)),
+)
 def clipped_laplace_mean(v, scale, *, exact=False, dps=50, ctx=None):
     """``E[clip(v + Z, 0, 1)]`` for ``Z ~ Laplace(0, scale)`` and ``v`` in ``[0, 1]``.
 
@@ -119,7 +127,6 @@ def clipped_laplace_mean(v, scale, *, exact=False, dps=50, ctx=None):
     0.5
     """
     owner = "clipped_laplace_mean"
-    dps = check_scalar(dps, "dps", owner, _DPS)
     if exact or ctx is not None:
         vv = _exact_number(v, "v", owner)
         bb = _exact_number(scale, "scale", owner)
@@ -141,6 +148,7 @@ def clipped_laplace_mean(v, scale, *, exact=False, dps=50, ctx=None):
     return out if out.ndim else float(out)
 
 
+@constrained(epsilon=_POSITIVE, k=_K, tight=FLAG)
 def averaging_extra_error_bound(epsilon, k, *, tight=False):
     """Bound on the extra expected error of the private bit over the averaged vote.
 
@@ -161,9 +169,6 @@ def averaging_extra_error_bound(epsilon, k, *, tight=False):
     float
         Rounded upward: never below the exact value.
     """
-    owner = "averaging_extra_error_bound"
-    epsilon = check_scalar(epsilon, "epsilon", owner, _POSITIVE)
-    k = check_scalar(k, "k", owner, _K)
     b = 1 / (Fraction(epsilon) * k)
     if not tight:
         value = float(b)

@@ -45,6 +45,7 @@ import scipy.optimize
 
 from ..utils.losses import HuberLoss, LogisticLoss
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
+from ..utils.constraints import Converted, Optional, constrained
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, ceil_interval, interval_context
 
 __all__ = [
@@ -76,6 +77,13 @@ def _check_loss(loss, owner):
     if not all(hasattr(loss, a) for a in needed):
         raise parameter_error("loss", owner, "a LogisticLoss or HuberLoss instance", loss)
     return loss
+
+
+def _loss_of(value, name, owner):
+    return _check_loss(value, owner)
+
+
+_LOSS = Converted(_loss_of, "a LogisticLoss or HuberLoss instance", invalid=(None, 1.0, "logistic"))
 
 
 # ---------------------------------------------------------------------------
@@ -133,6 +141,7 @@ class LinearPredictor:
 # Stability rates
 # ---------------------------------------------------------------------------
 
+@constrained(lipschitz=NONNEGATIVE, radius=POSITIVE, lam=POSITIVE, n=COUNT, tol=NONNEGATIVE)
 def erm_stability_rate(lipschitz, radius, lam, n, *, tol=0.0):
     """Prediction-stability rate of regularised ERM: ``2 L R**2 / (lam n) + 2 R tol / lam``.
 
@@ -167,16 +176,11 @@ def erm_stability_rate(lipschitz, radius, lam, n, *, tol=0.0):
     >>> erm_stability_rate(1.0, 1.0, 0.5, 8)
     0.5
     """
-    owner = "erm_stability_rate"
-    lipschitz = check_scalar(lipschitz, "lipschitz", owner, NONNEGATIVE)
-    radius = check_scalar(radius, "radius", owner, POSITIVE)
-    lam = check_scalar(lam, "lam", owner, POSITIVE)
-    n = check_scalar(n, "n", owner, COUNT)
-    tol = check_scalar(tol, "tol", owner, NONNEGATIVE)
     L, R, lm, t = (Fraction(v) for v in (lipschitz, radius, lam, tol))
     return ceil_fraction(2 * L * R * R / (lm * n) + 2 * R * t / lm)
 
 
+@constrained(lipschitz=NONNEGATIVE, radius=POSITIVE, eta=POSITIVE, n=COUNT)
 def psgd_stability_rate(lipschitz, radius, eta, n):
     """Prediction-stability rate of one-pass projected SGD: ``2 eta L R**2 (n - 1) / n``.
 
@@ -207,11 +211,6 @@ def psgd_stability_rate(lipschitz, radius, eta, n):
     >>> psgd_stability_rate(0.5, 1.0, 0.5, 4)
     0.375
     """
-    owner = "psgd_stability_rate"
-    lipschitz = check_scalar(lipschitz, "lipschitz", owner, NONNEGATIVE)
-    radius = check_scalar(radius, "radius", owner, POSITIVE)
-    eta = check_scalar(eta, "eta", owner, POSITIVE)
-    n = check_scalar(n, "n", owner, COUNT)
     L, R, e = (Fraction(v) for v in (lipschitz, radius, eta))
     return ceil_fraction(2 * e * L * R * R * Fraction(n - 1, n))
 
@@ -257,12 +256,12 @@ class RegularizedERM:
     True
     """
 
+    @constrained(loss=_LOSS, lam=POSITIVE, radius=POSITIVE, tol=POSITIVE)
     def __init__(self, loss, lam, radius, *, tol=1e-10):
-        owner = "RegularizedERM"
-        self.loss = _check_loss(loss, owner)
-        self.lam = check_scalar(lam, "lam", owner, POSITIVE)
-        self.radius = check_scalar(radius, "radius", owner, POSITIVE)
-        self.tol = check_scalar(tol, "tol", owner, POSITIVE)
+        self.loss = loss
+        self.lam = lam
+        self.radius = radius
+        self.tol = tol
 
     def stability_rate(self, n):
         """``erm_stability_rate(L, R, lam, n, tol=tol)`` for training sets of ``n`` records."""
@@ -371,20 +370,17 @@ class ProjectedSGD:
     array([0.296875])
     """
 
+    @constrained(loss=_LOSS, radius=POSITIVE, eta=POSITIVE, projection_radius=Optional(POSITIVE))
     def __init__(self, loss, eta, radius, *, projection_radius=None):
         owner = "ProjectedSGD"
-        self.loss = _check_loss(loss, owner)
-        self.radius = check_scalar(radius, "radius", owner, POSITIVE)
+        self.loss = loss
+        self.radius = radius
         limit = Fraction(2) / (Fraction(self.loss.smoothness) * Fraction(self.radius) ** 2)
-        eta = check_scalar(eta, "eta", owner, POSITIVE)
         if Fraction(eta) > limit:
             raise parameter_error("eta", owner,
-                                  f"a float in the range (0, 2 / (smoothness * radius**2)] = "
+                                  f"a float in the range (0, 2 / (smoothness * 'radius'**2)] = "
                                   f"(0, {float(limit)!r}]", eta)
         self.eta = eta
-        if projection_radius is not None:
-            projection_radius = check_scalar(projection_radius, "projection_radius", owner,
-                                             POSITIVE)
         self.projection_radius = projection_radius
 
     def stability_rate(self, n):

@@ -26,7 +26,8 @@ References
 """
 from __future__ import annotations
 
-from ..utils.validation import Interval, check_scalar
+from ..utils.constraints import constrained
+from ..utils.validation import Interval
 from ..utils.rounding import ceil_interval, floor_interval, interval_context
 
 __all__ = ["lemma_6_4_bounds"]
@@ -35,6 +36,7 @@ NONNEGATIVE = Interval(float, 0, None, closed="left")
 UNIT = Interval(float, 0, 1)
 
 
+@constrained(epsilon=NONNEGATIVE, empirical_loss=UNIT, delta=UNIT)
 def lemma_6_4_bounds(epsilon, empirical_loss, *, delta=0.0):
     """Interval that contains ``E_S[L_P]`` given ``E_S[L_S]`` ([DF18]_ Lemma 6.4).
 
@@ -79,10 +81,6 @@ def lemma_6_4_bounds(epsilon, empirical_loss, *, delta=0.0):
     >>> round(lo, 6), round(hi, 6)
     (0.121306, 0.329744)
     """
-    owner = "lemma_6_4_bounds"
-    epsilon = check_scalar(epsilon, "epsilon", owner, NONNEGATIVE)
-    empirical_loss = check_scalar(empirical_loss, "empirical_loss", owner, UNIT)
-    delta = check_scalar(delta, "delta", owner, UNIT)
     with interval_context() as iv:
         e = iv.mpf(epsilon)
         ls = iv.mpf(empirical_loss)

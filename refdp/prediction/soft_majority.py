@@ -31,7 +31,8 @@ import numpy as np
 from .. import core
 
 from ..utils.precision import mp_context
-from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.constraints import CONTEXT, DIGITS, FLAG, Array, constrained
+from ..utils.validation import Interval, check_rng, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
 from ._ensemble import TeacherEnsemble
 
@@ -47,6 +48,7 @@ _CLASSES = Interval(int, 2, None)
 _DPS = Interval(int, 1, None)
 
 
+@constrained(epsilon=_EPSILON, alpha=_ALPHA, n_classes=_CLASSES)
 def soft_majority_k(epsilon, alpha, n_classes=2):
     """Number of teachers for the soft-majority accuracy guarantee.
 
@@ -84,16 +86,14 @@ def soft_majority_k(epsilon, alpha, n_classes=2):
     >>> soft_majority_k(1.0, 0.1, n_classes=10)
     21
     """
-    owner = "soft_majority_k"
-    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
-    alpha = check_scalar(alpha, "alpha", owner, _ALPHA)
-    n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
     c = mp_context(50)
     value = 4 * c.log(2 * (n_classes - 1) / c.mpf(alpha)) / c.mpf(epsilon)
     k = int(c.ceil(value))
     return max(k, 1)
 
 
+@constrained(epsilon=_EPSILON, dps=DIGITS, exact=FLAG, ctx=CONTEXT,
+             counts=Array(ndim=(1, 2), dtype="integer", interval=Interval(int, 0, None), min_size=0))
 def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50, ctx=None):
     """Output law of the soft majority given the vote counts ([DF18]_ Theorem 4.1).
 
@@ -122,19 +122,17 @@ def soft_majority_probabilities(counts, epsilon, *, exact=False, dps=50, ctx=Non
         Same leading shape as ``counts``.
     """
     owner = "soft_majority_probabilities"
-    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
-    dps = check_scalar(dps, "dps", owner, _DPS)
     exact = exact or ctx is not None
-    counts = check_array(counts, "counts", owner, ndim=(1, 2), dtype="integer",
-                         interval=Interval(int, 0, None))
     if counts.shape[-1] < 1:
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
     rows = counts if counts.ndim == 2 else counts[None, :]
     if rows.shape[0] == 0:
         return [] if exact else np.empty((0, counts.shape[-1]))
     if exact:
-        out = [exponential_mechanism_distribution([int(c) for c in row], epsilon, exact=True, dps=dps,
-                                                  ctx=ctx)
+        eps = Fraction(epsilon)
+        out = [exponential_mechanism_distribution.__wrapped__([Fraction(int(c)) for c in row], eps,
+                                                              sensitivity=Fraction(1), exact=True, dps=dps,
+                                                              ctx=ctx)
                for row in rows]
         return out if counts.ndim == 2 else out[0]
     uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
@@ -236,7 +234,8 @@ class SoftMajority(TeacherEnsemble):
             Row ``i`` is the law :meth:`predict` samples from at ``Xq[i]``,
             ``soft_majority_probabilities(vote_counts(Xq)[i], epsilon)``.
         """
-        return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon)
+        # counts from count_votes and epsilon validated at construction: not validated again
+        return soft_majority_probabilities.__wrapped__(self.vote_counts(Xq), self.epsilon)
 
     def exact_proba(self, Xq, dps=50, ctx=None):
         """As :meth:`predict_proba`, in mpmath at ``dps`` digits (list of lists).

@@ -40,19 +40,20 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
 from ..utils.repr import params_repr
-from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
+from ..utils.validation import (Interval, Options, check_array, check_option,
                            check_scalar, parameter_error)
 from ..utils.rounding import ceil_fraction, ceil_interval, floor_interval, interval_context
 from ..accounting import zcdp_to_dp
 from ..accounting.budget import check_budget
 from ..mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
-from ..utils.validation import check_flag
+from ..utils.constraints import FLAG, RNG, Array, Checked, Converted, SameLength, constrained
 
 __all__ = [
     "Guarantee",
@@ -79,6 +80,28 @@ PARTS = Interval(int, 1, None)
 NOISES = Options(("laplace", "gaussian"))
 
 
+def _range_of(value, name, owner):
+    return _check_range(value, owner)
+
+
+def _learner_of(value, name, owner):
+    if not callable(value):
+        raise parameter_error(name, owner, "a callable learner(X, y) -> predictor", value)
+    return value
+
+
+def _budget_of(value, name, owner):
+    return check_budget(value, owner)
+
+
+#: epsilon, delta and rho are checked together with ``noise`` (which of them
+#: must be given depends on it): declared here, checked by _check_privacy.
+_PRIVACY = Checked("with the other privacy parameters and 'noise', by _check_privacy",
+                   invalid=(float("nan"), -1.0, float("inf"), "abc", True, 0.0))
+_OUTPUT_RANGE = Converted(_range_of, "None or a pair (lo, hi) of floats with lo < hi (infinite ends allowed)",
+                          invalid=((1.0, 0.0), (float("nan"), 1.0), "ab", 3.0, (0.0, 1.0, 2.0)))
+
+
 class Guarantee(NamedTuple):
     """Privacy guarantee of one released prediction (one query).
 
@@ -99,6 +122,7 @@ class Guarantee(NamedTuple):
 # Bounds (Lemma 4.5, Lemma 4.6) and noise scales
 # ---------------------------------------------------------------------------
 
+@constrained(lipschitz=NONNEGATIVE, beta=POSITIVE, epsilon=POSITIVE)
 def lemma_4_5_lipschitz_extra_loss(lipschitz, beta, epsilon):
     """Extra expected loss ``L beta / epsilon`` of Laplace noise on an ``L``-Lipschitz loss.
 
@@ -129,13 +153,10 @@ def lemma_4_5_lipschitz_extra_loss(lipschitz, beta, epsilon):
     >>> lemma_4_5_lipschitz_extra_loss(1.0, 0.1, 0.5)
     0.2
     """
-    owner = "lemma_4_5_lipschitz_extra_loss"
-    lipschitz = check_scalar(lipschitz, "lipschitz", owner, NONNEGATIVE)
-    beta = check_scalar(beta, "beta", owner, POSITIVE)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return ceil_fraction(Fraction(lipschitz) * Fraction(beta) / Fraction(epsilon))
 
 
+@constrained(smoothness=NONNEGATIVE, beta=POSITIVE, epsilon=POSITIVE)
 def lemma_4_5_smooth_extra_loss(smoothness, beta, epsilon):
     """Extra expected loss ``sigma beta**2 / epsilon**2`` of Laplace noise on a ``sigma``-smooth loss.
 
@@ -164,13 +185,10 @@ def lemma_4_5_smooth_extra_loss(smoothness, beta, epsilon):
     >>> lemma_4_5_smooth_extra_loss(0.25, 0.25, 0.5)
     0.0625
     """
-    owner = "lemma_4_5_smooth_extra_loss"
-    smoothness = check_scalar(smoothness, "smoothness", owner, NONNEGATIVE)
-    beta = check_scalar(beta, "beta", owner, POSITIVE)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return ceil_fraction(Fraction(smoothness) * (Fraction(beta) / Fraction(epsilon)) ** 2)
 
 
+@constrained(beta=POSITIVE, k=PARTS)
 def lemma_4_6_averaged_rate(beta, k):
     """Rate ``beta / k`` of the average of ``k`` learners trained on disjoint parts.
 
@@ -196,12 +214,10 @@ def lemma_4_6_averaged_rate(beta, k):
     >>> lemma_4_6_averaged_rate(0.3, 3)
     0.1
     """
-    owner = "lemma_4_6_averaged_rate"
-    beta = check_scalar(beta, "beta", owner, POSITIVE)
-    k = check_scalar(k, "k", owner, PARTS)
     return ceil_fraction(Fraction(beta) / k)
 
 
+@constrained(beta=POSITIVE, epsilon=UNIT_OPEN, delta=UNIT_OPEN)
 def classical_gaussian_sigma(beta, epsilon, delta):
     """Standard deviation ``beta sqrt(2 ln(1.25/delta)) / epsilon`` of the classical Gaussian mechanism.
 
@@ -230,9 +246,6 @@ def classical_gaussian_sigma(beta, epsilon, delta):
     9.689611
     """
     owner = "classical_gaussian_sigma"
-    beta = check_scalar(beta, "beta", owner, POSITIVE)
-    epsilon = check_scalar(epsilon, "epsilon", owner, UNIT_OPEN)
-    delta = check_scalar(delta, "delta", owner, UNIT_OPEN)
     return _classical_sigma(beta, epsilon, delta, owner)
 
 
@@ -241,7 +254,8 @@ def _classical_sigma(beta, epsilon, delta, owner):
         s = iv.mpf(beta) * iv.sqrt(2 * iv.log(iv.mpf(1.25) / iv.mpf(delta))) / iv.mpf(epsilon)
         sigma = ceil_interval(s)
     if math.isinf(sigma):
-        raise parameter_error("epsilon", owner, "large enough that sigma is finite", epsilon)
+        raise parameter_error("epsilon", owner, f"large enough that sigma is finite (given 'beta' = {beta!r})",
+                              epsilon)
     return sigma
 
 
@@ -330,12 +344,13 @@ def _noise_scale(guarantee, sensitivity, secure, owner):
     else:
         scale = _classical_sigma(sensitivity, guarantee.epsilon, guarantee.delta, owner)
     if math.isinf(scale):
-        raise parameter_error("beta", owner, "small enough that the noise scale is finite",
-                              sensitivity)
+        raise parameter_error("beta", owner, "small enough that the noise scale is finite for the privacy "
+                              f"parameters given ('epsilon' = {guarantee.epsilon!r}, 'delta' = "
+                              f"{guarantee.delta!r}, 'rho' = {guarantee.rho!r})", sensitivity)
     return scale
 
 
-def _release(values, guarantee, sensitivity, scale, output_range, rng, secure=True):
+def _release(values, guarantee, sensitivity, scale, output_range, rng, secure=True, owner="stable_prediction"):
     """Add the noise of ``guarantee`` to ``values`` (1-D array) and clip.
 
     ``secure``: the grid releases of :mod:`refdp.mechanisms`, private for the
@@ -344,6 +359,23 @@ def _release(values, guarantee, sensitivity, scale, output_range, rng, secure=Tr
     :func:`_rho_for_dp` ``(epsilon, delta)`` (``docs/theory/stability.rst``,
     "Float-safe release"). Otherwise the textbook floating-point noise.
     """
+    try:
+        out = _noisy(values, guarantee, sensitivity, scale, rng, secure)
+    except ValueError as exc:
+        # the mechanism refuses a value beyond its grid: that value is one of 'values'
+        text = str(exc)
+        prefix = re.match(r"The 'value' parameter of \w+", text)
+        if prefix is None:
+            raise
+        rest = text[prefix.end():].replace("this 'sensitivity'", "this 'beta'")
+        raise ValueError(f"The 'values' parameter of {owner}" + rest) from None
+    out = np.asarray(out, dtype=np.float64)
+    if output_range is not None:
+        out = np.clip(out, output_range[0], output_range[1])
+    return out
+
+
+def _noisy(values, guarantee, sensitivity, scale, rng, secure):
     if guarantee.kind == "epsilon-DP":
         out = laplace_mechanism(values, guarantee.epsilon, sensitivity=sensitivity, rng=rng, secure=secure)
     elif guarantee.kind == "rho-zCDP":
@@ -355,9 +387,6 @@ def _release(values, guarantee, sensitivity, scale, output_range, rng, secure=Tr
         # Classical (epsilon, delta) Gaussian in doubles, with the scale of
         # classical_gaussian_sigma (already rounded up): not private as implemented.
         out = values + rng.normal(0.0, scale, size=values.shape)
-    out = np.asarray(out, dtype=np.float64)
-    if output_range is not None:
-        out = np.clip(out, output_range[0], output_range[1])
     return out
 
 
@@ -419,6 +448,8 @@ def _extra_loss(guarantee, scale, lipschitz, smoothness, owner, secure=False, se
 # The release as a function
 # ---------------------------------------------------------------------------
 
+@constrained(beta=POSITIVE, noise=NOISES, epsilon=_PRIVACY, delta=_PRIVACY, rho=_PRIVACY,
+             output_range=_OUTPUT_RANGE, values=Array(ndim=1), secure=FLAG, rng=RNG)
 def stable_prediction(values, beta, epsilon=None, *, delta=None, rho=None, noise="laplace",
                       output_range=(0.0, 1.0), rng=None, secure=True):
     """Release ``clip(A(S)(x) + noise)`` for predictions of a ``beta``-stable learner.
@@ -503,13 +534,8 @@ def stable_prediction(values, beta, epsilon=None, *, delta=None, rho=None, noise
     ((2,), True)
     """
     owner = "stable_prediction"
-    beta = check_scalar(beta, "beta", owner, POSITIVE)
     guarantee = _check_privacy(owner, epsilon, delta, rho, noise)
-    output_range = _check_range(output_range, owner)
-    values = check_array(values, "values", owner, ndim=1)
-    secure = check_flag(secure, "secure", owner)
     scale = _noise_scale(guarantee, beta, secure, owner)
-    rng = check_rng(rng)
     return _release(values, guarantee, beta, scale, output_range, rng, secure)
 
 
@@ -589,23 +615,24 @@ class StablePredictor:
     (3,)
     """
 
+    @constrained(learner=Converted(_learner_of, "a callable learner(X, y) -> predictor", invalid=(None, 1.0, "f")),
+                 beta=POSITIVE, k=PARTS, noise=NOISES, epsilon=_PRIVACY, delta=_PRIVACY, rho=_PRIVACY,
+                 output_range=_OUTPUT_RANGE, secure=FLAG, rng=RNG,
+                 budget=Converted(_budget_of, "None or a PrivacyBudget", invalid=("abc", 1.0)))
     def __init__(self, learner, beta, epsilon=None, *, delta=None, rho=None, noise="laplace",
                  output_range=(0.0, 1.0), k=1, rng=None, secure=True, budget=None):
         owner = "StablePredictor"
-        if not callable(learner):
-            raise parameter_error("learner", owner, "a callable learner(X, y) -> predictor",
-                                  learner)
         self.learner = learner
-        self.beta = check_scalar(beta, "beta", owner, POSITIVE)
-        self.k = check_scalar(k, "k", owner, PARTS)
+        self.beta = beta
+        self.k = k
         self.guarantee = _check_privacy(owner, epsilon, delta, rho, noise)
         self.noise = noise
-        self.output_range = _check_range(output_range, owner)
-        self.secure = check_flag(secure, "secure", owner)
+        self.output_range = output_range
+        self.secure = secure
         self.sensitivity = ceil_fraction(Fraction(self.beta) / self.k)
         self.scale = _noise_scale(self.guarantee, self.sensitivity, self.secure, owner)
-        self._rng = check_rng(rng)
-        self.budget = check_budget(budget, owner)
+        self._rng = rng
+        self.budget = budget
         self._models = None
         self._n_features = None
 
@@ -617,6 +644,8 @@ class StablePredictor:
                             "secure": self.secure, "budget": self.budget})
 
     # -- training -----------------------------------------------------------
+    @constrained(owner="StablePredictor.fit", X=Array(ndim=2), y=Array(ndim=1),
+                 relations=(SameLength(("X", "y")),))
     def fit(self, X, y):
         """Train the learner on ``k`` disjoint random parts of ``(X, y)``.
 
@@ -636,8 +665,6 @@ class StablePredictor:
             the learner's own ``stability_rate`` for a part size.
         """
         owner = "StablePredictor.fit"
-        X = check_array(X, "X", owner, ndim=2, min_size=1)
-        y = check_array(y, "y", owner, ndim=1, shape=(X.shape[0],))
         n = X.shape[0]
         if n < self.k:
             raise parameter_error("X", owner, f"an array with at least k = {self.k} rows", X)
@@ -674,6 +701,7 @@ class StablePredictor:
         return total / self.k
 
     # -- release --------------------------------------------------------------
+    @constrained(owner="StablePredictor.predict", X=Array(ndim=2))
     def predict(self, X):
         """Private predictions ``clip(v(x) + noise)``, one independent release per row.
 

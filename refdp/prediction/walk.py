@@ -26,10 +26,11 @@ from scipy.special import expit
 from .. import core
 from ..utils.repr import params_repr
 from ..utils.precision import (ctx_rational, exact_rational, is_interval, is_mpf, iv_context, mp_context, mpf_exact,
-                               raw_to_fraction)
-from ..utils.validation import (Interval, Options, check_array, check_option, check_rng,
+                          raw_to_fraction)
+from ..utils.validation import (Interval, Options, check_array, check_option,
                            check_scalar, parameter_error)
 from ..accounting.budget import check_budget
+from ..utils.constraints import RNG, Checked, Converted, constrained
 from ..utils.partition import check_classes, labels_to_indices
 
 __all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
@@ -41,6 +42,7 @@ _EPS = Interval(float, 0, None, closed="neither")
 _ALPHA = Interval(float, 0, 0.5, closed="neither")
 
 
+@constrained(epsilon=_EPS, neighbours=NEIGHBOURS)
 def walk_step(epsilon, neighbours="replace"):
     """Step of the projected walk that makes each prediction epsilon-DP.
 
@@ -56,11 +58,11 @@ def walk_step(epsilon, neighbours="replace"):
     -------
     float
     """
-    epsilon = check_scalar(epsilon, "epsilon", "walk_step", _EPS)
-    neighbours = check_option(neighbours, "neighbours", "walk_step", NEIGHBOURS)
     return epsilon / 2 if neighbours == "replace" else epsilon
 
 
+@constrained(n=Interval(int, 1, None), alpha=_ALPHA, n_boundaries=Interval(int, 0, None), opt=Interval(float, 0, 1),
+             epsilon=_EPS, neighbours=NEIGHBOURS)
 def walk_empirical_error_bound(n, epsilon, alpha, *, n_boundaries=1, opt=0.0, neighbours="replace"):
     """Upper bound on the walk's expected empirical error (docs/theory/projected_walk_error.rst).
 
@@ -92,13 +94,10 @@ def walk_empirical_error_bound(n, epsilon, alpha, *, n_boundaries=1, opt=0.0, ne
     -------
     float
     """
-    owner = "walk_empirical_error_bound"
-    n = check_scalar(n, "n", owner, Interval(int, 1, None))
-    alpha = check_scalar(alpha, "alpha", owner, _ALPHA)
-    n_boundaries = check_scalar(n_boundaries, "n_boundaries", owner, Interval(int, 0, None))
-    opt = check_scalar(opt, "opt", owner, Interval(float, 0, 1))
-    s = walk_step(epsilon, neighbours)
+    s = walk_step.__wrapped__(epsilon, neighbours)
     big_b = math.log((1 - alpha) / alpha)
+    if s * n == 0:                 # epsilon so small that the step underflows: only the trivial bound
+        return 1.0
     bound = alpha + opt + (n_boundaries * big_b + math.log(2)) / (s * n)
     return min(1.0, bound * (1 + 1e-12))  # rounded up against float error
 
@@ -203,8 +202,28 @@ def _binary_labels(y, n, classes, owner):
     """Indices in ``classes`` (0 for ``classes[0]``, 1 for ``classes[1]``) of labels of shape (n,)."""
     y = np.asarray(y)
     if y.shape != (n,):
-        raise parameter_error("y", owner, f"an array of shape ({n},)", y)
+        raise parameter_error("y", owner, f"an array of shape ({n},) (one label per point of 'x')", y)
     return labels_to_indices(y, classes, "y", owner)
+
+
+def _query_points(x, name, owner):
+    return _points(x, name, owner)
+
+
+def _training_points(x, name, owner):
+    return _points(x, name, owner, min_size=1)
+
+
+def _budget_of(value, name, owner):
+    return check_budget(value, owner)
+
+
+_QUERIES = Converted(_query_points, "an array of shape (q,) or (q, 1) of finite floats",
+                     invalid=("abc", None, np.zeros((1, 2)), np.zeros((1, 1, 1)), [float("nan")]))
+_TRAINING = Converted(_training_points, "a non-empty array of shape (n,) or (n, 1) of finite floats",
+                      invalid=("abc", None, np.zeros(0), np.zeros((1, 2)), [float("inf")]))
+_LABELS = Checked("in the body: one label per point, each one of the classes",
+                  invalid=("abc", None, np.zeros((1, 1, 1))))
 
 
 class ProjectedWalk:
@@ -256,11 +275,15 @@ class ProjectedWalk:
     True
     """
 
+    @constrained(epsilon=_EPS, alpha=_ALPHA, neighbours=NEIGHBOURS,
+                 budget=Converted(_budget_of, "None or a PrivacyBudget", invalid=("abc", 1.0)),
+                 classes=Checked("at fit, by check_classes: two distinct labels", invalid=()))
     def __init__(self, epsilon, alpha, neighbours="replace", budget=None, *, classes=(0, 1)):
+        # validated here and again at fit (set_params may change them in between)
         self.epsilon = epsilon
         self.alpha = alpha
         self.neighbours = neighbours
-        self.budget = check_budget(budget, type(self).__name__)
+        self.budget = budget
         self.classes = classes
 
     def __repr__(self):
@@ -287,6 +310,7 @@ class ProjectedWalk:
         return self
 
     # -- fitting ------------------------------------------------------------
+    @constrained(owner="ProjectedWalk", x=_TRAINING, y=_LABELS)
     def fit(self, x, y):
         """Store the training records sorted by the tie rule ``(x, y)``.
 
@@ -303,9 +327,8 @@ class ProjectedWalk:
         owner = type(self).__name__
         eps, alpha, nb = self._validated()
         classes = check_classes(self.classes, owner, binary=True)
-        x = _points(x, "x", owner, min_size=1)
         y = _binary_labels(y, x.shape[0], classes, owner)
-        self.step_ = walk_step(eps, nb)
+        self.step_ = walk_step.__wrapped__(eps, nb)
         self.bound_ = math.log((1 - alpha) / alpha)
         self.x_, self.y_ = _sort_by_tie_rule(x, y)
         self.classes_ = classes
@@ -328,6 +351,7 @@ class ProjectedWalk:
         return core.projected_walk_log_odds(self.x_, self.steps_, xq,
                                             lower=-self.bound_, upper=self.bound_)
 
+    @constrained(owner="ProjectedWalk", x_query=_QUERIES)
     def predict_proba(self, x_query):
         """Exact output probabilities per query in float: columns ``P[0]``, ``P[1]``.
 
@@ -349,6 +373,7 @@ class ProjectedWalk:
         l = self.log_odds(x_query)
         return np.column_stack([expit(-l), expit(l)])
 
+    @constrained(owner="ProjectedWalk", x_query=_QUERIES, rng=RNG)
     def predict(self, x_query, rng=None):
         """Private predictions: ``classes_[1]`` with probability ``predict_proba(x)[:, 1]``, each epsilon-DP.
 
@@ -368,12 +393,13 @@ class ProjectedWalk:
         p = expit(self.log_odds(x_query))
         if self.budget is not None and p.shape[0]:
             self.budget.charge(self._validated()[0], count=p.shape[0], owner="ProjectedWalk.predict")
-        u = check_rng(rng).random(p.shape[0])
+        u = rng.random(p.shape[0])
         one = u < p
         if np.array_equal(self.classes_, [0, 1]):
             return one.astype(np.int8)
         return self.classes_[one.astype(np.int64)]
 
+    @constrained(owner="ProjectedWalk", x=_TRAINING, y=_LABELS)
     def score(self, x, y):
         """Expected accuracy of :meth:`predict` on ``(x, y)``: the mean of ``P[output = y_i]``.
 
@@ -392,7 +418,7 @@ class ProjectedWalk:
         float
         """
         owner = type(self).__name__
-        proba = self.predict_proba(_points(x, "x", owner, min_size=1))
+        proba = self.predict_proba.__wrapped__(self, x)
         y = _binary_labels(y, proba.shape[0], self.classes_, owner)
         return float(np.mean(proba[np.arange(y.size), y]))
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from .validation import (
     BOOL,
+    Described,
     DPS,
     POSITIVE,
     Interval,
@@ -73,6 +74,14 @@ __all__ = [
     "RNG",
     "COUNT",
     "validate_with",
+    "Converted",
+    "Size",
+    "SIZE",
+    "CONTEXT",
+    "DIGITS",
+    "Enclosure",
+    "StrictInt",
+    "Nullable",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -93,7 +102,8 @@ def validate_with(constraint, value, name: str, owner: str):
 def invalid_examples_of(constraint) -> list:
     """Values that ``constraint`` must refuse (used by the generated tests)."""
     if isinstance(constraint, Interval):
-        out = list(constraint.invalid_examples())
+        # an infinite bound's "bound + 1" is the bound itself: keep only refused values
+        out = [v for v in constraint.invalid_examples() if not constraint.contains(v)]
         out += ["1.0", None, True, [1.0], complex(1, 0)]
         if constraint.kind is int:
             lo = constraint.left if constraint.left is not None else 0
@@ -194,10 +204,21 @@ class Array:
     def validate(self, value, name, owner):
         if isinstance(value, (str, bytes)) or value is None:
             raise parameter_error(name, owner, self.describe(), value)
-        return check_array(
+        arr = check_array(
             value, name, owner, ndim=self.ndim, dtype=self.dtype, finite=self.finite,
             min_size=self.min_size, interval=self.interval, shape=self.shape,
         )
+        if arr.dtype.kind == "u" and arr.dtype.itemsize >= 8:
+            # Unsigned 64-bit counts at or above 2**63 would wrap to negative
+            # once the body computes in int64: refused here, smaller ones kept exact.
+            if arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+                raise parameter_error(
+                    name, owner, self.describe() + " of integers below 2**63",
+                    Described(f"{int(arr.max())} at position "
+                              f"{tuple(int(i) for i in np.unravel_index(int(np.argmax(arr)), arr.shape))}"),
+                )
+            arr = arr.astype(np.int64)
+        return arr
 
     def invalid_examples(self) -> list:
         dims = None if self.ndim is None else ((self.ndim,) if isinstance(self.ndim, int) else tuple(self.ndim))
@@ -238,6 +259,29 @@ class Optional:
             return validate_with(self.inner, value, name, owner)
         except ValueError:
             raise parameter_error(name, owner, self.describe(), value) from None
+
+    def invalid_examples(self) -> list:
+        return [v for v in invalid_examples_of(self.inner) if v is not None]
+
+
+@dataclass(frozen=True)
+class Nullable:
+    """``None`` or a value satisfying ``inner``, whose own message is kept on refusal.
+
+    Unlike :class:`Optional` (one message for the union), a refused value gets
+    the inner constraint's precise message (e.g. the position of a NaN in an
+    array).
+    """
+
+    inner: object
+
+    def describe(self) -> str:
+        return "None or " + describe(self.inner)
+
+    def validate(self, value, name, owner):
+        if value is None:
+            return None
+        return validate_with(self.inner, value, name, owner)
 
     def invalid_examples(self) -> list:
         return [v for v in invalid_examples_of(self.inner) if v is not None]
@@ -344,6 +388,133 @@ def _length(value):
     if shape is None or len(shape) == 0:
         return None
     return shape[0]
+
+
+@dataclass(frozen=True)
+class Converted:
+    """Validated and converted by ``convert(value, name, owner)`` (a shared checker).
+
+    For parameters whose check already exists as a function with the standard
+    message (exact rationals, feature matrices, label vectors): the declaration
+    names it, the decorator runs it once, the body receives what it returns.
+    ``invalid`` lists values it must refuse (used by the generated tests).
+    """
+
+    convert: object
+    what: str
+    invalid: tuple = ()
+
+    def describe(self) -> str:
+        return self.what
+
+    def validate(self, value, name, owner):
+        return self.convert(value, name, owner)
+
+    def invalid_examples(self) -> list:
+        return list(self.invalid)
+
+
+@dataclass(frozen=True)
+class Size:
+    """A NumPy-style ``size``: None, a non-negative int or a tuple of them (converted to a tuple).
+
+    ``max_elements`` bounds the product of the shape (``None``: unbounded).
+    """
+
+    max_elements: int | None = None
+
+    def describe(self) -> str:
+        out = "None, a non-negative int or a tuple of non-negative ints"
+        if self.max_elements is not None:
+            out += f" with at most {self.max_elements} elements in all"
+        return out
+
+    def validate(self, value, name, owner):
+        ok = (lambda s: isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_)) and s >= 0)
+        if value is None:
+            return None
+        if ok(value):
+            shape = (int(value),)
+        elif isinstance(value, (tuple, list)) and all(ok(s) for s in value):
+            shape = tuple(int(s) for s in value)
+        else:
+            raise parameter_error(name, owner, self.describe(), value)
+        if self.max_elements is not None and math.prod(shape) > self.max_elements:
+            raise parameter_error(name, owner, self.describe(),
+                                  Described(f"{value!r} ({math.prod(shape)} elements)"))
+        return shape
+
+    def invalid_examples(self) -> list:
+        out = [-1, 1.5, "3", (2, -1), True]
+        if self.max_elements is not None:
+            out.append((self.max_elements + 1,))
+        return out
+
+
+SIZE = Size()
+
+
+@dataclass(frozen=True)
+class StrictInt:
+    """An integer type (Python or NumPy, not bool) in ``interval``; integral floats refused.
+
+    For counts whose type is part of the contract (a number of records).
+    """
+
+    interval: Interval
+
+    def describe(self) -> str:
+        return self.interval.describe()
+
+    def validate(self, value, name, owner):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise parameter_error(name, owner, self.describe(), value)
+        return check_scalar(value, name, owner, self.interval)
+
+    def invalid_examples(self) -> list:
+        return invalid_examples_of(self.interval) + [float(self.interval.left or 0) + 1.0]
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """A pair ``(lower, upper)`` of floats with ``lower <= upper``, both in ``interval``."""
+
+    interval: Interval
+
+    def describe(self) -> str:
+        return "a pair (lower, upper) of floats, lower <= upper, each" + self.interval.describe().split(" in", 1)[1].join([" in", ""])
+
+    def validate(self, value, name, owner):
+        try:
+            lo, hi = value
+        except (TypeError, ValueError):
+            raise parameter_error(name, owner, self.describe(), value) from None
+        pair = []
+        for v in (lo, hi):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not self.interval.contains(float(v)):
+                raise parameter_error(name, owner, self.describe(), value)
+            pair.append(float(v))
+        if pair[0] > pair[1]:
+            raise parameter_error(name, owner, self.describe(), value)
+        return tuple(pair)
+
+    def invalid_examples(self) -> list:
+        return [math.nan, (math.nan, 0.5), (0.5, 0.25), (-1.0, 0.5), "ab", None, (0.1,)]
+
+
+def _mpmath_contexts():
+    from mpmath.ctx_iv import MPIntervalContext
+    from mpmath.ctx_mp import MPContext
+
+    return (MPContext, MPIntervalContext)
+
+
+#: mpmath digits of an exact computation (``dps=``): bounded so that a huge
+#: value is refused rather than attempted.
+DIGITS = Interval(int, 1, 10**4)
+
+#: ``ctx=`` of the exact-law functions: None or an mpmath (interval) context.
+CONTEXT = Optional(InstanceOf(_mpmath_contexts(), "an mpmath context (real or interval)"))
 
 
 # --- the decorator ----------------------------------------------------------------------
