@@ -116,20 +116,11 @@ _IDS = [qual for _, qual in TARGETS]
 
 #: Public callables known to be undeclared, with the reason (strict: the test
 #: fails as soon as one is declared, so that the entry is removed).
-_TEACHER_ENSEMBLE = ("constructor, fit and score inherited from prediction._partition.TeacherEnsemble, "
-                     "which is moving to refdp.utils; declared there once it has moved")
-KNOWN_UNDECLARED = {
-    f"refdp.prediction.{cls}{meth}": _TEACHER_ENSEMBLE
-    for cls in ("SoftMajority", "AveragedPrediction")
-    for meth in ("", ".fit", ".predict", ".predict_proba", ".score")
-}
+KNOWN_UNDECLARED: dict = {}
 
 
 #: Defects of issue 17's list being fixed in parallel (not strict: they pass once fixed).
-KNOWN_DEFECTS = {
-    "refdp.mechanisms.exponential_mechanism":
-        "sensitivity=5e-324 gives NaN probabilities (the exponential-mechanism extremes of issue 17)",
-}
+KNOWN_DEFECTS: dict = {}
 
 
 def _defect_params():

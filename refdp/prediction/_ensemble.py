@@ -22,6 +22,19 @@ from ..utils.partition import (check_classes, check_features, fit_teachers, labe
 from ..utils.rng import spawn_streams
 from ..utils.validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from ..accounting.budget import check_budget
+from ..utils.constraints import Checked, constrained
+
+_NAN, _INF = float("nan"), float("inf")
+#: The ensembles validate in the body, so that messages name the concrete class
+#: (SoftMajority, AveragedPrediction); the declarations say what is checked.
+_BODY = "checked in the body, in messages named after the subclass"
+_FEATURES = Checked(f"a 2-dimensional array of finite floats ({_BODY})",
+                    invalid=([[_NAN]], [[_INF]], [1.0, 2.0], "abc", None))
+_QUERIES = Checked(f"a 2-dimensional array of finite floats with the training data's columns ({_BODY})",
+                   invalid=([[_NAN]], [[_INF]], [1.0, 2.0], "abc", None))
+_RNG = Checked(f"None, an int seed or a numpy Generator ({_BODY})", invalid=("abc", -1, 1.5))
+_Y = Checked(f"an array of labels in the declared classes, one per row ({_BODY})",
+             invalid=([5, 7, 9], [0], "abc", None))
 
 __all__ = ["TeacherEnsemble"]
 
@@ -42,6 +55,14 @@ class TeacherEnsemble:
 
     _binary = False
 
+    @constrained(owner="TeacherEnsemble",
+                 epsilon=Checked(f"a float in the range (0, inf) ({_BODY})", invalid=(0.0, -1.0, _NAN, _INF, "abc")),
+                 k=Checked(f"an int in the range [1, inf) ({_BODY})", invalid=(0, -1, 1.5, True, "abc")),
+                 learner=Checked(f"a learner class, factory or unfitted estimator ({_BODY})", invalid=(None, 1.0)),
+                 classes=Checked(f"distinct labels, two for binary ensembles ({_BODY})", invalid=((0,), (1, 1), None)),
+                 neighbours=Checked(f"'replace' or 'add_remove' ({_BODY})", invalid=("abc", None, 1)),
+                 rng=_RNG,
+                 budget=Checked(f"None or a PrivacyBudget ({_BODY})", invalid=("abc", 1.0)))
     def __init__(self, epsilon, k, learner, classes=(0, 1), neighbours="replace", rng=None, budget=None):
         owner = type(self).__name__
         self.epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
@@ -58,6 +79,7 @@ class TeacherEnsemble:
         return params_repr(self, ("epsilon", "k", "learner"),
                            {"classes": self.classes_, "neighbours": self.neighbours, "budget": self.budget})
 
+    @constrained(owner="TeacherEnsemble", X=_FEATURES, y=_Y)
     def score(self, X, y):
         """Expected accuracy of :meth:`predict` on ``(X, y)``: the mean of ``P[output = y_i]``.
 
@@ -66,6 +88,11 @@ class TeacherEnsemble:
         probabilities), for analysis, in the role of scikit-learn's ``score``.
         """
         owner = f"{type(self).__name__}.score"
+        if not hasattr(self, "teachers_"):
+            raise ValueError(f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first.")
+        X = check_features(X, "X", owner, self.n_features_in_)
+        if X.shape[0] < 1:
+            raise parameter_error("X", owner, "an array with at least 1 row", X)
         proba = self.predict_proba(X)
         y = np.asarray(y)
         if y.shape != (proba.shape[0],):
@@ -78,6 +105,7 @@ class TeacherEnsemble:
         if self.budget is not None and n_queries:
             self.budget.charge(self.epsilon, count=n_queries, owner=owner)
 
+    @constrained(owner="TeacherEnsemble", X=_FEATURES, y=_Y)
     def fit(self, X, y):
         """Split the training set at random into ``k`` parts and train one teacher per part.
 

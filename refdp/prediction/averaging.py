@@ -43,7 +43,7 @@ from ..utils.precision import ctx_expm1, ctx_rational, iv_context, law_context, 
 from ..utils.rounding import ceil_interval
 from ..utils.constraints import CONTEXT, DIGITS, FLAG, Checked, constrained
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
-from ._ensemble import TeacherEnsemble
+from ._ensemble import _QUERIES, _RNG, TeacherEnsemble
 
 __all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_bound",
            "PRIVATE_MECHANISMS"]
@@ -279,6 +279,7 @@ class AveragedPrediction(TeacherEnsemble):
         """Exact ``P[output = classes_[1]]`` per query, ``g(v(x))``, in doubles (not private)."""
         return clipped_laplace_mean(self.average_vote(Xq), self.scale)
 
+    @constrained(owner="TeacherEnsemble", Xq=_QUERIES)
     def predict_proba(self, Xq):
         """Exact output probabilities per query, columns in the order of ``classes_`` (not private).
 
@@ -299,6 +300,7 @@ class AveragedPrediction(TeacherEnsemble):
         b = 1 / (Fraction(self.epsilon) * self.k)
         return [clipped_laplace_mean(Fraction(int(c), self.k), b, exact=True, dps=dps) for c in counts]
 
+    @constrained(owner="TeacherEnsemble", Xq=_QUERIES, rng=_RNG)
     def predict(self, Xq, rng=None):
         """Private labels: ``classes_[1]`` with probability ``g(v(x))``, each epsilon-DP.
 

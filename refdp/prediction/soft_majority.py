@@ -34,7 +34,7 @@ from ..utils.precision import mp_context
 from ..utils.constraints import CONTEXT, DIGITS, FLAG, Array, constrained
 from ..utils.validation import Interval, check_rng, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
-from ._ensemble import TeacherEnsemble
+from ._ensemble import _QUERIES, _RNG, TeacherEnsemble
 
 __all__ = ["SoftMajority", "soft_majority_k", "soft_majority_probabilities", "PRIVATE_MECHANISMS"]
 
@@ -221,6 +221,7 @@ class SoftMajority(TeacherEnsemble):
     [[0.000553, 0.999447]]
     """
 
+    @constrained(owner="TeacherEnsemble", Xq=_QUERIES)
     def predict_proba(self, Xq):
         """Exact output probabilities per query, in doubles (not private: for analysis).
 
@@ -246,6 +247,7 @@ class SoftMajority(TeacherEnsemble):
         """
         return soft_majority_probabilities(self.vote_counts(Xq), self.epsilon, exact=True, dps=dps, ctx=ctx)
 
+    @constrained(owner="TeacherEnsemble", Xq=_QUERIES, rng=_RNG)
     def predict(self, Xq, rng=None):
         """Private labels: each epsilon-DP with respect to the training set ([DF18]_ Theorem 4.1).
 

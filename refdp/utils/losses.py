@@ -44,6 +44,7 @@ import scipy.special
 from .precision import ctx_rational, is_interval_context
 from .rounding import UNIT_ROUNDOFF
 from .validation import Interval, check_array, check_scalar, parameter_error
+from .constraints import constrained
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "HuberLoss", "check_loss", "exact_number"]
 
@@ -225,8 +226,9 @@ class HuberHingeLoss(MarginLoss):
     lipschitz = 1.0
     twice_differentiable = False
 
+    @constrained(owner="HuberHingeLoss", h=POSITIVE)
     def __init__(self, h=0.5):
-        self.h = check_scalar(h, "h", "HuberHingeLoss", POSITIVE)
+        self.h = h
         c = 1.0 / (2.0 * self.h)
         if not (math.isfinite(c) and c > 0):
             raise parameter_error("h", "HuberHingeLoss", "a float such that 1 / (2 h) is finite and positive",
@@ -291,8 +293,9 @@ class HuberLoss:
     smoothness = 1.0
     name = "huber"
 
+    @constrained(owner="HuberLoss", delta=POSITIVE)
     def __init__(self, delta=1.0):
-        self.delta = check_scalar(delta, "delta", "HuberLoss", POSITIVE)
+        self.delta = delta
         self.lipschitz = self.delta
 
     def check_labels(self, y, owner):

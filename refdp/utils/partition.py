@@ -261,6 +261,10 @@ class _TrainTask:
         return train_teacher(self.make, Xj, yj, stream, self.classes)
 
 
+#: Most classes an int declaration may name (its labels ``0..C-1`` are allocated).
+MAX_CLASSES = 2**20
+
+
 def check_classes(classes, owner: str, *, binary: bool = False):
     """Validate the declared classes; returns them as a 1-D array.
 
@@ -280,8 +284,8 @@ def check_classes(classes, owner: str, *, binary: bool = False):
         raise parameter_error("classes", owner, expected + " (classes are declared, never inferred; "
                               "None declares nothing)", classes)
     if isinstance(classes, (int, np.integer)) and not isinstance(classes, (bool, np.bool_)):
-        if classes < 2 or (binary and classes != 2):
-            raise parameter_error("classes", owner, expected, classes)
+        if classes < 2 or (binary and classes != 2) or classes > MAX_CLASSES:
+            raise parameter_error("classes", owner, expected + f" (at most {MAX_CLASSES} classes)", classes)
         return np.arange(int(classes))
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__len__"):
         raise parameter_error("classes", owner, expected, classes)
