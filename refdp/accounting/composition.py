@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
+from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, constrained_fields
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from .._rounding import ceil_fraction, ceil_interval, interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
@@ -22,8 +23,12 @@ __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
 _COUNT = Interval(int, 1, None)
 
 
+@constrained_fields(epsilon=PRIVACY, delta=PROBABILITY_RESULT)
 class EpsilonDelta(NamedTuple):
-    """An (epsilon, delta)-DP guarantee; unpacks as ``epsilon, delta = ...``."""
+    """An (epsilon, delta)-DP guarantee; unpacks as ``epsilon, delta = ...``.
+
+    ``epsilon`` is in [0, inf] and ``delta`` in [0, 1] (checked when built).
+    """
 
     epsilon: float
     delta: float

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Optional, constrained_fields
 from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from .._rounding import ceil_interval, interval_context
 from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
@@ -44,6 +45,8 @@ DEFAULT_ORDERS = _default_orders()
 _SCREEN_RTOL = 1e-9  # orders within this relative distance of the float optimum get an exact look
 
 
+@constrained_fields(epsilon_tail=PRIVACY, delta_tail=PROBABILITY_RESULT, order_tail=Optional(PRIVACY),
+                    epsilon_rdp=PRIVACY, delta_rdp=PROBABILITY_RESULT, order_rdp=Optional(PRIVACY))
 @dataclass(frozen=True)
 class MomentsConversion:
     """(epsilon, delta) guarantees obtained from log-moments by two conversions.

@@ -33,7 +33,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
-from ..utils.validation import Interval, check_scalar
+from ..utils.constraints import Checked, InstanceOf, Optional, constrained_fields
+from ..utils.validation import Interval, check_scalar, parameter_error
 from .profiles import Enclosure, _atoms, _conv, _delta_at, _power
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
@@ -45,6 +46,31 @@ _MOMENTS = Interval(int, 1, None)
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
 
 
+@dataclass(frozen=True)
+class _ScriptEpsilon:
+    """A relation: ``epsilon`` is a finite float, or NaN exactly when ``script_error`` is set."""
+
+    def check(self, arguments: dict, owner: str) -> None:
+        eps, error = arguments["epsilon"], arguments["script_error"]
+        if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (int, float, np.floating, np.integer)):
+            raise parameter_error("epsilon", owner, "a float", eps)
+        if error is None and not math.isfinite(eps):
+            raise parameter_error("epsilon", owner, "a finite float when 'script_error' is None", eps)
+        if error is not None and not math.isnan(eps):
+            raise parameter_error("epsilon", owner, "NaN when 'script_error' is set", eps)
+
+
+_COUNT0 = Interval(int, 0, None)
+
+
+@constrained_fields(
+    epsilon=Checked("the script's value: finite (negative allowed, as the script prints it), "
+                    "NaN exactly when 'script_error' is set", invalid=(math.inf, "1", None)),
+    order=_COUNT0, log_moments=Checked("the per-order sums, as the script computes them"),
+    outside_range=_COUNT0, negative_terms=_COUNT0,
+    script_error=Optional(InstanceOf((str,), "a message")),
+    relations=(_ScriptEpsilon(),),
+)
 @dataclass(frozen=True)
 class Pate2017Epsilon:
     """The epsilon PATE 2017's analysis script would print, with what led to it.

@@ -35,6 +35,7 @@ import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
+from ..utils.constraints import PRIVACY, Ordered, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
 
@@ -58,6 +59,7 @@ _DPS = 40
 RELATIONS = Options(("add-remove", "replace-one"))
 
 
+@constrained_fields(lower=PRIVACY, upper=PRIVACY, relations=(Ordered(("lower", "upper")),))
 class Enclosure(NamedTuple):
     """An interval ``[lower, upper]`` of doubles containing an exact value; ``upper`` is the guarantee."""
 
@@ -69,10 +71,7 @@ class Enclosure(NamedTuple):
         return self.upper - self.lower
 
 
-def _check_relation(mech) -> None:
-    check_option(mech.relation, "relation", type(mech).__name__, RELATIONS)
-
-
+@constrained_fields(epsilon=_POS, relation=RELATIONS)
 @dataclass(frozen=True)
 class RandomizedResponse:
     """Randomized response with parameter epsilon: the worst case of every epsilon-DP mechanism.
@@ -87,11 +86,8 @@ class RandomizedResponse:
     epsilon: float
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "epsilon", check_scalar(self.epsilon, "epsilon", "RandomizedResponse", _POS))
 
-
+@constrained_fields(scale=_POS, sensitivity=_POS, relation=RELATIONS)
 @dataclass(frozen=True)
 class Laplace:
     """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``.
@@ -104,13 +100,8 @@ class Laplace:
     sensitivity: float = 1.0
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "Laplace", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "Laplace", _POS))
 
-
+@constrained_fields(scale=_POS, sensitivity=_INT_SENS, relation=RELATIONS)
 @dataclass(frozen=True)
 class DiscreteLaplace:
     """Discrete Laplace noise ``P(x) ~ exp(-|x| / scale)`` on the integers, integer sensitivity.
@@ -123,13 +114,8 @@ class DiscreteLaplace:
     sensitivity: int = 1
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "DiscreteLaplace", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "DiscreteLaplace", _INT_SENS))
 
-
+@constrained_fields(sigma=_POS, sensitivity=_POS, relation=RELATIONS)
 @dataclass(frozen=True)
 class Gaussian:
     """Gaussian noise of standard deviation ``sigma`` added to a query of L2 sensitivity ``sensitivity``.
@@ -142,13 +128,8 @@ class Gaussian:
     sensitivity: float = 1.0
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "Gaussian", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "Gaussian", _POS))
 
-
+@constrained_fields(sigma=_POS, sensitivity=_INT_SENS, relation=RELATIONS)
 @dataclass(frozen=True)
 class DiscreteGaussian:
     """Discrete Gaussian ``P(x) ~ exp(-x**2 / (2 sigma**2))`` on the integers, integer sensitivity.
@@ -160,12 +141,6 @@ class DiscreteGaussian:
     sigma: float
     sensitivity: int = 1
     relation: str = "add-remove"
-
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "DiscreteGaussian", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "DiscreteGaussian", _INT_SENS))
 
 
 _KINDS = (RandomizedResponse, Laplace, DiscreteLaplace, Gaussian, DiscreteGaussian)

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import MappingProxyType
 
 from .._precision import iv_context
+from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Reported
 from ..utils.validation import Interval, check_array, check_scalar
 from .._rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
@@ -187,13 +189,25 @@ def renyi_divergence(mechanisms, order):
     return Enclosure(max(0.0, lo), hi)
 
 
+_RENYI_CONVERSION = MappingProxyType({"epsilon": PRIVACY, "delta": PROBABILITY_RESULT,
+                                      "order": Reported(1.0, math.inf)})
+
+
 class RenyiConversion(tuple):
     """``(epsilon, delta, order)``: the (epsilon, delta)-DP guarantee from the best Rényi order."""
 
     __slots__ = ()
 
     def __new__(cls, epsilon, delta, order):
+        if not (type(epsilon) is float and 0.0 <= epsilon) or not (type(delta) is float and 0.0 <= delta <= 1.0) \
+                or not (type(order) is float and 1.0 <= order):
+            for name, value in (("epsilon", epsilon), ("delta", delta), ("order", order)):
+                _RENYI_CONVERSION[name].validate(value, name, "RenyiConversion")
         return super().__new__(cls, (epsilon, delta, order))
+
+    __new__.__constraints__ = _RENYI_CONVERSION
+    __new__.__owner__ = "RenyiConversion"
+    __new__.__relations__ = ()
 
     epsilon = property(lambda self: self[0])
     delta = property(lambda self: self[1])
