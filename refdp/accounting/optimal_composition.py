@@ -25,7 +25,8 @@ from scipy.special import gammaln
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, ceil_interval
-from ..utils.validation import Interval, check_scalar
+from ..utils.constraints import constrained
+from ..utils.validation import Interval
 from ._binomial import log_factorial, window_sums
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 
@@ -187,6 +188,7 @@ def _float_estimate(epsilon: float, k: int, delta: float) -> int | None:
     return int(np.argmax(val))
 
 
+@constrained(epsilon=POSITIVE, k=_COUNT, epsilon_total=NONNEGATIVE, dps=_DPS)
 def optimal_composition_delta(epsilon, k, epsilon_total, dps=50):
     """Least delta such that every k-fold composition of epsilon-DP mechanisms is (epsilon_total, delta)-DP.
 
@@ -238,17 +240,13 @@ def optimal_composition_delta(epsilon, k, epsilon_total, dps=50):
     .. [2] NIST Digital Library of Mathematical Functions, 5.11.1 and 5.11(ii)
        (Stirling's series and its remainder).
     """
-    owner = "optimal_composition_delta"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    k = check_scalar(k, "k", owner, _COUNT)
-    epsilon_total = check_scalar(epsilon_total, "epsilon_total", owner, NONNEGATIVE)
-    dps = check_scalar(dps, "dps", owner, _DPS)
     value = _Profile(epsilon, k, dps).delta(epsilon_total)
     if value is None:
         return 0.0
     return min(1.0, max(0.0, ceil_interval(value)))
 
 
+@constrained(epsilon=POSITIVE, k=_COUNT, delta=DELTA, dps=_DPS)
 def optimal_composition_epsilon(epsilon, k, delta, dps=50):
     """Least epsilon_total such that every k-fold composition of epsilon-DP mechanisms is (epsilon_total, delta)-DP.
 
@@ -297,10 +295,6 @@ def optimal_composition_epsilon(epsilon, k, delta, dps=50):
        Differential Privacy", ICML 2015, Theorem 3.3.
     """
     owner = "optimal_composition_epsilon"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    k = check_scalar(k, "k", owner, _COUNT)
-    delta = check_scalar(delta, "delta", owner, DELTA)
-    dps = check_scalar(dps, "dps", owner, _DPS)
     if delta == 0.0:
         return ceil_fraction(k * Fraction(epsilon))
     profile = _Profile(epsilon, k, dps)

@@ -33,8 +33,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
-from ..utils.constraints import Checked, InstanceOf, Optional, constrained_fields
-from ..utils.validation import Interval, check_scalar, parameter_error
+from ..utils.constraints import Checked, InstanceOf, Optional, constrained, constrained_fields
+from ..utils.validation import Interval, parameter_error
 from .profiles import Enclosure, _atoms, _conv, _delta_at, _power
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
@@ -122,11 +122,17 @@ def _script_log_mgf(q, eps, l):
     return min(0.5 * eps * eps * l * (l + 1), log_t, eps * l)
 
 
+_COUNTS = Checked("vote counts of one or more queries: non-negative integers, every row with a "
+                  "positive total (checked by check_counts)",
+                  invalid=([], [[]], [-1, 2], [0.5, 1.0], [0, 0], "abc", None, [[[1, 2]]]))
+
+
 def _counts(counts, owner):
     from ..pate._args import check_counts
     return check_counts(counts, owner, one_row=True)
 
 
+@constrained(counts=_COUNTS, gamma=_POS, delta=_DELTA_OPEN, moments=_MOMENTS)
 def pate2017_epsilon(counts, gamma, delta, moments=8):
     """The epsilon PATE 2017's published analysis script reports for these vote counts.
 
@@ -163,11 +169,7 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
        Training Data", ICLR 2017, Theorems 1-3, Lemma 4, and its published
        analysis script.
     """
-    owner = "pate2017_epsilon"
-    arr = _counts(counts, owner)
-    gamma = check_scalar(gamma, "gamma", owner, _POS)
-    delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
-    moments = check_scalar(moments, "moments", owner, _MOMENTS)
+    arr = _counts(counts, "pate2017_epsilon")
     eps = 2.0 * gamma
     ls = np.arange(1, moments + 1, dtype=np.float64)
     total = np.zeros(moments)
@@ -276,6 +278,7 @@ def _up_f(x):
     return math.nextafter(float(x), math.inf)
 
 
+@constrained(counts=_COUNTS, gamma=_POS, epsilon=_NONNEG, grid_step=_STEP)
 def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     """Enclosure of the exact delta(epsilon) of T LNMax answers against one neighbouring vote vector.
 
@@ -312,11 +315,7 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     ValueError
         On invalid arguments.
     """
-    owner = "lnmax_neighbour_delta"
-    arr = _counts(counts, owner)
-    gamma = check_scalar(gamma, "gamma", owner, _POS)
-    epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
-    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
+    arr = _counts(counts, "lnmax_neighbour_delta")
     iv = iv_context(30)
     groups: dict = {}
     for row in arr.tolist():

@@ -35,8 +35,8 @@ import numpy as np
 
 from .._precision import iv_context, raw_to_fraction
 from .._rounding import ceil_fraction, floor_fraction
-from ..utils.constraints import PRIVACY, Ordered, constrained_fields
-from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
+from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
@@ -404,6 +404,16 @@ def _normalise(mechanisms, owner):
                               "mechanisms sharing one neighbour relation ('add-remove' or 'replace-one')",
                               Described("a mix of " + " and ".join(repr(r) for r in relations)))
     return groups
+
+
+#: The ``mechanisms`` argument of the profile and Renyi functions (checked by ``_normalise``).
+MECHANISMS = Checked(
+    "a mechanism, a (mechanism, count) pair, or a non-empty list of them sharing one "
+    "neighbour relation (checked by _normalise)",
+    invalid=([], "abc", None, 1.5, [(Laplace(1.0), 0)], [(Laplace(1.0), 1.5)],
+             [Laplace(1.0), Laplace(1.0, relation="replace-one")]),
+)
+_RTOL = Interval(float, 0, None, closed="left")
 
 
 # ------------------------------------------------ connect-the-dots PLDs --
@@ -944,6 +954,7 @@ def _delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) 
 
 # ----------------------------------------------------------------- public --
 
+@constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, grid_step=_STEP)
 def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
     """Enclosure of the exact delta(epsilon) of a composition of mechanisms.
 
@@ -993,14 +1004,12 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
     .. [5] N. J. Higham, *Accuracy and Stability of Numerical Algorithms*,
        2nd ed., SIAM 2002, Theorem 24.2 (the FFT error bound).
     """
-    owner = "privacy_profile_delta"
-    groups = _normalise(mechanisms, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
-    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
+    groups = _normalise(mechanisms, "privacy_profile_delta")
     comp = _Composition(groups, grid_step, ("epsilon", epsilon))
     return Enclosure(comp.delta_lower(epsilon), comp.delta_upper(epsilon))
 
 
+@constrained(mechanisms=MECHANISMS, delta=_DELTA_OPEN, grid_step=_STEP, rtol=_RTOL)
 def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     """Enclosure of the least epsilon >= 0 with delta(epsilon) <= delta for a composition.
 
@@ -1033,10 +1042,7 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     ----------
     See :func:`privacy_profile_delta`.
     """
-    owner = "privacy_profile_epsilon"
-    groups = _normalise(mechanisms, owner)
-    delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
-    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
+    groups = _normalise(mechanisms, "privacy_profile_epsilon")
     comp = _Composition(groups, grid_step, ("delta", delta))
     top = float((comp.upper.start + comp.upper.m.size) * comp.h)
     if comp.upper.inf >= delta:

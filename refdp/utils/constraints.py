@@ -74,6 +74,7 @@ __all__ = [
     "COUNT",
     "validate_with",
     "constrained_fields",
+    "constrained_with",
     "Ordered",
     "PRIVACY",
     "PROBABILITY_RESULT",
@@ -373,6 +374,15 @@ def constrained(owner: str | None = None, relations: tuple = (), **constraints):
     callable
         A wrapper with ``__constraints__`` (a read-only mapping) and
         ``__wrapped__`` (the unchecked function, for internal calls).
+    """
+    return constrained_with(constraints, owner=owner, relations=relations)
+
+
+def constrained_with(constraints: dict, owner: str | None = None, relations: tuple = ()):
+    """:func:`constrained` with the declarations given as a dict.
+
+    For a function with a parameter called ``owner`` or ``relations``, which
+    cannot be passed to :func:`constrained` as keywords.
     """
 
     def decorate(func):
