@@ -42,7 +42,11 @@ __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
 _POS = Interval(float, 0, None, closed="neither")
 _NONNEG = Interval(float, 0, None, closed="left")
 _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
-_MOMENTS = Interval(int, 1, None)
+_MOMENTS = Interval(int, 1, 10_000)
+#: The script computes e**(2 gamma) in floats: it overflows beyond this gamma.
+_SCRIPT_GAMMA = Interval(float, 0, 354.0, closed="right")
+#: lnmax_neighbour_delta's exact laws: evaluation cost grows with gamma.
+_EXACT_GAMMA = Interval(float, 0, 1e6, closed="right")
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
 
 
@@ -90,8 +94,9 @@ class Pate2017Epsilon:
         (query, order) pairs where the script's per-query value is negative.
     script_error : str or None
         Set when the script itself would stop with an exception (a division
-        by zero when ``e**(2 gamma) q`` rounds to exactly 1); ``epsilon`` is
-        then NaN and ``order`` 0.
+        by zero when ``e**(2 gamma) q`` rounds to exactly 1, or an overflow of
+        ``e**(gamma gap)`` in Lemma 4's ``q``); ``epsilon`` is then NaN and
+        ``order`` 0.
     """
 
     epsilon: float
@@ -132,7 +137,7 @@ def _counts(counts, owner):
     return check_counts(counts, owner, one_row=True)
 
 
-@constrained(counts=_COUNTS, gamma=_POS, delta=_DELTA_OPEN, moments=_MOMENTS)
+@constrained(counts=_COUNTS, gamma=_SCRIPT_GAMMA, delta=_DELTA_OPEN, moments=_MOMENTS)
 def pate2017_epsilon(counts, gamma, delta, moments=8):
     """The epsilon PATE 2017's published analysis script reports for these vote counts.
 
@@ -147,10 +152,11 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
     ----------
     counts : array_like of int, shape (T, C) or (C,)
         Vote counts of the T answered queries.
-    gamma : float in (0, inf)
-        LNMax's inverse Laplace scale.
+    gamma : float in (0, 354]
+        LNMax's inverse Laplace scale (the script computes ``e**(2 gamma)``
+        in floats, which overflows beyond 354).
     delta : float in (0, 1)
-    moments : int >= 1, default 8
+    moments : int in [1, 10000], default 8
         The script's ``--moments`` (orders ``1..moments``).
 
     Returns
@@ -176,7 +182,11 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
     edge = 1.0 / (math.exp(eps) + 1.0)
     outside = negative = 0
     for row in arr.tolist():
-        q = _script_q(row, gamma)
+        try:
+            q = _script_q(row, gamma)
+        except OverflowError:
+            return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
+                                   f"OverflowError in q for counts {row!r}")
         outside += edge <= q < 0.5
         try:
             vals = np.array([_script_log_mgf(q, eps, l) for l in ls])
@@ -278,7 +288,7 @@ def _up_f(x):
     return math.nextafter(float(x), math.inf)
 
 
-@constrained(counts=_COUNTS, gamma=_POS, epsilon=_NONNEG, grid_step=_STEP)
+@constrained(counts=_COUNTS, gamma=_EXACT_GAMMA, epsilon=_NONNEG, grid_step=_STEP)
 def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     """Enclosure of the exact delta(epsilon) of T LNMax answers against one neighbouring vote vector.
 
@@ -301,7 +311,7 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     Parameters
     ----------
     counts : array_like of int, shape (T, C) or (C,)
-    gamma : float in (0, inf)
+    gamma : float in (0, 1e6]
     epsilon : float in [0, inf)
     grid_step : float in [1e-6, 1], default 1e-3
         Loss grid of the general path (unused when all rows are equal).

@@ -390,7 +390,12 @@ def _normalise(mechanisms, owner):
         if isinstance(it, _KINDS):
             mech, count = it, 1
         elif isinstance(it, tuple) and len(it) == 2 and isinstance(it[0], _KINDS):
-            mech, count = it[0], check_scalar(it[1], "count", owner, _COUNT)
+            try:
+                mech, count = it[0], check_scalar(it[1], "count", owner, _COUNT)
+            except ValueError:
+                raise parameter_error("mechanisms", owner,
+                                      "a list of mechanisms or (mechanism, count) pairs with count an int >= 1",
+                                      Described(f"a pair with count {it[1]!r}")) from None
         else:
             raise parameter_error("mechanisms", owner,
                                   "a list of mechanisms or (mechanism, count) pairs", it)
@@ -879,7 +884,14 @@ class _Composition:
         """
         e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
         best = float(np.min(e))
-        chern = 1.0 if best >= 0 else ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
+        if best >= 0:
+            chern = 1.0
+        elif best < -746.0:
+            # e**best < 2**-1076: the least positive double bounds it (and an exact
+            # enclosure of e**best for a huge |best| would have a huge exponent)
+            chern = _TINY
+        else:
+            chern = ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
         return min(1.0, float(_up(chern + _up(self._inf_total * (1 + 4 * _U)))))
 
     def gap(self, epsilon: float) -> float:

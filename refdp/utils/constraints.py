@@ -92,7 +92,13 @@ def validate_with(constraint, value, name: str, owner: str):
     if isinstance(constraint, Interval):
         return check_scalar(value, name, owner, constraint)
     if isinstance(constraint, Options):
-        return check_option(value, name, owner, constraint)
+        try:
+            return check_option(value, name, owner, constraint)
+        except (TypeError, ValueError) as exc:
+            # an array (or any value whose comparison is not a bool) is no option
+            if isinstance(exc, ValueError) and str(exc).startswith("The '"):
+                raise
+            raise parameter_error(name, owner, constraint.describe(), value) from None
     return constraint.validate(value, name, owner)
 
 
