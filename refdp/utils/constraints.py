@@ -79,6 +79,8 @@ __all__ = [
     "PRIVACY",
     "PROBABILITY_RESULT",
     "Reported",
+    "Callable",
+    "MAX_SAMPLES",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -646,3 +648,26 @@ class Ordered:
         for (a, va), (b, vb) in zip(values, values[1:]):
             if not va <= vb:
                 raise parameter_error(b, owner, f"at least '{a}' ({va!r})", vb)
+
+
+@dataclass(frozen=True)
+class Callable:
+    """A callable (a mechanism, a law, a rule), described by ``what``; called only by the body."""
+
+    what: str = "a callable"
+
+    def describe(self) -> str:
+        return self.what
+
+    def validate(self, value, name, owner):
+        if not callable(value):
+            raise parameter_error(name, owner, self.what, value)
+        return value
+
+    def invalid_examples(self) -> list:
+        return [None, 1.5, "abc", object()]
+
+
+#: A number of samples: a positive int at most 2**53, so that every count and
+#: frequency computed from it is exact in floating point.
+MAX_SAMPLES = 2 ** 53
