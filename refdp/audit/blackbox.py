@@ -92,11 +92,14 @@ PAIRS = Checked("a non-empty iterable of pairs (D, D') or (D, D', label) of diff
                 invalid=(None, "abc", [], [(1, 1)], [(1,)], {0: 1}))
 CLAIMED_EPSILON = _EPS
 CLAIMED_DELTA = _DELTA
-DELTA_AT_EPSILON = Optional(_EPS)
+#: The epsilon at which a delta is bounded: e**epsilon must be a finite double
+#: (beyond 700 no delta bound can be positive anyway).
+EPSILON_FOR_DELTA = Interval(float, 0, 700, closed="both")
+DELTA_AT_EPSILON = Optional(EPSILON_FOR_DELTA)
 CONFIDENCE = _CONF
 N_SAMPLES = Interval(int, 4, MAX_SAMPLES)
 TOLERANCE = Interval(float, 0, None, closed="left")
-HOLDOUT_PAIRS = Interval(int, 1, None)
+HOLDOUT_PAIRS = Interval(int, 1, 1 << 20)
 PROGRESS = Options((None, True, False))
 CLIENT = Checked("None, a dask.distributed Client or a scheduler address (checked by check_client)",
                  invalid=(1.5, object()))
@@ -302,7 +305,8 @@ def check_pairs_argument(pairs, owner):
 
     Returns a list of ``(D, D', label)``; identical datasets in a pair are an error.
     """
-    if pairs is None or isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__"):
+    if pairs is None or isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__") \
+            or (isinstance(pairs, np.ndarray) and pairs.ndim == 0):
         raise parameter_error("pairs", owner, "an iterable of pairs (D, D') or (D, D', label)", pairs)
     out = []
     for i, item in enumerate(pairs):
@@ -544,7 +548,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     claimed_delta : float in [0, 1), default 0
         The epsilon bound is on the smallest epsilon with ``(epsilon,
         claimed_delta)``-DP.
-    delta_at_epsilon : float >= 0, optional
+    delta_at_epsilon : float in [0, 700], optional
         Also report a lower bound on the delta the mechanism needs at this
         epsilon (an event chosen for that objective, one more test per
         held-out pair). It counts as a violation when it exceeds
@@ -562,7 +566,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         by at most this fraction of the projected bound (and at least 1/32
         of the budget was drawn); 0 never stops early (the selection uses
         half the budget).
-    holdout_pairs : int >= 1, default 1
+    holdout_pairs : int in [1, 2**20], default 1
         How many pairs (best provisional values first) get held-out bounds;
         the Bonferroni correction counts exactly these.
     float_bits : bool, default False
@@ -751,7 +755,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports)
 
 
-@constrained(mechanism=MECHANISM, pairs=PAIRS, claimed_epsilon=CLAIMED_EPSILON, claimed_delta=CLAIMED_DELTA)
+@constrained(mechanism=MECHANISM, pairs=PAIRS, claimed_epsilon=EPSILON_FOR_DELTA, claimed_delta=CLAIMED_DELTA)
 def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     """Audit an ``(epsilon, delta)`` claim through a lower bound on delta at the claimed epsilon.
 
@@ -771,7 +775,7 @@ def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     ----------
     mechanism, pairs :
         As for :func:`audit_black_box`.
-    claimed_epsilon : float >= 0
+    claimed_epsilon : float in [0, 700]
     claimed_delta : float in [0, 1)
     **options
         Any other keyword of :func:`audit_black_box` (``confidence``,

@@ -54,6 +54,10 @@ __all__ = ["ERMRelease", "WhiteBoxERMAudit", "erm_whitebox", "record_alphabet", 
 
 _OWNER = "erm_whitebox"
 _POS = Interval(float, 0, None, closed="neither")
+#: The audit's exact densities ``exp(-beta ||b||)`` need finite noise rates: epsilon,
+#: the regularisation and the data norm are taken where a rule's rate stays finite.
+_EPSILON = Interval(float, 0, 1000, closed="right")
+_SCALE = Interval(float, 1e-6, 1e6, closed="both")
 _KINK = 1e-9
 _SCREEN = 1e-6
 _TOP = 5
@@ -469,11 +473,12 @@ def _search_records(loss, starts, n, mu, q):
 
 
 @constrained(
-    rule=Callable("a callable"), epsilon=_POS, n=Interval(int, 1, 4), regularization=_POS, data_norm=_POS,
+    rule=Callable("a callable"), epsilon=_EPSILON, n=Interval(int, 1, 4), regularization=_SCALE,
+    data_norm=_SCALE,
     loss=AnyOf((Options(("logistic", "huber")), InstanceOf((MarginLoss,), "a MarginLoss"))),
     huber_h=Interval(float, 0, 1, closed="neither"), mechanism=Options(("objective", "output")),
     dimension=Interval(int, 1, 2),
-    intercept=Checked("False, True (unpenalised) or 'penalised' (checked in the body)", invalid=(1, "x", None)),
+    intercept=Options((False, True, "penalised")),
     grid_points=Optional(Interval(int, 3, 100_001)), dps=Interval(int, 15, 5000),
     record_search=Checked("True or False (used with mechanism='output'; checked there)"),
 )
@@ -491,13 +496,13 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         regularisation ``mu = lambda + Delta``: an object or mapping with
         ``noise_rate`` and ``total_regularization`` (or
         ``extra_regularization``), or a number (``beta``, ``mu = lambda``).
-    epsilon : float > 0
+    epsilon : float in (0, 1000]
         The claimed epsilon.
     n : int in [1, 4]
         Records per dataset.
-    regularization : float > 0
+    regularization : float in [1e-6, 1e6]
         ``lambda``.
-    data_norm : float > 0, default 1
+    data_norm : float in [1e-6, 1e6], default 1
         ``q``: every feature vector has ``||x|| <= q``.
     loss : {"logistic", "huber"} or MarginLoss, default "logistic"
     huber_h : float in (0, 1), default 0.5

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import mpmath
+import numpy as np
 
 from .._precision import GLOBAL_MPMATH_LOCK, mp_context
 from ..utils.constraints import FLAG, PRIVACY, PROBABILITY_RESULT, Checked, constrained, constrained_fields
@@ -148,7 +149,8 @@ def _hashable(d):
 
 
 def _pairs_list(pairs, table):
-    if isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__"):
+    if isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__") \
+            or (isinstance(pairs, np.ndarray) and pairs.ndim == 0):
         raise parameter_error("pairs", _OWNER, "an iterable of pairs (d, d') or (d, d', label)", pairs)
     out = []
     for i, item in enumerate(pairs):
@@ -243,7 +245,8 @@ def audit_exact(distribution, claimed_epsilon, *, claimed_delta=0.0, pairs=None,
     >>> mpmath.nstr(r.delta, 10)     # delta(1) = 3/4 - e * 1/4
     '0.07042954289'
     """
-    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
+    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__") \
+            or (isinstance(orders, np.ndarray) and orders.ndim == 0):
         raise parameter_error("orders", _OWNER, "a sequence of floats in the range (1, inf)", orders)
     orders = [check_scalar(o, "orders", _OWNER, _ORDER) for o in orders]
     table = None

@@ -182,6 +182,9 @@ def _check_patterns(patterns, owner):
     except TypeError:
         raise parameter_error("patterns", owner, f"a sequence of names from {list(PATTERNS)}",
                               patterns) from None
+    if not all(isinstance(name, str) for name in names):
+        raise parameter_error("patterns", owner, f"a sequence of names from {list(PATTERNS)}",
+                              patterns)
     if not names:
         raise parameter_error("patterns", owner, f"a non-empty sequence of names from {list(PATTERNS)}",
                               patterns)
