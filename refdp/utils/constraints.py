@@ -81,6 +81,7 @@ __all__ = [
     "Reported",
     "Callable",
     "MAX_SAMPLES",
+    "MAX_DPS",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -414,6 +415,17 @@ def constrained_with(constraints: dict, owner: str | None = None, relations: tup
         frozen = MappingProxyType(dict(constraints))
         rels = tuple(relations)
 
+        if not rels and all(isinstance(c, Checked) for c in frozen.values()):
+            # everything is checked by the body: no binding, no cost on hot paths
+            @functools.wraps(func)
+            def passthrough(*args, **kwargs):
+                return func(*args, **kwargs)
+
+            passthrough.__constraints__ = frozen
+            passthrough.__relations__ = rels
+            passthrough.__owner__ = who
+            return passthrough
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             try:
@@ -671,3 +683,8 @@ class Callable:
 #: A number of samples: a positive int at most 2**53, so that every count and
 #: frequency computed from it is exact in floating point.
 MAX_SAMPLES = 2 ** 53
+
+#: Largest working precision (decimal digits) a public function accepts: enough
+#: for every check of refdp (which use at most a few hundred), small enough that
+#: a mistyped precision is refused instead of computed for hours.
+MAX_DPS = 5000

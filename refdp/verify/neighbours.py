@@ -33,7 +33,8 @@ from collections.abc import Mapping
 import mpmath
 
 from .._precision import GLOBAL_MPMATH_LOCK, mp_context
-from ..utils.validation import Described, Interval, Options, check_rng, check_scalar, parameter_error
+from ..utils import constraints as _c
+from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from .verdict import takes_context
 
 __all__ = [
@@ -50,6 +51,18 @@ __all__ = [
 NEIGHBOURS = Options(("replace", "add_remove"))
 
 
+_DOMAIN = _c.Checked("a finite, non-empty collection of distinct hashable elements (checked by check_domain)",
+                     invalid=([], None, 1.5, [1, 1], [[1]]))
+_DOMAIN_OR_NONE = _c.Checked("None or a finite domain (checked by check_domain)", invalid=([], 1.5, [1, 1]))
+_DATASET = _c.Checked("a tuple of domain elements (checked in the body)", invalid=(None, 1.5, (99,)))
+_DATASETS = _c.Checked("a non-empty iterable of datasets (tuples; checked by neighbouring_pairs)",
+                       invalid=([], None, 1.5))
+_NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable dataset -> neighbours (checked by "
+                         "neighbour_function)", invalid=("no such", 1.5, None))
+_NAME = _c.InstanceOf((str,), "a str")
+
+
+@_c.constrained_with(dict(domain=_DOMAIN, owner=_NAME, ordered=_c.FLAG))
 def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True) -> tuple:
     """Validate a finite domain: non-empty, distinct hashable elements.
 
@@ -82,6 +95,7 @@ def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True) -
     return dom
 
 
+@_c.constrained(xs=_DOMAIN, labels=_DOMAIN)
 def labelled_domain(xs, labels=(0, 1)) -> tuple:
     """The domain of labelled records ``(x, y)``, ``x`` in ``xs``, ``y`` in ``labels``.
 
@@ -90,8 +104,8 @@ def labelled_domain(xs, labels=(0, 1)) -> tuple:
     tuple of (x, y)
         In lexicographic order of ``(x, y)``.
     """
-    xs = check_domain(xs, "labelled_domain", ordered=False)
-    ys = check_domain(labels, "labelled_domain", ordered=False)
+    xs = check_domain.__wrapped__(xs, "labelled_domain", ordered=False)
+    ys = check_domain.__wrapped__(labels, "labelled_domain", ordered=False)
     return tuple((x, y) for x in xs for y in ys)
 
 
@@ -106,6 +120,8 @@ def _check_dataset(dataset, dom_set, owner, ordered):
     return d if ordered else tuple(sorted(d))
 
 
+@_c.constrained(domain=_DOMAIN, max_size=Interval(int, 0, 1000), ordered=_c.FLAG,
+                min_size=Interval(int, 0, 1000))
 def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int = 0):
     """Every dataset of size ``min_size..max_size`` over ``domain``.
 
@@ -125,8 +141,7 @@ def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int 
         Datasets in order of size, then lexicographically in the domain order.
     """
     owner = "all_datasets"
-    dom = check_domain(domain, owner, ordered=ordered)
-    max_size = check_scalar(max_size, "max_size", owner, Interval(int, 0, None))
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     min_size = check_scalar(min_size, "min_size", owner, Interval(int, 0, max_size))
     for n in range(min_size, max_size + 1):
         if ordered:
@@ -135,6 +150,7 @@ def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int 
             yield from itertools.combinations_with_replacement(dom, n)
 
 
+@_c.constrained(dataset=_DATASET, domain=_DOMAIN, ordered=_c.FLAG)
 def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
     """Every replace-one neighbour of ``dataset``: one record replaced by another value.
 
@@ -153,7 +169,7 @@ def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
         ``k (m - 1)``.
     """
     owner = "replace_one_neighbours"
-    dom = check_domain(domain, owner, ordered=ordered)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     d = _check_dataset(dataset, set(dom), owner, ordered)
     if ordered:
         for i, v in enumerate(d):
@@ -169,6 +185,7 @@ def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
                     yield tuple(sorted(rest + (w,)))
 
 
+@_c.constrained(dataset=_DATASET, domain=_DOMAIN, ordered=_c.FLAG)
 def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
     """Every add/remove neighbour of ``dataset``: one record deleted or inserted.
 
@@ -188,7 +205,7 @@ def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
         ``r + (n + 1) m - n``.
     """
     owner = "add_remove_neighbours"
-    dom = check_domain(domain, owner, ordered=ordered)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     d = _check_dataset(dataset, set(dom), owner, ordered)
     seen = set()
     if ordered:
@@ -207,6 +224,7 @@ def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
             yield c
 
 
+@_c.constrained_with(dict(neighbours=_NEIGHBOURS, domain=_DOMAIN_OR_NONE, ordered=_c.FLAG, owner=_NAME))
 def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str = "neighbour_function"):
     """Turn ``"replace"``, ``"add_remove"`` or a callable into ``dataset -> neighbours``.
 
@@ -219,7 +237,7 @@ def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str 
         raise parameter_error("neighbours", owner, NEIGHBOURS.describe() + " or a callable", neighbours)
     if domain is None:
         raise parameter_error("domain", owner, f"a finite domain when neighbours={neighbours!r}", domain)
-    dom = check_domain(domain, owner, ordered=ordered)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     gen = replace_one_neighbours if neighbours == "replace" else add_remove_neighbours
 
     def fn(dataset):
@@ -229,6 +247,8 @@ def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str 
     return fn
 
 
+@_c.constrained_with(dict(datasets=_DATASETS, neighbours=_NEIGHBOURS, domain=_DOMAIN_OR_NONE, ordered=_c.FLAG,
+                          owner=_NAME))
 def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=False,
                        owner: str = "neighbouring_pairs"):
     """Every unordered pair of a dataset in ``datasets`` and one of its neighbours.
@@ -270,8 +290,8 @@ def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=F
             raise parameter_error("domain", owner, "given when every dataset is empty", domain)
         domain = elems
     if domain is not None:
-        domain = check_domain(domain, owner, ordered=ordered)
-    nbr = neighbour_function(neighbours, domain, ordered=ordered, owner=owner)
+        domain = check_domain.__wrapped__(domain, owner, ordered=ordered)
+    nbr = neighbour_function.__wrapped__(neighbours, domain, ordered=ordered, owner=owner)
     relation = neighbours if isinstance(neighbours, str) else getattr(neighbours, "__name__", "callable")
     relation += ", ordered" if ordered else ", multisets"
     seen, pairs = set(), []
@@ -300,6 +320,13 @@ def _score_dataset(d, nbr_fn, evaluate, divergence):
     return best, best_pair
 
 
+@_c.constrained(
+    distribution_fn=_c.Callable("a callable dataset -> distribution"), domain=_DOMAIN,
+    size=Interval(int, 1, 1000), neighbours=_NEIGHBOURS, ordered=_c.FLAG,
+    divergence=_c.Checked("'max', 'hockey_stick' or a callable (checked in the body)", invalid=("no such", 1.5)),
+    epsilon=_c.Optional(Interval(float, 0, None, closed="left")), restarts=Interval(int, 1, 10_000),
+    steps=Interval(int, 0, 1_000_000), top=Interval(int, 1, None), dps=Interval(int, 5, _c.MAX_DPS), rng=_c.RNG,
+)
 def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", ordered=False,
                       divergence="max", epsilon=None, restarts=8, steps=40, top=5, dps=15, rng=None):
     """Search for the neighbouring pairs with the largest divergence by hill climbing.
@@ -342,14 +369,8 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
     from . import divergences as dv
 
     owner = "adversarial_pairs"
-    rng = check_rng(rng)
-    dom = check_domain(domain, owner, ordered=ordered)
-    size = check_scalar(size, "size", owner, Interval(int, 1, None))
-    restarts = check_scalar(restarts, "restarts", owner, Interval(int, 1, None))
-    steps = check_scalar(steps, "steps", owner, Interval(int, 0, None))
-    top = check_scalar(top, "top", owner, Interval(int, 1, None))
-    dps = check_scalar(dps, "dps", owner, Interval(int, 5, None))
-    nbr_fn = neighbour_function(neighbours, dom, ordered=ordered, owner=owner)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
+    nbr_fn = neighbour_function.__wrapped__(neighbours, dom, ordered=ordered, owner=owner)
     if callable(divergence):
         div = divergence
     elif divergence == "max":
@@ -361,7 +382,6 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
         if epsilon is None:
             raise parameter_error("epsilon", owner, "a float in the range [0, inf) when "
                                   "divergence='hockey_stick'", epsilon)
-        epsilon = check_scalar(epsilon, "epsilon", owner, Interval(float, 0, None, closed="left"))
 
         def div(a, b):
             outputs = list(dict.fromkeys(list(a) + list(b)))
