@@ -82,6 +82,7 @@ __all__ = [
     "Callable",
     "MAX_SAMPLES",
     "MAX_DPS",
+    "items_of",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -688,3 +689,25 @@ MAX_SAMPLES = 2 ** 53
 #: for every check of refdp (which use at most a few hundred), small enough that
 #: a mistyped precision is refused instead of computed for hours.
 MAX_DPS = 5000
+
+
+def items_of(value, name: str, owner: str, what: str, kind=None, length=None) -> list:
+    """``list(value)`` for a body that takes a sequence, with the standard error otherwise.
+
+    Refuses strings, bytes, mappings, 0-d arrays and non-iterables, items that
+    are not instances of ``kind`` (when given) and a length other than
+    ``length`` (when given); ``what`` describes the expected value.
+    """
+    from collections.abc import Mapping
+
+    if isinstance(value, (str, bytes, Mapping)) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        raise parameter_error(name, owner, what, value)
+    try:
+        out = list(value)
+    except TypeError:
+        raise parameter_error(name, owner, what, value) from None
+    if kind is not None and not all(isinstance(v, kind) for v in out):
+        raise parameter_error(name, owner, what, value)
+    if length is not None and len(out) != length:
+        raise parameter_error(name, owner, f"{what} ({length} of them)", value)
+    return out

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 from mpmath.ctx_iv import MPIntervalContext
 
 from ..utils import constraints as _c
@@ -73,8 +74,12 @@ def _rational(value, name, owner, low_open: bool, high=None):
     """A finite real given as int, float or Fraction, returned as its exact Fraction."""
     expected = ("a rational number (int, float or fractions.Fraction) in the range "
                 + ("(0, inf)" if high is None else f"[0, {high}]"))
-    if isinstance(value, bool) or not isinstance(value, (numbers.Rational, float)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Rational, float)):
         raise parameter_error(name, owner, expected, value)
+    if isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, np.floating):
+        value = float(value)
     if isinstance(value, float) and not math.isfinite(value):
         raise parameter_error(name, owner, expected, value)
     f = Fraction(value)
@@ -599,7 +604,11 @@ def summarise_proofs(proofs, labels=None) -> CheckResult:
     proofs : sequence of AllEpsilonProof
     labels : sequence of str, optional
     """
-    proofs = list(proofs)
+    proofs = _c.items_of(proofs, "proofs", "summarise_proofs", "a non-empty sequence of AllEpsilonProof",
+                         kind=AllEpsilonProof)
+    if labels is not None:
+        labels = [str(x) for x in _c.items_of(labels, "labels", "summarise_proofs", "None or one label per proof",
+                                              length=len(proofs))]
     if not proofs:
         raise parameter_error("proofs", "summarise_proofs", "a non-empty sequence of AllEpsilonProof",
                               Described("no proof"))

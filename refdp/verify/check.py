@@ -70,6 +70,7 @@ References
 from __future__ import annotations
 
 import math
+import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -645,7 +646,7 @@ def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation=
     if not callable(distribution_fn):
         raise parameter_error("distribution_fn", owner, "a callable dataset -> distribution", distribution_fn)
     seen, plist = set(), []
-    for pair in pairs:
+    for pair in _c.items_of(pairs, "pairs", owner, "an iterable of pairs of hashable datasets"):
         try:
             d, e = pair
             key = frozenset((d, e))
@@ -884,8 +885,8 @@ def _decide_pair(law, d, e, lv, delta_q, owner):
     domain=_c.Checked("None or a finite domain (checked by check_domain)"),
     ordered=_c.FLAG,
     max_dps=_c.Checked("an int in [dps, 100000] (checked by check_pairs)", invalid=(0, 10 ** 9)),
-    certificate=_c.Checked("None or a directory for the certificate"),
-    algebraic=_c.Checked("None or the int m of check_algebraic (checked there)", invalid=(0, 1.5)),
+    certificate=_c.Optional(_c.InstanceOf((str, os.PathLike), "a directory (str or path)")),
+    algebraic=_c.Optional(Interval(int, 1, 1000)),
     client=_c.Checked("None or a dask.distributed Client (checked by check_client)", invalid=(1.5,)),
     progress=_c.Checked("a bool or a progress callback (used by the distributed run)"),
 )
@@ -1012,7 +1013,11 @@ def summarise(results, labels=None) -> CheckResult:
     -------
     CheckResult
     """
-    results = list(results)
+    results = _c.items_of(results, "results", "summarise", "a non-empty sequence of MechanismCheck",
+                          kind=MechanismCheck)
+    if labels is not None:
+        labels = [str(x) for x in _c.items_of(labels, "labels", "summarise", "None or one label per result",
+                                              length=len(results))]
     if not results:
         raise parameter_error("results", "summarise", "a non-empty sequence of MechanismCheck",
                               Described("no result"))

@@ -127,6 +127,8 @@ def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> di
     """
     if isinstance(dist, Mapping):
         items = list(dist.items())
+    elif isinstance(dist, np.ndarray) and dist.ndim != 1:
+        raise parameter_error(name, owner, "a 1-dimensional sequence of probabilities", dist)
     elif isinstance(dist, (str, bytes)) or not hasattr(dist, "__len__"):
         raise parameter_error(name, owner, "a mapping output -> probability or a sequence of probabilities",
                               dist)
@@ -172,12 +174,11 @@ def distribution_pair(p, q, owner: str = "distribution_pair"):
     pv, qv : list
         The probabilities of each output (exact ``0`` where missing).
     """
-    if (not isinstance(p, Mapping) and not isinstance(q, Mapping)
-            and hasattr(p, "__len__") and hasattr(q, "__len__") and len(p) != len(q)):
-        raise parameter_error("q", owner, f"a sequence of the same length as 'p' ({len(p)})",
-                              Described(f"a sequence of length {len(q)}"))
     pd = as_distribution.__wrapped__(p, "p", owner)
     qd = as_distribution.__wrapped__(q, "q", owner)
+    if not isinstance(p, Mapping) and not isinstance(q, Mapping) and len(pd) != len(qd):
+        raise parameter_error("q", owner, f"a sequence of the same length as 'p' ({len(pd)})",
+                              Described(f"a sequence of length {len(qd)}"))
     outputs = list(pd)
     outputs.extend(o for o in qd if o not in pd)
     return outputs, [pd.get(o, 0) for o in outputs], [qd.get(o, 0) for o in outputs]

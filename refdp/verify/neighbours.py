@@ -31,6 +31,7 @@ import itertools
 from collections.abc import Mapping
 
 import mpmath
+import numpy as np
 
 from .._precision import GLOBAL_MPMATH_LOCK, mp_context
 from ..utils import constraints as _c
@@ -62,18 +63,20 @@ _NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable dataset -> neigh
 _NAME = _c.InstanceOf((str,), "a str")
 
 
-@_c.constrained_with(dict(domain=_DOMAIN, owner=_NAME, ordered=_c.FLAG))
-def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True) -> tuple:
+@_c.constrained_with(dict(domain=_DOMAIN, owner=_NAME, ordered=_c.FLAG, name=_NAME))
+def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True, name: str = "domain") -> tuple:
     """Validate a finite domain: non-empty, distinct hashable elements.
 
     Returns the domain as a tuple, sorted when ``ordered`` is False (multisets
-    are stored sorted, so their elements must be comparable).
+    are stored sorted, so their elements must be comparable). ``name`` is the
+    parameter the error messages name.
     """
-    if isinstance(domain, (str, bytes, Mapping)) or not hasattr(domain, "__iter__"):
-        raise parameter_error("domain", owner, "a finite iterable of distinct elements", domain)
+    if isinstance(domain, (str, bytes, Mapping)) or not hasattr(domain, "__iter__") \
+            or (isinstance(domain, np.ndarray) and domain.ndim == 0):
+        raise parameter_error(name, owner, "a finite iterable of distinct elements", domain)
     dom = tuple(domain)
     if not dom:
-        raise parameter_error("domain", owner, "a non-empty collection of elements", domain)
+        raise parameter_error(name, owner, "a non-empty collection of elements", domain)
     try:
         if len(set(dom)) != len(dom):
             seen, dup = set(), None
@@ -82,15 +85,15 @@ def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True) -
                     dup = e
                     break
                 seen.add(e)
-            raise parameter_error("domain", owner, "a collection of distinct elements",
+            raise parameter_error(name, owner, "a collection of distinct elements",
                                   Described(f"{dup!r} repeated"))
     except TypeError:
-        raise parameter_error("domain", owner, "a collection of hashable elements", domain) from None
+        raise parameter_error(name, owner, "a collection of hashable elements", domain) from None
     if not ordered:
         try:
             dom = tuple(sorted(dom))
         except TypeError:
-            raise parameter_error("domain", owner, "a collection of mutually comparable elements",
+            raise parameter_error(name, owner, "a collection of mutually comparable elements",
                                   domain) from None
     return dom
 
@@ -104,8 +107,8 @@ def labelled_domain(xs, labels=(0, 1)) -> tuple:
     tuple of (x, y)
         In lexicographic order of ``(x, y)``.
     """
-    xs = check_domain.__wrapped__(xs, "labelled_domain", ordered=False)
-    ys = check_domain.__wrapped__(labels, "labelled_domain", ordered=False)
+    xs = check_domain.__wrapped__(xs, "labelled_domain", ordered=False, name="xs")
+    ys = check_domain.__wrapped__(labels, "labelled_domain", ordered=False, name="labels")
     return tuple((x, y) for x in xs for y in ys)
 
 
@@ -275,11 +278,12 @@ def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=F
     relation : str
         Description of the relation (for reports).
     """
-    if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
+    if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__") \
+            or (isinstance(datasets, np.ndarray) and datasets.ndim == 0):
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)
     try:
         ds = [tuple(d) if ordered else tuple(sorted(d)) for d in datasets]
-    except TypeError:
+    except (TypeError, ValueError):
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples of comparable elements)",
                               datasets) from None
     if not ds:
@@ -296,7 +300,14 @@ def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=F
     relation += ", ordered" if ordered else ", multisets"
     seen, pairs = set(), []
     for d in dict.fromkeys(ds):
-        for e in nbr(d):
+        try:
+            neighbours_of_d = list(nbr(d))
+        except ValueError as exc:
+            if not str(exc).startswith("The 'dataset' parameter"):
+                raise
+            raise parameter_error("datasets", owner, "datasets whose records are in 'domain'",
+                                  Described(f"{d!r}")) from None
+        for e in neighbours_of_d:
             key = frozenset((d, e))
             if d != e and key not in seen:
                 seen.add(key)
@@ -373,6 +384,8 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
     nbr_fn = neighbour_function.__wrapped__(neighbours, dom, ordered=ordered, owner=owner)
     if callable(divergence):
         div = divergence
+    elif not isinstance(divergence, str):
+        raise parameter_error("divergence", owner, "one of 'max', 'hockey_stick' or a callable", divergence)
     elif divergence == "max":
         def div(a, b):
             outputs = list(dict.fromkeys(list(a) + list(b)))

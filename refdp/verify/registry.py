@@ -92,7 +92,7 @@ class CheckResult:
 
     def __post_init__(self):
         self.verdict = Verdict.parse(self.verdict, "CheckResult", "verdict")
-        if self.method not in METHODS:
+        if not isinstance(self.method, str) or self.method not in METHODS:
             from ..utils.validation import parameter_error
             raise parameter_error("method", "CheckResult", f"one of {METHODS}", self.method)
 

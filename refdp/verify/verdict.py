@@ -35,6 +35,7 @@ from typing import Callable
 import mpmath
 from mpmath import libmp
 
+from .._precision import is_interval_context as _is_interval_context
 from ..utils import constraints as _c
 
 from .._precision import (
@@ -198,6 +199,8 @@ def enclose(x, ctx=None):
     """
     if ctx is None:
         ctx = shared_context(80, True)
+    elif not _is_interval_context(ctx):
+        raise _c.parameter_error("ctx", "enclose", "None or an mpmath interval context", ctx)
     if is_interval(x):
         a, b = x._mpi_
         return ctx.mpf([mpf_exact(a), mpf_exact(b)])
@@ -249,8 +252,14 @@ def decide_enclosures(lhs, rhs) -> Verdict:
         equality that is only known up to an enclosure of positive width is
         UNDECIDED, and so fails closed.
     """
-    l_lo, l_hi = _raw_bounds(lhs)
-    r_lo, r_hi = _raw_bounds(rhs)
+    try:
+        l_lo, l_hi = _raw_bounds(lhs)
+    except ValueError:
+        raise _c.parameter_error("lhs", "decide_enclosures", "a real number or an mpmath interval", lhs) from None
+    try:
+        r_lo, r_hi = _raw_bounds(rhs)
+    except ValueError:
+        raise _c.parameter_error("rhs", "decide_enclosures", "a real number or an mpmath interval", rhs) from None
     if libmp.mpf_le(l_hi, r_lo):
         return Verdict.HOLDS
     if libmp.mpf_gt(l_lo, r_hi):
@@ -365,7 +374,8 @@ def worst_verdict(verdicts) -> Verdict:
     or its name (``"holds"``, ``"fails"``, ``"undecided"``); anything else
     (``None``, ``True``) is a ValueError rather than a silent HOLDS.
     """
-    verdicts = [Verdict.parse(v) for v in verdicts]
+    verdicts = [Verdict.parse(v) for v in _c.items_of(verdicts, "verdicts", "worst_verdict",
+                                                        "an iterable of verdicts")]
     if any(v is Verdict.FAILS for v in verdicts):
         return Verdict.FAILS
     if any(v is Verdict.UNDECIDED for v in verdicts):
