@@ -77,7 +77,8 @@ def test_epsilon_enclosure_is_ordered_and_consistent():
     (privacy_profile_delta, dict(mechanisms=[Laplace(1.0)], epsilon=1.0), "mechanisms", [[], [3], 5]),
     (privacy_profile_epsilon, dict(mechanisms=[Laplace(1.0)], delta=1e-5), "delta",
      [0.0, 1.0, -1e-5, math.nan]),
-    (privacy_profile_epsilon, dict(mechanisms=[(Laplace(1.0), 0)], delta=1e-5), "count", [None]),
+    # a pair's count is part of the 'mechanisms' argument, which the error names
+    (privacy_profile_epsilon, dict(mechanisms=[(Laplace(1.0), 0)], delta=1e-5), "mechanisms", [None]),
 ])
 def test_invalid_arguments(func, kwargs, name, bad):
     for value in bad:

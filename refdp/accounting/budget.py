@@ -44,7 +44,8 @@ import threading
 from fractions import Fraction
 
 from ..utils.rounding import ceil_fraction
-from ..utils.validation import Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.constraints import InstanceOf, Optional, constrained, constrained_with
+from ..utils.validation import Interval, Options, check_scalar, parameter_error
 from .composition import EpsilonDelta, advanced_composition
 from .conversions import zcdp_to_dp
 
@@ -67,6 +68,10 @@ class BudgetExhausted(RuntimeError):
     Nothing was released. The message gives the guarantee the charge would
     have led to, the budget, and what had been spent.
     """
+
+    @constrained(message=InstanceOf((str,), "a message (str)"))
+    def __init__(self, message):
+        super().__init__(message)
 
 
 class PrivacyFilter:
@@ -112,11 +117,13 @@ class PrivacyFilter:
     refdp.accounting.budget.BudgetExhausted: PrivacyFilter(epsilon=1, delta=0, composition='basic'): ...
     """
 
+    @constrained(epsilon=_EPSILON, delta=_DELTA, composition=_RULES,
+                 delta_prime=Optional(Interval(float, 0, 1, closed="neither")))
     def __init__(self, epsilon, delta=0.0, *, composition="basic", delta_prime=None):
         owner = "PrivacyFilter"
-        self.epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
-        self.delta = check_scalar(delta, "delta", owner, _DELTA)
-        self.composition = check_option(composition, "composition", owner, _RULES)
+        self.epsilon = epsilon
+        self.delta = delta
+        self.composition = composition
         if self.composition in ("advanced", "zcdp") and self.delta == 0.0:
             raise parameter_error("delta", owner, f"a float in the range (0, 1) with "
                                   f"composition={self.composition!r} (it never gives pure DP)", delta)
@@ -158,7 +165,7 @@ class PrivacyFilter:
         if self.composition == "zcdp":
             if not rho:
                 return EpsilonDelta(0.0, 0.0)
-            return EpsilonDelta(zcdp_to_dp(ceil_fraction(rho), self.delta), self.delta)
+            return EpsilonDelta(zcdp_to_dp.__wrapped__(ceil_fraction(rho), self.delta), self.delta)
         if n == 0:
             return EpsilonDelta(0.0, 0.0)
         e0, d0 = unit
@@ -166,7 +173,7 @@ class PrivacyFilter:
                              min(1.0, ceil_fraction(n * Fraction(d0))))
         if self._fits(basic):
             return basic
-        return advanced_composition(e0, n, self.delta_prime, d0)
+        return advanced_composition.__wrapped__(e0, n, self.delta_prime, d0)
 
     def _fits(self, g: EpsilonDelta) -> bool:
         return g.epsilon <= self.epsilon and g.delta <= self.delta
@@ -182,6 +189,9 @@ class PrivacyFilter:
         """``epsilon - spent.epsilon`` (0 when exhausted); for display, not for decisions."""
         return max(0.0, self.epsilon - self.spent.epsilon)
 
+    @constrained_with(dict(epsilon=_CHARGE_EPSILON, delta=_DELTA, count=_COUNT, rho=Optional(_RHO),
+                           owner=Optional(InstanceOf((str,), "a str"))),
+                      owner="PrivacyFilter.charge")
     def charge(self, epsilon, delta=0.0, *, count=1, rho=None, owner=None):
         """Admit ``count`` releases, each (epsilon, delta)-DP (or rho-zCDP), or refuse them all.
 
@@ -210,11 +220,6 @@ class PrivacyFilter:
             first; under ``"zcdp"`` a charge with ``delta > 0`` and no ``rho``.
         """
         me = "PrivacyFilter.charge"
-        epsilon = check_scalar(epsilon, "epsilon", me, _CHARGE_EPSILON)
-        delta = check_scalar(delta, "delta", me, _DELTA)
-        count = check_scalar(count, "count", me, _COUNT)
-        if rho is not None:
-            rho = check_scalar(rho, "rho", me, _RHO)
         if self.composition != "zcdp" and rho is not None and rho > 0 and epsilon == 0.0:
             raise parameter_error("rho", me, f"None under composition={self.composition!r}: a "
                                   "rho-zCDP release is charged with composition='zcdp' (or as the "

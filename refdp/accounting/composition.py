@@ -12,7 +12,8 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.validation import Interval, check_array, check_scalar, parameter_error
+from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
+from ..utils.validation import Interval, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 
@@ -22,8 +23,12 @@ __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
 _COUNT = Interval(int, 1, None)
 
 
+@constrained_fields(epsilon=PRIVACY, delta=PROBABILITY_RESULT)
 class EpsilonDelta(NamedTuple):
-    """An (epsilon, delta)-DP guarantee; unpacks as ``epsilon, delta = ...``."""
+    """An (epsilon, delta)-DP guarantee; unpacks as ``epsilon, delta = ...``.
+
+    ``epsilon`` is in [0, inf] and ``delta`` in [0, 1] (checked when built).
+    """
 
     epsilon: float
     delta: float
@@ -34,6 +39,8 @@ def _ceil_probability(q: Fraction) -> float:
     return min(1.0, ceil_fraction(q))
 
 
+@constrained(epsilons=Array(ndim=1, interval=POSITIVE),
+             deltas=Optional(Array(ndim=1, interval=DELTA)))
 def basic_composition(epsilons, deltas=None):
     """Basic composition: (sum epsilon_i, sum delta_i)-DP.
 
@@ -63,19 +70,19 @@ def basic_composition(epsilons, deltas=None):
     .. [1] C. Dwork and A. Roth, "The Algorithmic Foundations of Differential
        Privacy", 2014, Theorem 3.16.
     """
-    owner = "basic_composition"
-    eps = check_array(epsilons, "epsilons", owner, ndim=1, min_size=1, interval=POSITIVE)
+    eps = epsilons
     total_delta = Fraction(0)
     if deltas is not None:
-        d = check_array(deltas, "deltas", owner, ndim=1, interval=DELTA)
+        d = deltas
         if d.shape != eps.shape:
-            raise parameter_error("deltas", owner,
+            raise parameter_error("deltas", "basic_composition",
                                   f"an array of the same shape as 'epsilons' {eps.shape}", d)
         total_delta = sum(map(Fraction, d.tolist()), Fraction(0))
     total_eps = sum(map(Fraction, eps.tolist()), Fraction(0))
     return EpsilonDelta(ceil_fraction(total_eps), _ceil_probability(total_delta))
 
 
+@constrained(epsilon=POSITIVE, k=_COUNT, delta_prime=DELTA, delta=DELTA)
 def advanced_composition(epsilon, k, delta_prime, delta=0.0):
     """Advanced composition of k (epsilon, delta)-DP mechanisms (Dwork, Rothblum and Vadhan).
 
@@ -111,11 +118,6 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0):
     .. [1] C. Dwork, G. N. Rothblum and S. Vadhan, "Boosting and Differential
        Privacy", FOCS 2010, Theorem III.3.
     """
-    owner = "advanced_composition"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    k = check_scalar(k, "k", owner, _COUNT)
-    delta_prime = check_scalar(delta_prime, "delta_prime", owner, DELTA)
-    delta = check_scalar(delta, "delta", owner, DELTA)
     total_delta = _ceil_probability(k * Fraction(delta) + Fraction(delta_prime))
     if delta_prime == 0.0:
         return EpsilonDelta(math.inf, total_delta)
@@ -125,6 +127,7 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0):
         return EpsilonDelta(ceil_interval(value), total_delta)
 
 
+@constrained(rhos=Array(ndim=1, interval=NONNEGATIVE))
 def zcdp_composition(rhos):
     """zCDP composition: mechanisms that are rho_i-zCDP compose to (sum rho_i)-zCDP.
 
@@ -153,10 +156,10 @@ def zcdp_composition(rhos):
     .. [1] M. Bun and T. Steinke, "Concentrated Differential Privacy:
        Simplifications, Extensions, and Lower Bounds", TCC 2016, Lemma 1.7.
     """
-    r = check_array(rhos, "rhos", "zcdp_composition", ndim=1, min_size=1, interval=NONNEGATIVE)
-    return ceil_fraction(sum(map(Fraction, r.tolist()), Fraction(0)))
+    return ceil_fraction(sum(map(Fraction, rhos.tolist()), Fraction(0)))
 
 
+@constrained(gamma=POSITIVE, n_queries=_COUNT, delta=DELTA)
 def pate_quick_composition(gamma, n_queries, delta):
     """PATE's closed-form epsilon for T answers of LNMax: 4 T gamma**2 + 2 gamma sqrt(2 T ln(1/delta)).
 
@@ -196,10 +199,6 @@ def pate_quick_composition(gamma, n_queries, delta):
        "Semi-supervised Knowledge Transfer for Deep Learning from Private
        Training Data", ICLR 2017, Section 3.1.
     """
-    owner = "pate_quick_composition"
-    gamma = check_scalar(gamma, "gamma", owner, POSITIVE)
-    n_queries = check_scalar(n_queries, "n_queries", owner, _COUNT)
-    delta = check_scalar(delta, "delta", owner, DELTA)
     if delta == 0.0:
         return math.inf
     with interval_context() as iv:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..utils.validation import Interval, Options, check_option, check_scalar
+from ..utils.constraints import constrained
+from ..utils.validation import Interval, Options
 from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
 
 __all__ = ["pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp"]
@@ -28,6 +29,7 @@ DELTA = Interval(float, 0, 1, closed="left")
 RDP_METHODS = Options(("cks", "classic"))
 
 
+@constrained(epsilon=POSITIVE)
 def pure_dp_to_zcdp(epsilon):
     """zCDP parameter of an epsilon-DP mechanism: rho = epsilon**2 / 2.
 
@@ -53,11 +55,11 @@ def pure_dp_to_zcdp(epsilon):
     .. [1] M. Bun and T. Steinke, "Concentrated Differential Privacy:
        Simplifications, Extensions, and Lower Bounds", TCC 2016.
     """
-    epsilon = check_scalar(epsilon, "epsilon", "pure_dp_to_zcdp", POSITIVE)
     e = Fraction(epsilon)
     return ceil_fraction(e * e / 2)
 
 
+@constrained(rho=NONNEGATIVE, delta=DELTA)
 def zcdp_to_dp(rho, delta):
     """epsilon such that a rho-zCDP mechanism is (epsilon, delta)-DP.
 
@@ -87,9 +89,6 @@ def zcdp_to_dp(rho, delta):
     .. [1] M. Bun and T. Steinke, "Concentrated Differential Privacy:
        Simplifications, Extensions, and Lower Bounds", TCC 2016.
     """
-    owner = "zcdp_to_dp"
-    rho = check_scalar(rho, "rho", owner, NONNEGATIVE)
-    delta = check_scalar(delta, "delta", owner, DELTA)
     if rho == 0.0:
         return 0.0
     if delta == 0.0:
@@ -125,6 +124,8 @@ def _log_delta_at_order(lam, log_moment, epsilon, ln, method):
     return log_moment - lam * epsilon + lam * (ln(lam) - ln(lam + 1)) - ln(lam + 1)
 
 
+@constrained(order_alpha=Interval(float, 1, math.inf, closed="right"),
+             rdp_value=Interval(float, 0, math.inf, closed="both"), delta=DELTA, method=RDP_METHODS)
 def rdp_to_dp(order_alpha, rdp_value, delta, *, method="cks"):
     """epsilon such that an (alpha, D)-Rényi-DP mechanism is (epsilon, delta)-DP.
 
@@ -169,13 +170,6 @@ def rdp_to_dp(order_alpha, rdp_value, delta, *, method="cks"):
        Testing Interpretations and Rényi Differential Privacy", AISTATS 2020.
     .. [3] Ilya Mironov, "Rényi Differential Privacy", CSF 2017.
     """
-    owner = "rdp_to_dp"
-    order_alpha = check_scalar(order_alpha, "order_alpha", owner,
-                               Interval(float, 1, math.inf, closed="right"))
-    rdp_value = check_scalar(rdp_value, "rdp_value", owner,
-                             Interval(float, 0, math.inf, closed="both"))
-    delta = check_scalar(delta, "delta", owner, DELTA)
-    method = check_option(method, "method", owner, RDP_METHODS)
     if math.isinf(order_alpha) or math.isinf(rdp_value):
         return rdp_value
     if delta == 0.0:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
+from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval, interval_context
 from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
 
@@ -44,6 +45,8 @@ DEFAULT_ORDERS = _default_orders()
 _SCREEN_RTOL = 1e-9  # orders within this relative distance of the float optimum get an exact look
 
 
+@constrained_fields(epsilon_tail=PRIVACY, delta_tail=PROBABILITY_RESULT, order_tail=Optional(PRIVACY),
+                    epsilon_rdp=PRIVACY, delta_rdp=PROBABILITY_RESULT, order_rdp=Optional(PRIVACY))
 @dataclass(frozen=True)
 class MomentsConversion:
     """(epsilon, delta) guarantees obtained from log-moments by two conversions.
@@ -87,17 +90,13 @@ class MomentsConversion:
         return min(self.delta_tail, self.delta_rdp)
 
 
-def _check_orders(orders, owner):
-    return check_array(orders, "orders", owner, ndim=1, min_size=1, interval=POSITIVE)
+#: Positive moment orders.
+ORDERS = Array(ndim=1, interval=POSITIVE)
+#: Log-moments: numbers in [0, inf] (inf marks an order without a bound).
+LOG_MOMENTS = Array(ndim=1, finite=False, interval=Interval(float, 0, math.inf, closed="both"))
 
 
-def _check_log_moments(log_moments, orders, owner):
-    lm = check_array(log_moments, "log_moments", owner, ndim=1, min_size=1, finite=False)
-    bad = np.isnan(lm) | (lm < 0)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise parameter_error("log_moments", owner, "an array of numbers in [0, inf]",
-                              Described(f"{lm[i].item()!r} at position ({i},)"))
+def _check_log_moments(lm, orders, owner):
     if lm.shape != orders.shape:
         raise parameter_error("log_moments", owner,
                               f"an array of the same shape as 'orders' {orders.shape}", lm)
@@ -122,6 +121,7 @@ def _best_order(float_values, rigorous):
     return min(values)
 
 
+@constrained(log_moments=LOG_MOMENTS, orders=ORDERS, delta=Optional(DELTA), epsilon=Optional(POSITIVE))
 def moments_to_dp(log_moments, orders, *, delta=None, epsilon=None):
     """Convert log-moments to (epsilon, delta)-DP by the tail bound and by the Rényi conversion.
 
@@ -177,15 +177,12 @@ def moments_to_dp(log_moments, orders, *, delta=None, epsilon=None):
        Differential Privacy", NeurIPS 2020, Proposition 12.
     """
     owner = "moments_to_dp"
-    orders = _check_orders(orders, owner)
     log_moments = _check_log_moments(log_moments, orders, owner)
     if (delta is None) == (epsilon is None):
         raise parameter_error("delta", owner, "given, or 'epsilon' given, but not both",
                               Described(f"delta={delta!r} and epsilon={epsilon!r}"))
     if delta is not None:
-        delta = check_scalar(delta, "delta", owner, DELTA)
         return _solve_epsilon(log_moments, orders, delta)
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
     return _solve_delta(log_moments, orders, epsilon)
 
 
@@ -227,6 +224,7 @@ def _solve_delta(log_moments, orders, epsilon):
     return MomentsConversion(epsilon, d_tail, o_tail, epsilon, d_rdp, o_rdp)
 
 
+@constrained(gamma=POSITIVE, orders=ORDERS, n_queries=Interval(int, 0, None))
 def pate_data_independent_log_moments(gamma, orders, n_queries):
     """Data-independent log-moments of ``n_queries`` LNMax answers (PATE Theorem 2).
 
@@ -265,10 +263,6 @@ def pate_data_independent_log_moments(gamma, orders, n_queries):
        "Semi-supervised Knowledge Transfer for Deep Learning from Private
        Training Data", ICLR 2017, Theorems 1 and 2.
     """
-    owner = "pate_data_independent_log_moments"
-    gamma = check_scalar(gamma, "gamma", owner, POSITIVE)
-    orders = _check_orders(orders, owner)
-    n_queries = check_scalar(n_queries, "n_queries", owner, Interval(int, 0, None))
     out = np.empty(orders.shape, dtype=np.float64)
     with interval_context() as iv:
         g = iv.mpf(gamma)

@@ -25,14 +25,22 @@ from scipy.special import gammaln
 
 from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.rounding import ceil_fraction, ceil_interval
-from ..utils.validation import Interval, check_scalar
+from ..utils.constraints import constrained
+from ..utils.validation import Interval
 from ._binomial import log_factorial, window_sums
-from .conversions import DELTA, NONNEGATIVE, POSITIVE
+from .conversions import DELTA, NONNEGATIVE
 
 __all__ = ["optimal_composition_delta", "optimal_composition_epsilon"]
 
-_COUNT = Interval(int, 1, None)
-_DPS = Interval(int, 15, None)
+#: Largest epsilon accepted: the exact integers of the evaluation grow like e**epsilon.
+MAX_EPSILON = 1e6
+#: Largest k accepted: the cost grows linearly in k (about 2 s at 10**7).
+MAX_K = 10 ** 7
+#: Largest working precision accepted, in decimal digits.
+MAX_DPS = 5000
+_EPSILON = Interval(float, 0, MAX_EPSILON, closed="right")
+_COUNT = Interval(int, 1, MAX_K)
+_DPS = Interval(int, 15, MAX_DPS)
 _MAX_STEPS = 64
 #: Extra fixed-point bits: every step of the window recurrence loses at most
 #: one unit in the last place, and a window has fewer than 2**24 steps.
@@ -187,6 +195,7 @@ def _float_estimate(epsilon: float, k: int, delta: float) -> int | None:
     return int(np.argmax(val))
 
 
+@constrained(epsilon=_EPSILON, k=_COUNT, epsilon_total=NONNEGATIVE, dps=_DPS)
 def optimal_composition_delta(epsilon, k, epsilon_total, dps=50):
     """Least delta such that every k-fold composition of epsilon-DP mechanisms is (epsilon_total, delta)-DP.
 
@@ -208,14 +217,14 @@ def optimal_composition_delta(epsilon, k, epsilon_total, dps=50):
 
     Parameters
     ----------
-    epsilon : float in (0, inf)
+    epsilon : float in (0, 1e6]
         Per-mechanism epsilon.
-    k : int >= 1
+    k : int in [1, 10**7]
         Number of mechanisms.
     epsilon_total : float in [0, inf)
         Target epsilon of the composition; ``epsilon_total >= k epsilon``
         gives 0.
-    dps : int >= 15, default 50
+    dps : int in [15, 5000], default 50
         Decimal digits of the interval evaluation. The result is a valid
         upper bound at any precision; more digits only narrow the interval.
 
@@ -238,17 +247,13 @@ def optimal_composition_delta(epsilon, k, epsilon_total, dps=50):
     .. [2] NIST Digital Library of Mathematical Functions, 5.11.1 and 5.11(ii)
        (Stirling's series and its remainder).
     """
-    owner = "optimal_composition_delta"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    k = check_scalar(k, "k", owner, _COUNT)
-    epsilon_total = check_scalar(epsilon_total, "epsilon_total", owner, NONNEGATIVE)
-    dps = check_scalar(dps, "dps", owner, _DPS)
     value = _Profile(epsilon, k, dps).delta(epsilon_total)
     if value is None:
         return 0.0
     return min(1.0, max(0.0, ceil_interval(value)))
 
 
+@constrained(epsilon=_EPSILON, k=_COUNT, delta=DELTA, dps=_DPS)
 def optimal_composition_epsilon(epsilon, k, delta, dps=50):
     """Least epsilon_total such that every k-fold composition of epsilon-DP mechanisms is (epsilon_total, delta)-DP.
 
@@ -267,13 +272,13 @@ def optimal_composition_epsilon(epsilon, k, delta, dps=50):
 
     Parameters
     ----------
-    epsilon : float in (0, inf)
+    epsilon : float in (0, 1e6]
         Per-mechanism epsilon.
-    k : int >= 1
+    k : int in [1, 10**7]
         Number of mechanisms.
     delta : float in [0, 1)
         Target delta; ``0`` gives ``k epsilon`` (rounded up).
-    dps : int >= 15, default 50
+    dps : int in [15, 5000], default 50
         Decimal digits of the interval evaluation.
 
     Returns
@@ -297,10 +302,6 @@ def optimal_composition_epsilon(epsilon, k, delta, dps=50):
        Differential Privacy", ICML 2015, Theorem 3.3.
     """
     owner = "optimal_composition_epsilon"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    k = check_scalar(k, "k", owner, _COUNT)
-    delta = check_scalar(delta, "delta", owner, DELTA)
-    dps = check_scalar(dps, "dps", owner, _DPS)
     if delta == 0.0:
         return ceil_fraction(k * Fraction(epsilon))
     profile = _Profile(epsilon, k, dps)

@@ -33,7 +33,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.precision import iv_context, raw_to_fraction
-from ..utils.validation import Interval, check_scalar
+from ..utils.constraints import Checked, InstanceOf, Optional, constrained, constrained_fields
+from ..utils.validation import Interval, parameter_error
 from ..utils.votes import check_gamma_votes
 from .profiles import Enclosure, pld_atoms, convolve_pld, pld_delta_at, _power
 
@@ -42,10 +43,39 @@ __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
 _POS = Interval(float, 0, None, closed="neither")
 _NONNEG = Interval(float, 0, None, closed="left")
 _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
-_MOMENTS = Interval(int, 1, None)
+_MOMENTS = Interval(int, 1, 10_000)
+#: The script computes e**(2 gamma) in floats: it overflows beyond this gamma.
+_SCRIPT_GAMMA = Interval(float, 0, 354.0, closed="right")
+#: lnmax_neighbour_delta's exact laws: evaluation cost grows with gamma.
+_EXACT_GAMMA = Interval(float, 0, 1e6, closed="right")
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
 
 
+@dataclass(frozen=True)
+class _ScriptEpsilon:
+    """A relation: ``epsilon`` is a finite float, or NaN exactly when ``script_error`` is set."""
+
+    def check(self, arguments: dict, owner: str) -> None:
+        eps, error = arguments["epsilon"], arguments["script_error"]
+        if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (int, float, np.floating, np.integer)):
+            raise parameter_error("epsilon", owner, "a float", eps)
+        if error is None and not math.isfinite(eps):
+            raise parameter_error("epsilon", owner, "a finite float when 'script_error' is None", eps)
+        if error is not None and not math.isnan(eps):
+            raise parameter_error("epsilon", owner, "NaN when 'script_error' is set", eps)
+
+
+_COUNT0 = Interval(int, 0, None)
+
+
+@constrained_fields(
+    epsilon=Checked("the script's value: finite (negative allowed, as the script prints it), "
+                    "NaN exactly when 'script_error' is set", invalid=(math.inf, "1", None)),
+    order=_COUNT0, log_moments=Checked("the per-order sums, as the script computes them"),
+    outside_range=_COUNT0, negative_terms=_COUNT0,
+    script_error=Optional(InstanceOf((str,), "a message")),
+    relations=(_ScriptEpsilon(),),
+)
 @dataclass(frozen=True)
 class Pate2017Epsilon:
     """The epsilon PATE 2017's analysis script would print, with what led to it.
@@ -98,11 +128,17 @@ def _script_log_mgf(q, eps, l):
     return min(0.5 * eps * eps * l * (l + 1), log_t, eps * l)
 
 
+_COUNTS = Checked("vote counts of one or more queries: non-negative integers, every row with a "
+                  "positive total (checked by check_counts)",
+                  invalid=([], [[]], [-1, 2], [0.5, 1.0], [0, 0], "abc", None, [[[1, 2]]]))
+
+
 def _counts(counts, owner):
     from ..utils.votes import check_counts
     return check_counts(counts, owner, one_row=True)
 
 
+@constrained(counts=_COUNTS, gamma=_SCRIPT_GAMMA, delta=_DELTA_OPEN, moments=_MOMENTS)
 def pate2017_epsilon(counts, gamma, delta, moments=8):
     """The epsilon PATE 2017's published analysis script reports for these vote counts.
 
@@ -117,10 +153,11 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
     ----------
     counts : array_like of int, shape (T, C) or (C,)
         Vote counts of the T answered queries.
-    gamma : float in (0, inf)
-        LNMax's inverse Laplace scale.
+    gamma : float in (0, 354]
+        LNMax's inverse Laplace scale (the script computes ``e**(2 gamma)``
+        in floats, which overflows beyond 354).
     delta : float in (0, 1)
-    moments : int >= 1, default 8
+    moments : int in [1, 10000], default 8
         The script's ``--moments`` (orders ``1..moments``).
 
     Returns
@@ -139,11 +176,7 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
        Training Data", ICLR 2017, Theorems 1-3, Lemma 4, and its published
        analysis script.
     """
-    owner = "pate2017_epsilon"
-    arr = _counts(counts, owner)
-    gamma = check_scalar(gamma, "gamma", owner, _POS)
-    delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
-    moments = check_scalar(moments, "moments", owner, _MOMENTS)
+    arr = _counts(counts, "pate2017_epsilon")
     eps = 2.0 * gamma
     ls = np.arange(1, moments + 1, dtype=np.float64)
     total = np.zeros(moments)
@@ -259,6 +292,7 @@ def _up_f(x):
     return math.nextafter(float(x), math.inf)
 
 
+@constrained(counts=_COUNTS, gamma=_EXACT_GAMMA, epsilon=_NONNEG, grid_step=_STEP)
 def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     """Enclosure of the exact delta(epsilon) of T LNMax answers against one neighbouring vote vector.
 
@@ -281,7 +315,7 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     Parameters
     ----------
     counts : array_like of int, shape (T, C) or (C,)
-    gamma : float in (0, inf)
+    gamma : float in (0, 1e6]
     epsilon : float in [0, inf)
     grid_step : float in [1e-6, 1], default 1e-3
         Loss grid of the general path (unused when all rows are equal).
@@ -297,10 +331,7 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     """
     owner = "lnmax_neighbour_delta"
     arr = _counts(counts, owner)
-    gamma = check_scalar(gamma, "gamma", owner, _POS)
     check_gamma_votes(gamma, arr, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
-    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
     iv = iv_context(30)
     groups: dict = {}
     for row in arr.tolist():

@@ -35,7 +35,8 @@ import numpy as np
 
 from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
-from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
+from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
@@ -57,6 +58,7 @@ _DPS = 40
 RELATIONS = Options(("add-remove", "replace-one"))
 
 
+@constrained_fields(lower=PRIVACY, upper=PRIVACY, relations=(Ordered(("lower", "upper")),))
 class Enclosure(NamedTuple):
     """An interval ``[lower, upper]`` of doubles containing an exact value; ``upper`` is the guarantee."""
 
@@ -68,10 +70,7 @@ class Enclosure(NamedTuple):
         return self.upper - self.lower
 
 
-def _check_relation(mech) -> None:
-    check_option(mech.relation, "relation", type(mech).__name__, RELATIONS)
-
-
+@constrained_fields(epsilon=_POS, relation=RELATIONS)
 @dataclass(frozen=True)
 class RandomizedResponse:
     """Randomized response with parameter epsilon: the worst case of every epsilon-DP mechanism.
@@ -86,11 +85,8 @@ class RandomizedResponse:
     epsilon: float
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "epsilon", check_scalar(self.epsilon, "epsilon", "RandomizedResponse", _POS))
 
-
+@constrained_fields(scale=_POS, sensitivity=_POS, relation=RELATIONS)
 @dataclass(frozen=True)
 class Laplace:
     """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``.
@@ -103,13 +99,8 @@ class Laplace:
     sensitivity: float = 1.0
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "Laplace", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "Laplace", _POS))
 
-
+@constrained_fields(scale=_POS, sensitivity=_INT_SENS, relation=RELATIONS)
 @dataclass(frozen=True)
 class DiscreteLaplace:
     """Discrete Laplace noise ``P(x) ~ exp(-|x| / scale)`` on the integers, integer sensitivity.
@@ -122,13 +113,8 @@ class DiscreteLaplace:
     sensitivity: int = 1
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "scale", check_scalar(self.scale, "scale", "DiscreteLaplace", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "DiscreteLaplace", _INT_SENS))
 
-
+@constrained_fields(sigma=_POS, sensitivity=_POS, relation=RELATIONS)
 @dataclass(frozen=True)
 class Gaussian:
     """Gaussian noise of standard deviation ``sigma`` added to a query of L2 sensitivity ``sensitivity``.
@@ -141,13 +127,8 @@ class Gaussian:
     sensitivity: float = 1.0
     relation: str = "add-remove"
 
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "Gaussian", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "Gaussian", _POS))
 
-
+@constrained_fields(sigma=_POS, sensitivity=_INT_SENS, relation=RELATIONS)
 @dataclass(frozen=True)
 class DiscreteGaussian:
     """Discrete Gaussian ``P(x) ~ exp(-x**2 / (2 sigma**2))`` on the integers, integer sensitivity.
@@ -159,12 +140,6 @@ class DiscreteGaussian:
     sigma: float
     sensitivity: int = 1
     relation: str = "add-remove"
-
-    def __post_init__(self):
-        _check_relation(self)
-        object.__setattr__(self, "sigma", check_scalar(self.sigma, "sigma", "DiscreteGaussian", _POS))
-        object.__setattr__(self, "sensitivity",
-                           check_scalar(self.sensitivity, "sensitivity", "DiscreteGaussian", _INT_SENS))
 
 
 _KINDS = (RandomizedResponse, Laplace, DiscreteLaplace, Gaussian, DiscreteGaussian)
@@ -414,7 +389,12 @@ def _normalise(mechanisms, owner):
         if isinstance(it, _KINDS):
             mech, count = it, 1
         elif isinstance(it, tuple) and len(it) == 2 and isinstance(it[0], _KINDS):
-            mech, count = it[0], check_scalar(it[1], "count", owner, _COUNT)
+            try:
+                mech, count = it[0], check_scalar(it[1], "count", owner, _COUNT)
+            except ValueError:
+                raise parameter_error("mechanisms", owner,
+                                      "a list of mechanisms or (mechanism, count) pairs with count an int >= 1",
+                                      Described(f"a pair with count {it[1]!r}")) from None
         else:
             raise parameter_error("mechanisms", owner,
                                   "a list of mechanisms or (mechanism, count) pairs", it)
@@ -428,6 +408,16 @@ def _normalise(mechanisms, owner):
                               "mechanisms sharing one neighbour relation ('add-remove' or 'replace-one')",
                               Described("a mix of " + " and ".join(repr(r) for r in relations)))
     return groups
+
+
+#: The ``mechanisms`` argument of the profile and Renyi functions (checked by ``_normalise``).
+MECHANISMS = Checked(
+    "a mechanism, a (mechanism, count) pair, or a non-empty list of them sharing one "
+    "neighbour relation (checked by _normalise)",
+    invalid=([], "abc", None, 1.5, [(Laplace(1.0), 0)], [(Laplace(1.0), 1.5)],
+             [Laplace(1.0), Laplace(1.0, relation="replace-one")]),
+)
+_RTOL = Interval(float, 0, None, closed="left")
 
 
 # ------------------------------------------------ connect-the-dots PLDs --
@@ -893,7 +883,14 @@ class _Composition:
         """
         e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
         best = float(np.min(e))
-        chern = 1.0 if best >= 0 else ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
+        if best >= 0:
+            chern = 1.0
+        elif best < -746.0:
+            # e**best < 2**-1076: the least positive double bounds it (and an exact
+            # enclosure of e**best for a huge |best| would have a huge exponent)
+            chern = _TINY
+        else:
+            chern = ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
         return min(1.0, float(_up(chern + _up(self._inf_total * (1 + 4 * _U)))))
 
     def gap(self, epsilon: float) -> float:
@@ -968,6 +965,7 @@ def pld_delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: boo
 
 # ----------------------------------------------------------------- public --
 
+@constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, grid_step=_STEP)
 def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
     """Enclosure of the exact delta(epsilon) of a composition of mechanisms.
 
@@ -1017,14 +1015,12 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
     .. [5] N. J. Higham, *Accuracy and Stability of Numerical Algorithms*,
        2nd ed., SIAM 2002, Theorem 24.2 (the FFT error bound).
     """
-    owner = "privacy_profile_delta"
-    groups = _normalise(mechanisms, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
-    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
+    groups = _normalise(mechanisms, "privacy_profile_delta")
     comp = _Composition(groups, grid_step, ("epsilon", epsilon))
     return Enclosure(comp.delta_lower(epsilon), comp.delta_upper(epsilon))
 
 
+@constrained(mechanisms=MECHANISMS, delta=_DELTA_OPEN, grid_step=_STEP, rtol=_RTOL)
 def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     """Enclosure of the least epsilon >= 0 with delta(epsilon) <= delta for a composition.
 
@@ -1057,10 +1053,7 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     ----------
     See :func:`privacy_profile_delta`.
     """
-    owner = "privacy_profile_epsilon"
-    groups = _normalise(mechanisms, owner)
-    delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
-    grid_step = check_scalar(grid_step, "grid_step", owner, _STEP)
+    groups = _normalise(mechanisms, "privacy_profile_epsilon")
     comp = _Composition(groups, grid_step, ("delta", delta))
     top = float((comp.upper.start + comp.upper.m.size) * comp.h)
     if comp.upper.inf >= delta:

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import MappingProxyType
 
 from ..utils.precision import iv_context
-from ..utils.validation import Interval, check_array, check_scalar
+from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, Reported, constrained
+from ..utils.validation import Interval
 from ..utils.rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
-from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
+from .profiles import (MECHANISMS, DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, float_box, _normalise)
 
 __all__ = ["renyi_divergence", "renyi_epsilon", "renyi_delta", "RenyiConversion"]
@@ -143,6 +145,7 @@ def _composed(groups, order: float, iv):
 
 # ------------------------------------------------------------------ public --
 
+@constrained(mechanisms=MECHANISMS, order=_ORDER)
 def renyi_divergence(mechanisms, order):
     """Enclosure of the exact Rényi divergence of a composition at a real order ``alpha > 1``.
 
@@ -179,12 +182,14 @@ def renyi_divergence(mechanisms, order):
     .. [2] C. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
        Differential Privacy", NeurIPS 2020, Prop. 5 (discrete Gaussian).
     """
-    owner = "renyi_divergence"
-    groups = _normalise(mechanisms, owner)
-    order = check_scalar(order, "order", owner, _ORDER)
+    groups = _normalise(mechanisms, "renyi_divergence")
     iv = iv_context(_DPS)
     lo, hi = float_box(_composed(groups, order, iv))
     return Enclosure(max(0.0, lo), hi)
+
+
+_RENYI_CONVERSION = MappingProxyType({"epsilon": PRIVACY, "delta": PROBABILITY_RESULT,
+                                      "order": Reported(1.0, math.inf)})
 
 
 class RenyiConversion(tuple):
@@ -193,7 +198,15 @@ class RenyiConversion(tuple):
     __slots__ = ()
 
     def __new__(cls, epsilon, delta, order):
+        if not (type(epsilon) is float and 0.0 <= epsilon) or not (type(delta) is float and 0.0 <= delta <= 1.0) \
+                or not (type(order) is float and 1.0 <= order):
+            for name, value in (("epsilon", epsilon), ("delta", delta), ("order", order)):
+                _RENYI_CONVERSION[name].validate(value, name, "RenyiConversion")
         return super().__new__(cls, (epsilon, delta, order))
+
+    __new__.__constraints__ = _RENYI_CONVERSION
+    __new__.__owner__ = "RenyiConversion"
+    __new__.__relations__ = ()
 
     epsilon = property(lambda self: self[0])
     delta = property(lambda self: self[1])
@@ -203,12 +216,11 @@ class RenyiConversion(tuple):
         return f"RenyiConversion(epsilon={self[0]!r}, delta={self[1]!r}, order={self[2]!r})"
 
 
-def _check_orders(orders, owner):
-    if orders is None:
-        return None
-    arr = check_array(orders, "orders", owner, ndim=1, min_size=1,
-                      interval=Interval(float, 1, None, closed="neither"))
-    return [float(a) for a in arr]
+_ORDERS = Optional(Array(ndim=1, interval=Interval(float, 1, None, closed="neither")))
+
+
+def _orders_list(orders):
+    return None if orders is None else [float(a) for a in orders]
 
 
 def _lse(*xs) -> float:
@@ -268,6 +280,7 @@ def _search(objective, orders):
     return best if f((lo + hi) / 2) <= vals[i] else 1 + grid[i]
 
 
+@constrained(mechanisms=MECHANISMS, delta=_DELTA_OPEN, orders=_ORDERS)
 def renyi_epsilon(mechanisms, delta, orders=None):
     """epsilon such that a composition is (epsilon, delta)-DP, from its exact Rényi divergences.
 
@@ -304,10 +317,8 @@ def renyi_epsilon(mechanisms, delta, orders=None):
        Testing Interpretations and Rényi Differential Privacy", AISTATS 2020,
        Theorem 21.
     """
-    owner = "renyi_epsilon"
-    groups = _normalise(mechanisms, owner)
-    delta = check_scalar(delta, "delta", owner, _DELTA_OPEN)
-    orders = _check_orders(orders, owner)
+    groups = _normalise(mechanisms, "renyi_epsilon")
+    orders = _orders_list(orders)
     ld = -math.log(delta)
 
     def est(a):
@@ -322,6 +333,7 @@ def renyi_epsilon(mechanisms, delta, orders=None):
     return RenyiConversion(max(0.0, ceil_interval(eps)), delta, order)
 
 
+@constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, orders=_ORDERS)
 def renyi_delta(mechanisms, epsilon, orders=None):
     """delta such that a composition is (epsilon, delta)-DP, from its exact Rényi divergences.
 
@@ -348,10 +360,8 @@ def renyi_delta(mechanisms, epsilon, orders=None):
     ----------
     See :func:`renyi_epsilon`.
     """
-    owner = "renyi_delta"
-    groups = _normalise(mechanisms, owner)
-    epsilon = check_scalar(epsilon, "epsilon", owner, _NONNEG)
-    orders = _check_orders(orders, owner)
+    groups = _normalise(mechanisms, "renyi_delta")
+    orders = _orders_list(orders)
 
     def est(a):
         lam = a - 1

@@ -17,6 +17,7 @@ import inspect
 
 import numpy as np
 
+from ..utils.constraints import Callable, constrained
 from ..utils.validation import Described, parameter_error
 from .canonical import canonical_output
 
@@ -99,6 +100,7 @@ def _stable_key(obj) -> int:
     return int.from_bytes(digest, "little")
 
 
+@constrained(mechanism=Callable("a callable (dataset, rng) -> output"))
 def vectorise(mechanism):
     """Turn a per-call mechanism ``(dataset, rng) -> output`` into the batch form.
 
@@ -117,8 +119,6 @@ def vectorise(mechanism):
     -------
     callable
     """
-    if not callable(mechanism):
-        raise parameter_error("mechanism", "vectorise", "a callable (dataset, rng) -> output", mechanism)
 
     def batch(dataset, n_samples, rng):
         outs = [mechanism(dataset, rng) for _ in range(n_samples)]

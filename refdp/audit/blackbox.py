@@ -70,7 +70,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT, RNG, Callable, Checked,
+                                 Optional, Options, constrained, constrained_fields)
+from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
 from .events import Objective, build_scores, rescore, select_events
@@ -82,11 +84,32 @@ _EPS = Interval(float, 0, None, closed="left")
 _DELTA = Interval(float, 0, 1, closed="left")
 _CONF = Interval(float, 0, 1, closed="neither")
 _CHUNK = 1 << 20  # largest single call of the mechanism
+
+# Declared constraints shared with refdp.audit.pairs.search_pairs.
+MECHANISM = Callable("a callable (dataset, n_samples, rng) -> outputs")
+PAIRS = Checked("a non-empty iterable of pairs (D, D') or (D, D', label) of different datasets "
+                "(checked by check_pairs_argument)",
+                invalid=(None, "abc", [], [(1, 1)], [(1,)], {0: 1}))
+CLAIMED_EPSILON = _EPS
+CLAIMED_DELTA = _DELTA
+#: The epsilon at which a delta is bounded: e**epsilon must be a finite double
+#: (beyond 700 no delta bound can be positive anyway).
+EPSILON_FOR_DELTA = Interval(float, 0, 700, closed="both")
+DELTA_AT_EPSILON = Optional(EPSILON_FOR_DELTA)
+CONFIDENCE = _CONF
+N_SAMPLES = Interval(int, 4, MAX_SAMPLES)
+TOLERANCE = Interval(float, 0, None, closed="left")
+HOLDOUT_PAIRS = Interval(int, 1, 1 << 20)
+PROGRESS = Options((None, True, False))
+CLIENT = Checked("None, a dask.distributed Client or a scheduler address (checked by check_client)",
+                 invalid=(1.5, object()))
+MAX_SELECTION = Optional(Interval(int, 2, MAX_SAMPLES))
 _MIN_SELECTION = 32  # the selection draws at least 1/32 of the budget before it may stop
 #: Default held-out outputs per dataset in one shard (one stream, one task on a cluster).
 SHARD_SIZE = 1 << 20
 
 
+@constrained_fields(index=Interval(int, 0, None), unchecked="what the audit recorded for the pair")
 @dataclass
 class PairReport:
     """What the audit did on one candidate pair.
@@ -125,6 +148,12 @@ class PairReport:
     held_out: dict = field(default_factory=dict)
 
 
+@constrained_fields(
+    epsilon_lower=PRIVACY, claimed_epsilon=PRIVACY, claimed_delta=PROBABILITY_RESULT,
+    confidence=PROBABILITY_RESULT, p_lower=PROBABILITY_RESULT, p_upper=PROBABILITY_RESULT,
+    delta_at_epsilon=Optional(PRIVACY), delta_lower=Optional(PROBABILITY_RESULT), beta=PROBABILITY_RESULT,
+    unchecked="what the audit recorded",
+)
 @dataclass
 class BlackBoxAudit:
     """Result of :func:`audit_black_box`.
@@ -276,7 +305,8 @@ def check_pairs_argument(pairs, owner):
 
     Returns a list of ``(D, D', label)``; identical datasets in a pair are an error.
     """
-    if pairs is None or isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__"):
+    if pairs is None or isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__") \
+            or (isinstance(pairs, np.ndarray) and pairs.ndim == 0):
         raise parameter_error("pairs", owner, "an iterable of pairs (D, D') or (D, D', label)", pairs)
     out = []
     for i, item in enumerate(pairs):
@@ -487,6 +517,13 @@ def _held_out(task, items, client, say):
     return out
 
 
+@constrained(
+    mechanism=MECHANISM, pairs=PAIRS, claimed_epsilon=CLAIMED_EPSILON, claimed_delta=CLAIMED_DELTA,
+    delta_at_epsilon=DELTA_AT_EPSILON, confidence=CONFIDENCE, n_samples=N_SAMPLES,
+    initial_samples=Interval(int, 2, MAX_SAMPLES), tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS,
+    float_bits=FLAG, epsilon_bound=FLAG, rng=RNG, progress=PROGRESS, client=CLIENT,
+    shard_size=Interval(int, 1, MAX_SAMPLES), max_selection=MAX_SELECTION,
+)
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
                     holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None,
@@ -511,7 +548,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     claimed_delta : float in [0, 1), default 0
         The epsilon bound is on the smallest epsilon with ``(epsilon,
         claimed_delta)``-DP.
-    delta_at_epsilon : float >= 0, optional
+    delta_at_epsilon : float in [0, 700], optional
         Also report a lower bound on the delta the mechanism needs at this
         epsilon (an event chosen for that objective, one more test per
         held-out pair). It counts as a violation when it exceeds
@@ -529,7 +566,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         by at most this fraction of the projected bound (and at least 1/32
         of the budget was drawn); 0 never stops early (the selection uses
         half the budget).
-    holdout_pairs : int >= 1, default 1
+    holdout_pairs : int in [1, 2**20], default 1
         How many pairs (best provisional values first) get held-out bounds;
         the Bonferroni correction counts exactly these.
     float_bits : bool, default False
@@ -594,23 +631,6 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     """
     owner = _OWNER
     t0 = time.perf_counter()
-    if not callable(mechanism):
-        raise parameter_error("mechanism", owner, "a callable (dataset, n_samples, rng) -> outputs", mechanism)
-    claimed_epsilon = check_scalar(claimed_epsilon, "claimed_epsilon", owner, _EPS)
-    claimed_delta = check_scalar(claimed_delta, "claimed_delta", owner, _DELTA)
-    if delta_at_epsilon is not None:
-        delta_at_epsilon = check_scalar(delta_at_epsilon, "delta_at_epsilon", owner, _EPS)
-    confidence = check_scalar(confidence, "confidence", owner, _CONF)
-    n_samples = check_scalar(n_samples, "n_samples", owner, Interval(int, 4, None))
-    initial_samples = check_scalar(initial_samples, "initial_samples", owner, Interval(int, 2, None))
-    tolerance = check_scalar(tolerance, "tolerance", owner, Interval(float, 0, None, closed="left"))
-    holdout_pairs = check_scalar(holdout_pairs, "holdout_pairs", owner, Interval(int, 1, None))
-    if not isinstance(float_bits, (bool, np.bool_)):
-        raise parameter_error("float_bits", owner, "a bool", float_bits)
-    if progress not in (None, True, False):
-        raise parameter_error("progress", owner, "None, True or False", progress)
-    shard_size = check_scalar(shard_size, "shard_size", owner, Interval(int, 1, None))
-    rng = check_rng(rng)
     plist = check_pairs_argument(pairs, owner)
     if client is not None:
         from ..distributed import check_client, check_picklable
@@ -619,8 +639,6 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         check_picklable(mechanism, "mechanism", owner)
     say = _Progress(progress)
 
-    if not isinstance(epsilon_bound, (bool, np.bool_)):
-        raise parameter_error("epsilon_bound", owner, "a bool", epsilon_bound)
     if not epsilon_bound and delta_at_epsilon is None:
         raise parameter_error("delta_at_epsilon", owner, "a float >= 0 when epsilon_bound is False",
                               delta_at_epsilon)
@@ -634,7 +652,6 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     beta = alpha / (2 * tests)
     n_max = max(2, n_samples // 2)
     if max_selection is not None:
-        max_selection = check_scalar(max_selection, "max_selection", owner, Interval(int, 2, None))
         n_max = min(n_max, max_selection)
     n0 = min(max(2, initial_samples), n_max)
 
@@ -738,6 +755,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports)
 
 
+@constrained(mechanism=MECHANISM, pairs=PAIRS, claimed_epsilon=EPSILON_FOR_DELTA, claimed_delta=CLAIMED_DELTA)
 def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     """Audit an ``(epsilon, delta)`` claim through a lower bound on delta at the claimed epsilon.
 
@@ -757,7 +775,7 @@ def audit_delta(mechanism, pairs, claimed_epsilon, claimed_delta, **options):
     ----------
     mechanism, pairs :
         As for :func:`audit_black_box`.
-    claimed_epsilon : float >= 0
+    claimed_epsilon : float in [0, 700]
     claimed_delta : float in [0, 1)
     **options
         Any other keyword of :func:`audit_black_box` (``confidence``,

@@ -31,7 +31,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..utils.validation import Interval, check_array, check_scalar, parameter_error
+from ..utils.constraints import Array, constrained
+from ..utils.validation import Interval, parameter_error
 
 __all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "OUTWARD"]
 
@@ -42,10 +43,13 @@ _BETA = Interval(float, 0, 1, closed="neither")
 _COUNT = Interval(int, 0, None)
 
 
-def _counts(k, n, beta, owner):
-    beta = check_scalar(beta, "beta", owner, _BETA)
-    k_arr = check_array(k, "k", owner, dtype="integer", interval=Interval(int, 0, None))
-    n_arr = check_array(n, "n", owner, dtype="integer", interval=Interval(int, 1, None))
+#: Counts: integers in [0, 2**53] (exact as floats, which the bounds compute in).
+_K = Array(dtype="integer", min_size=0, interval=Interval(int, 0, 2 ** 53))
+#: Numbers of trials: integers in [1, 2**53].
+_N = Array(dtype="integer", min_size=0, interval=Interval(int, 1, 2 ** 53))
+
+
+def _counts(k_arr, n_arr, beta, owner):
     try:
         k_b, n_b = np.broadcast_arrays(k_arr, n_arr)
     except ValueError:
@@ -62,6 +66,7 @@ def _scalar_or_array(out, k, n):
     return float(out) if np.ndim(k) == 0 and np.ndim(n) == 0 else out
 
 
+@constrained(k=_K, n=_N, beta=_BETA)
 def clopper_pearson_lower(k, n, beta):
     """Exact one-sided lower confidence bound on a binomial proportion ([CP34]_).
 
@@ -93,6 +98,7 @@ def clopper_pearson_lower(k, n, beta):
     return _scalar_or_array(lower_unchecked(k_f, n_f, beta), k, n)
 
 
+@constrained(k=_K, n=_N, beta=_BETA)
 def clopper_pearson_upper(k, n, beta):
     """Exact one-sided upper confidence bound on a binomial proportion ([CP34]_).
 

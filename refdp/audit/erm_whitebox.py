@@ -44,7 +44,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..utils.precision import ctx_rational, iv_context, raw_to_fraction
-from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.constraints import PRIVACY, AnyOf, Callable, Checked, InstanceOf, Optional, constrained, constrained_fields
+from ..utils.validation import Described, Interval, Options, parameter_error
 from ..utils.losses import HuberHingeLoss, LogisticLoss, MarginLoss
 from ..utils.solver import minimise
 from ..verify.verdict import Verdict
@@ -53,6 +54,10 @@ __all__ = ["ERMRelease", "WhiteBoxERMAudit", "erm_whitebox", "record_alphabet", 
 
 _OWNER = "erm_whitebox"
 _POS = Interval(float, 0, None, closed="neither")
+#: The audit's exact densities ``exp(-beta ||b||)`` need finite noise rates: epsilon,
+#: the regularisation and the data norm are taken where a rule's rate stays finite.
+_EPSILON = Interval(float, 0, 1000, closed="right")
+_SCALE = Interval(float, 1e-6, 1e6, closed="both")
 _KINK = 1e-9
 _SCREEN = 1e-6
 _TOP = 5
@@ -66,6 +71,7 @@ class ERMRelease:
     total_regularization: float
 
 
+@constrained_fields(epsilon=PRIVACY, unchecked="what the audit found")
 @dataclass
 class WhiteBoxERMAudit:
     """Result of :func:`erm_whitebox`.
@@ -466,6 +472,16 @@ def _search_records(loss, starts, n, mu, q):
         yield [_rational_in_ball(u, q) for u in recs], int(res.nfev) + (len(scan) if z0 is points[0] else 0)
 
 
+@constrained(
+    rule=Callable("a callable"), epsilon=_EPSILON, n=Interval(int, 1, 4), regularization=_SCALE,
+    data_norm=_SCALE,
+    loss=AnyOf((Options(("logistic", "huber")), InstanceOf((MarginLoss,), "a MarginLoss"))),
+    huber_h=Interval(float, 0, 1, closed="neither"), mechanism=Options(("objective", "output")),
+    dimension=Interval(int, 1, 2),
+    intercept=Options((False, True, "penalised")),
+    grid_points=Optional(Interval(int, 3, 100_001)), dps=Interval(int, 15, 5000),
+    record_search=Checked("True or False (used with mechanism='output'; checked there)"),
+)
 def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logistic", huber_h=0.5,
                  mechanism="objective", dimension=1, intercept=False, grid_points=None, dps=40,
                  record_search=True):
@@ -480,13 +496,13 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         regularisation ``mu = lambda + Delta``: an object or mapping with
         ``noise_rate`` and ``total_regularization`` (or
         ``extra_regularization``), or a number (``beta``, ``mu = lambda``).
-    epsilon : float > 0
+    epsilon : float in (0, 1000]
         The claimed epsilon.
     n : int in [1, 4]
         Records per dataset.
-    regularization : float > 0
+    regularization : float in [1e-6, 1e6]
         ``lambda``.
-    data_norm : float > 0, default 1
+    data_norm : float in [1e-6, 1e6], default 1
         ``q``: every feature vector has ``||x|| <= q``.
     loss : {"logistic", "huber"} or MarginLoss, default "logistic"
     huber_h : float in (0, 1), default 0.5
@@ -520,15 +536,7 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         Bad parameters, or a rule that raises or returns a non-finite or
         non-positive noise rate or regularisation.
     """
-    if not callable(rule):
-        raise parameter_error("rule", _OWNER, "a callable", rule)
-    epsilon = check_scalar(epsilon, "epsilon", _OWNER, _POS)
-    n = check_scalar(n, "n", _OWNER, Interval(int, 1, 4))
-    lam = check_scalar(regularization, "regularization", _OWNER, _POS)
-    q = check_scalar(data_norm, "data_norm", _OWNER, _POS)
-    mechanism = check_option(mechanism, "mechanism", _OWNER, Options(("objective", "output")))
-    dimension = check_scalar(dimension, "dimension", _OWNER, Interval(int, 1, 2))
-    dps = check_scalar(dps, "dps", _OWNER, Interval(int, 15, None))
+    lam, q = regularization, data_norm
     if intercept not in (False, True, "penalised") or isinstance(intercept, np.bool_):
         raise parameter_error("intercept", _OWNER, "False, True (unpenalised) or 'penalised'", intercept)
     if intercept is not False and (mechanism != "objective" or dimension != 2):
@@ -537,11 +545,8 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
     if isinstance(loss, MarginLoss):
         loss_obj = loss
     else:
-        check_option(loss, "loss", _OWNER, Options(("logistic", "huber")))
-        loss_obj = LogisticLoss() if loss == "logistic" else HuberHingeLoss(
-            check_scalar(huber_h, "huber_h", _OWNER, Interval(float, 0, 1, closed="neither")))
+        loss_obj = LogisticLoss() if loss == "logistic" else HuberHingeLoss(huber_h)
     points = grid_points if grid_points is not None else (801 if dimension == 1 else 41)
-    points = check_scalar(points, "grid_points", _OWNER, Interval(int, 3, None))
     # a penalised intercept is one more feature, constant 1: the rule sees the norm of (x, 1)
     rule_norm = math.sqrt(q * q + 1) if intercept == "penalised" else q
     rel = _call_rule(rule, mechanism, epsilon, n, lam, loss_obj.curvature, rule_norm)

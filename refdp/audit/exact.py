@@ -26,8 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import mpmath
+import numpy as np
 
 from ..utils.precision import GLOBAL_MPMATH_LOCK, mp_context
+from ..utils.constraints import FLAG, PRIVACY, PROBABILITY_RESULT, Checked, constrained, constrained_fields
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..verify import check_mechanism, check_pairs, renyi_divergence
 from ..verify.verdict import Verdict, takes_context
@@ -40,6 +42,8 @@ _DELTA = Interval(float, 0, 1, closed="left")
 _ORDER = Interval(float, 1, None, closed="neither")
 
 
+@constrained_fields(claimed_epsilon=PRIVACY, claimed_delta=PROBABILITY_RESULT, epsilon=PRIVACY,
+                    delta=PROBABILITY_RESULT, unchecked="what the audit found")
 @dataclass
 class ExactAudit:
     """Result of :func:`audit_exact`.
@@ -145,7 +149,8 @@ def _hashable(d):
 
 
 def _pairs_list(pairs, table):
-    if isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__"):
+    if isinstance(pairs, (str, bytes, Mapping)) or not hasattr(pairs, "__iter__") \
+            or (isinstance(pairs, np.ndarray) and pairs.ndim == 0):
         raise parameter_error("pairs", _OWNER, "an iterable of pairs (d, d') or (d, d', label)", pairs)
     out = []
     for i, item in enumerate(pairs):
@@ -172,6 +177,20 @@ def _pairs_list(pairs, table):
     return out
 
 
+@constrained(
+    distribution=Checked("a callable dataset -> probabilities or a table {dataset: probabilities} of at "
+                         "least two datasets (checked in the body)", invalid=(None, 1.5, {}, {(0,): [1.0]})),
+    claimed_epsilon=_EPS, claimed_delta=_DELTA,
+    pairs=Checked("None or a non-empty iterable of pairs of different datasets (checked by _pairs_list)",
+                  invalid=([], "abc", [((0,), (0,))])),
+    datasets=Checked("None or datasets over the domain (checked by refdp.verify.check_mechanism)"),
+    neighbours=Checked("'replace', 'add-remove' or a callable (checked by refdp.verify)", invalid=("no such",)),
+    domain=Checked("None or the finite domain (checked by refdp.verify.check_domain)"),
+    ordered=FLAG,
+    orders=Checked("a sequence of floats in the range (1, inf) (checked in the body)",
+                   invalid=("abc", 1.5, [0.5], [float("nan")])),
+    dps=Interval(int, 5, 5000),
+)
 def audit_exact(distribution, claimed_epsilon, *, claimed_delta=0.0, pairs=None, datasets=None,
                 neighbours="replace", domain=None, ordered=False, orders=(), dps=30):
     """Exact divergences of a mechanism given its output distribution (docs/theory/audit.rst).
@@ -226,10 +245,8 @@ def audit_exact(distribution, claimed_epsilon, *, claimed_delta=0.0, pairs=None,
     >>> mpmath.nstr(r.delta, 10)     # delta(1) = 3/4 - e * 1/4
     '0.07042954289'
     """
-    claimed_epsilon = check_scalar(claimed_epsilon, "claimed_epsilon", _OWNER, _EPS)
-    claimed_delta = check_scalar(claimed_delta, "claimed_delta", _OWNER, _DELTA)
-    dps = check_scalar(dps, "dps", _OWNER, Interval(int, 5, None))
-    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
+    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__") \
+            or (isinstance(orders, np.ndarray) and orders.ndim == 0):
         raise parameter_error("orders", _OWNER, "a sequence of floats in the range (1, inf)", orders)
     orders = [check_scalar(o, "orders", _OWNER, _ORDER) for o in orders]
     table = None

@@ -24,11 +24,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, Checked, constrained, constrained_fields
+from ..utils.validation import Described, Interval, parameter_error
+from .blackbox import (CLAIMED_DELTA, CLAIMED_EPSILON, CLIENT, CONFIDENCE, DELTA_AT_EPSILON, HOLDOUT_PAIRS,
+                       MAX_SELECTION, MECHANISM, N_SAMPLES, PROGRESS, TOLERANCE)
 
 __all__ = ["query_answer_pairs", "pattern_pairs", "search_pairs", "PairSearch", "PATTERNS"]
 
 
+#: Length of the generated inputs (their arrays are built in memory).
+_LENGTH = Interval(int, 1, 1 << 24)
+_PATTERNS = Checked("None, a pattern name or a non-empty sequence of names from PATTERNS "
+                    "(checked by _check_patterns)", invalid=([], "no such pattern", 1.5, ["x"]))
+
+
+@constrained(length=_LENGTH, componentwise=FLAG)
 def query_answer_pairs(length, *, componentwise=True):
     """Labelled pairs ``(D, D', label)`` of query-answer vectors differing by at most 1 per entry.
 
@@ -69,10 +79,6 @@ def query_answer_pairs(length, *, componentwise=True):
     >>> d.tolist(), e.tolist(), label
     ([1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0], 'crossing')
     """
-    owner = "query_answer_pairs"
-    length = check_scalar(length, "length", owner, Interval(int, 1, None))
-    if not isinstance(componentwise, (bool, np.bool_)):
-        raise parameter_error("componentwise", owner, "a bool", componentwise)
     k, h = length, length // 2
     ones = np.ones(k)
 
@@ -117,6 +123,7 @@ PATTERNS = (
 )
 
 
+@constrained(dim=_LENGTH, patterns=_PATTERNS)
 def pattern_pairs(dim, patterns=None):
     """Labelled pairs ``(D, D', label)`` of length ``dim`` from the named patterns.
 
@@ -137,9 +144,7 @@ def pattern_pairs(dim, patterns=None):
     >>> [label for _, _, label in pattern_pairs(3, ["one below", "x shift"])]
     ['one below', 'x shift']
     """
-    owner = "pattern_pairs"
-    dim = check_scalar(dim, "dim", owner, Interval(int, 1, None))
-    names = _check_patterns(patterns, owner)
+    names = _check_patterns(patterns, "pattern_pairs")
     h = dim // 2
     ones = np.ones(dim)
 
@@ -177,6 +182,9 @@ def _check_patterns(patterns, owner):
     except TypeError:
         raise parameter_error("patterns", owner, f"a sequence of names from {list(PATTERNS)}",
                               patterns) from None
+    if not all(isinstance(name, str) for name in names):
+        raise parameter_error("patterns", owner, f"a sequence of names from {list(PATTERNS)}",
+                              patterns)
     if not names:
         raise parameter_error("patterns", owner, f"a non-empty sequence of names from {list(PATTERNS)}",
                               patterns)
@@ -206,6 +214,7 @@ def _local_moves(d, e, sensitivity, limit, rng):
     return moves
 
 
+@constrained_fields(screening_samples=Interval(int, 0, None), unchecked="what the search recorded")
 @dataclass
 class PairSearch:
     """Result of :func:`search_pairs`.
@@ -263,6 +272,14 @@ class PairSearch:
         return self.summary()
 
 
+@constrained(
+    mechanism=MECHANISM, dim=_LENGTH, claimed_epsilon=CLAIMED_EPSILON, patterns=_PATTERNS,
+    sensitivity=Interval(float, 0, None, closed="neither"), local_rounds=Interval(int, 0, 1000),
+    local_moves=Interval(int, 1, 1 << 20), screen_samples=N_SAMPLES, finalists=Interval(int, 1, None),
+    confidence=CONFIDENCE, n_samples=N_SAMPLES, claimed_delta=CLAIMED_DELTA,
+    delta_at_epsilon=DELTA_AT_EPSILON, tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS, float_bits=FLAG,
+    rng=RNG, progress=PROGRESS, client=CLIENT, max_selection=MAX_SELECTION,
+)
 def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=1.0, local_rounds=2,
                  local_moves=16, screen_samples=100_000, finalists=3, confidence=0.95, n_samples=1_000_000,
                  claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
@@ -340,24 +357,9 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     """
     from .blackbox import _Progress, _select, audit_black_box, check_pairs_argument
     from .events import Objective
-    from ..utils.validation import check_rng
 
     owner = "search_pairs"
-    if not callable(mechanism):
-        raise parameter_error("mechanism", owner, "a callable (dataset, n_samples, rng) -> outputs", mechanism)
-    dim = check_scalar(dim, "dim", owner, Interval(int, 1, None))
-    claimed_epsilon = check_scalar(claimed_epsilon, "claimed_epsilon", owner,
-                                   Interval(float, 0, None, closed="left"))
     names = _check_patterns(patterns, owner)
-    sensitivity = check_scalar(sensitivity, "sensitivity", owner, Interval(float, 0, None, closed="neither"))
-    local_rounds = check_scalar(local_rounds, "local_rounds", owner, Interval(int, 0, None))
-    local_moves = check_scalar(local_moves, "local_moves", owner, Interval(int, 1, None))
-    screen_samples = check_scalar(screen_samples, "screen_samples", owner, Interval(int, 4, None))
-    finalists = check_scalar(finalists, "finalists", owner, Interval(int, 1, None))
-    n_samples = check_scalar(n_samples, "n_samples", owner, Interval(int, 4, None))
-    confidence = check_scalar(confidence, "confidence", owner, Interval(float, 0, 1, closed="neither"))
-    holdout_pairs = check_scalar(holdout_pairs, "holdout_pairs", owner, Interval(int, 1, None))
-    rng = check_rng(rng)
     if client is not None:  # refused before the screening, not after it
         from ..distributed import check_client, check_picklable
 
@@ -387,7 +389,7 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
                              "samples": used, "stage": stage})
             say(f"screened {label}: projected epsilon >= {value:.4g}")
 
-    screen(pattern_pairs(dim, names), "pattern")
+    screen(pattern_pairs.__wrapped__(dim, names), "pattern")
     for r in range(local_rounds):
         top = max(screened, key=lambda s: s["projected"])
         moves = _local_moves(top["D"], top["D'"], sensitivity, local_moves, rng)
@@ -398,7 +400,8 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
             break
     ranked = sorted(screened, key=lambda s: -s["projected"])[:finalists]
     final_pairs = [(s["D"], s["D'"], s["label"]) for s in ranked]
-    audit = audit_black_box(mechanism, final_pairs, claimed_epsilon, claimed_delta=claimed_delta,
+    # every argument was validated above (same declarations): no second validation
+    audit = audit_black_box.__wrapped__(mechanism, final_pairs, claimed_epsilon, claimed_delta=claimed_delta,
                             delta_at_epsilon=delta_at_epsilon, confidence=confidence, n_samples=n_samples,
                             tolerance=tolerance, holdout_pairs=holdout_pairs, float_bits=float_bits,
                             rng=rng, progress=progress, client=client, max_selection=max_selection)

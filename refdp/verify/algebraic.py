@@ -45,9 +45,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 from mpmath.ctx_iv import MPIntervalContext
 
-from ..utils.validation import Described, Interval, check_scalar, parameter_error
+from ..utils import constraints as _c
+from ..utils.validation import Described, Interval, parameter_error
 from .check import MechanismCheck
 from .neighbours import neighbouring_pairs
 from .polynomials import (PointSign, RationalFunctions, Root, leading_sign, negative_segments,
@@ -57,8 +59,14 @@ from .verdict import Verdict, worst_verdict
 
 __all__ = ["check_algebraic", "prove_for_all_epsilon", "AllEpsilonProof", "FailingRange", "summarise_proofs"]
 
-_M = Interval(int, 1, None)
-_MAX_DPS = Interval(int, 10, None)
+#: m of a law rational in e**(epsilon/m): the polynomials' degrees grow with m.
+_M = Interval(int, 1, 1000)
+_MAX_DPS = Interval(int, 10, _c.MAX_DPS)
+_LAW = _c.Callable("a callable (dataset, t) -> distribution with rational entries in t")
+_DATASETS = _c.Checked("a non-empty iterable of datasets (checked by neighbouring_pairs)", invalid=([], None))
+_NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable (checked by neighbour_function)",
+                         invalid=("no such", 1.5))
+_DOMAIN = _c.Checked("None or a finite domain (checked by check_domain)")
 DEFAULT_MAX_DPS = 5000
 
 
@@ -66,8 +74,12 @@ def _rational(value, name, owner, low_open: bool, high=None):
     """A finite real given as int, float or Fraction, returned as its exact Fraction."""
     expected = ("a rational number (int, float or fractions.Fraction) in the range "
                 + ("(0, inf)" if high is None else f"[0, {high}]"))
-    if isinstance(value, bool) or not isinstance(value, (numbers.Rational, float)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Rational, float)):
         raise parameter_error(name, owner, expected, value)
+    if isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, np.floating):
+        value = float(value)
     if isinstance(value, float) and not math.isfinite(value):
         raise parameter_error(name, owner, expected, value)
     f = Fraction(value)
@@ -127,6 +139,15 @@ class _Laws:
 # One epsilon: signs at t0 = exp(epsilon/m)
 # ---------------------------------------------------------------------------
 
+@_c.constrained(
+    law=_LAW, datasets=_DATASETS,
+    epsilon=_c.Checked("a rational number > 0 (int, Fraction or float; checked exactly in the body)",
+                       invalid=(0, -1, float("nan"), float("inf"), "abc", None)),
+    m=_M, neighbours=_NEIGHBOURS,
+    delta=_c.Checked("a rational number in [0, 1] (checked exactly in the body)", invalid=(-1, 2, float("nan"))),
+    domain=_DOMAIN, ordered=_c.FLAG, max_dps=_MAX_DPS,
+    law_epsilon=_c.Checked("None or a rational number > 0 (checked exactly in the body)", invalid=(0, -1)),
+)
 def check_algebraic(law, datasets, epsilon, m, neighbours="replace", *, delta=0, domain=None,
                     ordered=False, max_dps=DEFAULT_MAX_DPS, law_epsilon=None):
     """Decide an epsilon-DP or (epsilon, delta)-DP claim exactly for a law rational in ``e^{epsilon/m}``.
@@ -155,7 +176,7 @@ def check_algebraic(law, datasets, epsilon, m, neighbours="replace", *, delta=0,
         The datasets whose neighbours are examined.
     epsilon : int, float or fractions.Fraction, epsilon > 0
         Used at its exact value (a float is the binary fraction it holds).
-    m : int, m >= 1
+    m : int in [1, 1000]
         ``t = e^{epsilon/m}``.
     neighbours : {"replace", "add_remove"} or callable, default "replace"
     delta : int, float or fractions.Fraction, 0 <= delta <= 1, default 0
@@ -210,10 +231,8 @@ def check_algebraic(law, datasets, epsilon, m, neighbours="replace", *, delta=0,
     eps = _rational(epsilon, "epsilon", owner, low_open=True)
     law_eps = eps if law_epsilon is None else _rational(law_epsilon, "law_epsilon", owner, low_open=True)
     dlt = _rational(delta, "delta", owner, low_open=False, high=1)
-    m = check_scalar(m, "m", owner, _M)
-    max_dps = check_scalar(max_dps, "max_dps", owner, _MAX_DPS)
     functions = RationalFunctions("t", owner)
-    pairs, relation = neighbouring_pairs(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
+    pairs, relation = neighbouring_pairs.__wrapped__(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
     laws = _Laws(law, functions, owner)
     signs = PointSign(law_eps / m, eps, max_dps)
     ctx = MPIntervalContext()
@@ -345,6 +364,7 @@ def _log_ratio(ctx, va, vb):
 # Every epsilon: signs on t > 1
 # ---------------------------------------------------------------------------
 
+@_c.constrained_fields(unchecked="the witness found by the proof")
 @dataclass(frozen=True)
 class FailingRange:
     """An open range of epsilon on which the claim fails, with its witness.
@@ -382,6 +402,9 @@ class FailingRange:
                 f"d' = {e!r}, o = {self.output!r}")
 
 
+@_c.constrained_fields(m=_M, pairs_checked=Interval(int, 0, None), conditions=Interval(int, 0, None),
+                       polynomials=Interval(int, 0, None), law_pairs=Interval(int, 0, None),
+                       unchecked="what the proof found")
 @dataclass
 class AllEpsilonProof:
     """Result of :func:`prove_for_all_epsilon`.
@@ -451,6 +474,7 @@ class AllEpsilonProof:
         return self.detail
 
 
+@_c.constrained(law=_LAW, datasets=_DATASETS, m=_M, neighbours=_NEIGHBOURS, domain=_DOMAIN, ordered=_c.FLAG)
 def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=None, ordered=False):
     """Decide whether a law rational in ``t = e^{epsilon/m}`` is epsilon-DP for every epsilon > 0.
 
@@ -469,7 +493,7 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
         denominator must be free of roots ``t > 1`` (the law is defined for
         every epsilon > 0) and every probability nonnegative on ``t > 1``.
     datasets : iterable of tuple
-    m : int, m >= 1, default 1
+    m : int in [1, 1000], default 1
     neighbours : {"replace", "add_remove"} or callable, default "replace"
     domain : iterable, optional
     ordered : bool, default False
@@ -499,9 +523,8 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
     fails for epsilon in (0, inf): P_d(o) > e^epsilon P_d'(o) with d = (0,), d' = (1,), o = 0
     """
     owner = "prove_for_all_epsilon"
-    m = check_scalar(m, "m", owner, _M)
     functions = RationalFunctions("t", owner)
-    pairs, relation = neighbouring_pairs(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
+    pairs, relation = neighbouring_pairs.__wrapped__(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
     laws = _Laws(law, functions, owner)
     tm = functions.ring.gens[0] ** m
     prepared: dict = {}
@@ -566,6 +589,9 @@ def prove_for_all_epsilon(law, datasets, m=1, neighbours="replace", *, domain=No
                            law_pairs=len(seen), evidence=evidence)
 
 
+@_c.constrained(proofs=_c.Checked("a non-empty sequence of AllEpsilonProof (checked in the body)",
+                                 invalid=([], None)),
+                labels=_c.Checked("None or one label per proof"))
 def summarise_proofs(proofs, labels=None) -> CheckResult:
     """Fold several :class:`AllEpsilonProof` into one :class:`refdp.verify.registry.CheckResult`.
 
@@ -578,7 +604,11 @@ def summarise_proofs(proofs, labels=None) -> CheckResult:
     proofs : sequence of AllEpsilonProof
     labels : sequence of str, optional
     """
-    proofs = list(proofs)
+    proofs = _c.items_of(proofs, "proofs", "summarise_proofs", "a non-empty sequence of AllEpsilonProof",
+                         kind=AllEpsilonProof)
+    if labels is not None:
+        labels = [str(x) for x in _c.items_of(labels, "labels", "summarise_proofs", "None or one label per proof",
+                                              length=len(proofs))]
     if not proofs:
         raise parameter_error("proofs", "summarise_proofs", "a non-empty sequence of AllEpsilonProof",
                               Described("no proof"))

@@ -70,6 +70,7 @@ References
 from __future__ import annotations
 
 import math
+import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -90,6 +91,7 @@ from ..utils.precision import (
     shared_context,
     raw_to_fraction,
 )
+from ..utils import constraints as _c
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from .divergences import SUM_TOLERANCE, _check_probability
 from .neighbours import neighbouring_pairs
@@ -106,7 +108,7 @@ ALGEBRAIC = "algebraic"
 
 _EPSILON = Interval(float, 0, None, closed="left")
 _DELTA = Interval(float, 0, 1, closed="both")
-_DPS = Interval(int, 5, None)
+_DPS = Interval(int, 5, _c.MAX_DPS)
 _MAX_DPS = Interval(int, 5, 100_000)
 
 _ZERO = libmp.fzero
@@ -114,6 +116,7 @@ _ONE = libmp.fone
 _INF = libmp.finf
 
 
+@_c.constrained(dps=Interval(int, 1, None))
 def higher_precision(dps: int) -> int:
     """The second precision of the two-precision estimate: ``2 * dps + 10`` digits."""
     return 2 * dps + 10
@@ -131,6 +134,7 @@ def _nstr(raw, digits) -> str:
     return mpmath.nstr(mpf_exact(raw), digits)
 
 
+@_c.constrained_fields(epsilon=_c.PRIVACY, delta=_c.PROBABILITY_RESULT, unchecked="what the check found")
 @dataclass
 class MechanismCheck:
     """Result of :func:`check_mechanism` or :func:`check_pairs`.
@@ -219,7 +223,7 @@ class MechanismCheck:
                 if self.kind == "max divergence" else
                 f"hockey-stick divergence at epsilon = {self.epsilon!r}: "
                 f"{mpmath.nstr(self.divergence, digits)} vs delta = {self.delta!r}")
-        wctx = mp_context(higher_precision(self.max_dps_used or self.dps) + 10)
+        wctx = mp_context(higher_precision.__wrapped__(self.max_dps_used or self.dps) + 10)
         width = wctx.mpf(hi) - wctx.mpf(lo) if mpmath.isfinite(hi) else mpmath.inf
         how = self.note or f"up to {self.max_dps_used or self.dps} digits"
         text = (f"{what}: {self.verdict.value.upper()} ({self.method}; "
@@ -379,7 +383,7 @@ class _Law:
             exact_only = len(rec.exact) == len(rec.enc)
             self.cache[(d, None) if exact_only else (d, level)] = rec
             return rec
-        hi = higher_precision(level)
+        hi = higher_precision.__wrapped__(level)
         second, len2 = self._evaluate(d, hi)
         if len1 != len2:
             raise parameter_error("distribution_fn", f"{self.owner} (dataset {d!r})",
@@ -393,7 +397,7 @@ class _Law:
     def _enclose(self, values, other, level):
         rec = _Record()
         rec.level = level
-        hi = higher_precision(level)
+        hi = higher_precision.__wrapped__(level)
         ivc = shared_context(hi + 10, True)
         total = ivc.mpf(0)
         outputs = list(values)
@@ -452,7 +456,7 @@ class _Level:
 
     def __init__(self, level, epsilon: Fraction):
         self.level = level
-        self.ctx = iv_context(higher_precision(level) + 10)
+        self.ctx = iv_context(higher_precision.__wrapped__(level) + 10)
         c = self.ctx
         self.eps = c.mpf(epsilon.numerator) / c.mpf(epsilon.denominator)
         self.factor = c.exp(self.eps)
@@ -566,6 +570,23 @@ def _exact_epsilon(epsilon, name, owner):
     return q
 
 
+_IN_BODY = "checked in the body, so that the errors of check_mechanism name it"
+
+
+@_c.constrained(
+    distribution_fn=_c.Checked("a callable dataset -> distribution (" + _IN_BODY + ")", invalid=(None, 1.5)),
+    pairs=_c.Checked("an iterable of pairs of distinct hashable datasets (checked in the body)",
+                     invalid=([], None, 1.5, [((0,), (0,))])),
+    epsilon=_c.Checked("a float or Fraction in [0, inf) (" + _IN_BODY + ")",
+                       invalid=(-1.0, float("nan"), float("inf"), "1", None)),
+    delta=_c.Checked("a float in [0, 1] (" + _IN_BODY + ")", invalid=(-1.0, 2.0, float("nan"), None)),
+    dps=_c.Checked("an int in [5, 5000] (" + _IN_BODY + ")", invalid=(0, 1.5, 10 ** 9)),
+    relation=_c.InstanceOf((str,), "a str"),
+    max_dps=_c.Checked("an int in [dps, 100000] (" + _IN_BODY + ")", invalid=(0, 10 ** 9)),
+    client=_c.Checked("None or a dask.distributed Client (checked by check_client)", invalid=(1.5,)),
+    progress=_c.Checked("a bool or a progress callback (used by the distributed run)"),
+    _owner=_c.InstanceOf((str,), "a str"),
+)
 def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation="given pairs",
                 max_dps=200, client=None, progress=False, _owner="check_pairs"):
     """Decide a DP claim exactly on given pairs of neighbouring datasets.
@@ -625,7 +646,7 @@ def check_pairs(distribution_fn, pairs, epsilon, delta=0.0, dps=30, *, relation=
     if not callable(distribution_fn):
         raise parameter_error("distribution_fn", owner, "a callable dataset -> distribution", distribution_fn)
     seen, plist = set(), []
-    for pair in pairs:
+    for pair in _c.items_of(pairs, "pairs", owner, "an iterable of pairs of hashable datasets"):
         try:
             d, e = pair
             key = frozenset((d, e))
@@ -788,7 +809,7 @@ def _combine(summaries, *, plist_len, epsilon, delta, dps, relation) -> "Mechani
     if hi == _INF:
         mid = mpmath.inf if lo == _INF else mpf_exact(hi)
     else:
-        c = mp_context(higher_precision(top) + 10)
+        c = mp_context(higher_precision.__wrapped__(top) + 10)
         mid = mpf_exact(((c.make_mpf(lo) + c.make_mpf(hi)) / 2)._mpf_)
     reasons = sorted({r for s in summaries for r in s["reasons"]})
     return MechanismCheck(
@@ -847,11 +868,28 @@ def _decide_pair(law, d, e, lv, delta_q, owner):
             reason = ("an output has probability enclosed by an interval touching 0 on one side and "
                       "positive on the other")
         else:
-            reason = f"the enclosures still overlap at {higher_precision(lv.level)} digits"
+            reason = f"the enclosures still overlap at {higher_precision.__wrapped__(lv.level)} digits"
     return {"verdict": verdict, "enc": enc, "pair": oriented, "output": out, "event": ev,
             "estimated": estimated, "retry": retry, "records": (rd, re_), "reason": reason}
 
 
+@_c.constrained(
+    distribution_fn=_c.Checked("a callable dataset -> distribution (checked by check_pairs)", invalid=(None, 1.5)),
+    datasets=_c.Checked("a non-empty iterable of datasets (checked by neighbouring_pairs)", invalid=([], None)),
+    epsilon=_c.Checked("a float or Fraction in [0, inf) (checked by check_pairs)",
+                       invalid=(-1.0, float("nan"), float("inf"), "1", None)),
+    delta=_c.Checked("a float in [0, 1] (checked by check_pairs)", invalid=(-1.0, 2.0, float("nan"), None)),
+    neighbours=_c.Checked("'replace', 'add-remove' or a callable (checked by neighbour_function)",
+                          invalid=("no such", 1.5)),
+    dps=_c.Checked("an int in [5, 5000] (checked by check_pairs)", invalid=(0, 1.5, 10 ** 9)),
+    domain=_c.Checked("None or a finite domain (checked by check_domain)"),
+    ordered=_c.FLAG,
+    max_dps=_c.Checked("an int in [dps, 100000] (checked by check_pairs)", invalid=(0, 10 ** 9)),
+    certificate=_c.Optional(_c.InstanceOf((str, os.PathLike), "a directory (str or path)")),
+    algebraic=_c.Optional(Interval(int, 1, 1000)),
+    client=_c.Checked("None or a dask.distributed Client (checked by check_client)", invalid=(1.5,)),
+    progress=_c.Checked("a bool or a progress callback (used by the distributed run)"),
+)
 def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="replace", dps=30, *,
                     domain=None, ordered=False, max_dps=200, certificate=None, algebraic=None,
                     client=None, progress=False):
@@ -941,9 +979,9 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
         return check_algebraic(distribution_fn, datasets, epsilon, algebraic, neighbours, delta=delta,
                                domain=domain, ordered=ordered)
     owner = "check_mechanism"
-    plist, relation = neighbouring_pairs(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
+    plist, relation = neighbouring_pairs.__wrapped__(datasets, neighbours, domain=domain, ordered=ordered, owner=owner)
 
-    result = check_pairs(distribution_fn, plist, epsilon, delta, dps, relation=relation,
+    result = check_pairs.__wrapped__(distribution_fn, plist, epsilon, delta, dps, relation=relation,
                          max_dps=max_dps, client=client, progress=progress, _owner=owner)
     if result.evidence is not None:
         result.evidence["relation"] = relation
@@ -953,6 +991,9 @@ def check_mechanism(distribution_fn, datasets, epsilon, delta=0.0, neighbours="r
     return result
 
 
+@_c.constrained(results=_c.Checked("a non-empty sequence of MechanismCheck (checked in the body)",
+                                  invalid=([], None, [1.5])),
+                labels=_c.Checked("None or one label per result"))
 def summarise(results, labels=None) -> CheckResult:
     """Fold several :class:`MechanismCheck` results into one :class:`CheckResult`.
 
@@ -972,7 +1013,11 @@ def summarise(results, labels=None) -> CheckResult:
     -------
     CheckResult
     """
-    results = list(results)
+    results = _c.items_of(results, "results", "summarise", "a non-empty sequence of MechanismCheck",
+                          kind=MechanismCheck)
+    if labels is not None:
+        labels = [str(x) for x in _c.items_of(labels, "labels", "summarise", "None or one label per result",
+                                              length=len(results))]
     if not results:
         raise parameter_error("results", "summarise", "a non-empty sequence of MechanismCheck",
                               Described("no result"))

@@ -35,7 +35,8 @@ import mpmath
 import numpy as np
 
 from ..utils.precision import exact_rational, is_interval, is_mpf, shared_context
-from ..utils.validation import Described, Interval, check_scalar, parameter_error
+from ..utils import constraints as _c
+from ..utils.validation import Described, Interval, parameter_error
 from .verdict import enclose, lower, upper
 
 __all__ = [
@@ -57,6 +58,10 @@ SUM_TOLERANCE = Fraction(1, 10**9)
 _EPSILON = Interval(float, 0, None, closed="left")
 _ORDER = Interval(float, 1, None, closed="neither")
 _LAMBDA = Interval(float, 0, None, closed="neither")
+_DIST = _c.Checked("a mapping output -> probability or a sequence of probabilities (checked by as_distribution)",
+                   invalid=([], None, "abc", [-0.5, 1.5], [float("nan"), 1.0], {0: -1.0}))
+_NAME = _c.InstanceOf((str,), "a str")
+_WORK_DPS = _c.Optional(Interval(int, 1, _c.MAX_DPS))
 
 
 # ---------------------------------------------------------------------------
@@ -96,6 +101,7 @@ def _check_probability(value, output, name, owner):
     return value
 
 
+@_c.constrained_with(dict(dist=_DIST, name=_NAME, owner=_NAME))
 def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> dict:
     """Validate a finite distribution and return it as a dict ``output -> probability``.
 
@@ -121,6 +127,8 @@ def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> di
     """
     if isinstance(dist, Mapping):
         items = list(dist.items())
+    elif isinstance(dist, np.ndarray) and dist.ndim != 1:
+        raise parameter_error(name, owner, "a 1-dimensional sequence of probabilities", dist)
     elif isinstance(dist, (str, bytes)) or not hasattr(dist, "__len__"):
         raise parameter_error(name, owner, "a mapping output -> probability or a sequence of probabilities",
                               dist)
@@ -148,6 +156,7 @@ def as_distribution(dist, name: str = "p", owner: str = "as_distribution") -> di
     return out
 
 
+@_c.constrained_with(dict(p=_DIST, q=_DIST, owner=_NAME))
 def distribution_pair(p, q, owner: str = "distribution_pair"):
     """Validate two distributions over a common output set.
 
@@ -165,12 +174,11 @@ def distribution_pair(p, q, owner: str = "distribution_pair"):
     pv, qv : list
         The probabilities of each output (exact ``0`` where missing).
     """
-    if (not isinstance(p, Mapping) and not isinstance(q, Mapping)
-            and hasattr(p, "__len__") and hasattr(q, "__len__") and len(p) != len(q)):
-        raise parameter_error("q", owner, f"a sequence of the same length as 'p' ({len(p)})",
-                              Described(f"a sequence of length {len(q)}"))
-    pd = as_distribution(p, "p", owner)
-    qd = as_distribution(q, "q", owner)
+    pd = as_distribution.__wrapped__(p, "p", owner)
+    qd = as_distribution.__wrapped__(q, "q", owner)
+    if not isinstance(p, Mapping) and not isinstance(q, Mapping) and len(pd) != len(qd):
+        raise parameter_error("q", owner, f"a sequence of the same length as 'p' ({len(pd)})",
+                              Described(f"a sequence of length {len(qd)}"))
     outputs = list(pd)
     outputs.extend(o for o in qd if o not in pd)
     return outputs, [pd.get(o, 0) for o in outputs], [qd.get(o, 0) for o in outputs]
@@ -294,6 +302,7 @@ def _power_sum(pv, qv, am1, ar: _Arith):
 # Public divergences
 # ---------------------------------------------------------------------------
 
+@_c.constrained(p=_DIST, q=_DIST, with_output=_c.FLAG, dps=_WORK_DPS)
 def max_divergence(p, q, *, with_output: bool = False, dps=None):
     """Symmetric max divergence ``max_o |ln P(o) / Q(o)|``.
 
@@ -330,11 +339,12 @@ def max_divergence(p, q, *, with_output: bool = False, dps=None):
     >>> mpmath.nstr(max_divergence([F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)]), 15)
     '1.09861228866811'
     """
-    outputs, pv, qv = distribution_pair(p, q, "max_divergence")
+    outputs, pv, qv = distribution_pair.__wrapped__(p, q, "max_divergence")
     value, output = _max_divergence(outputs, pv, qv, _arith_for(pv, qv, dps=dps))
     return (value, output) if with_output else value
 
 
+@_c.constrained(p=_DIST, q=_DIST, epsilon=_EPSILON, dps=_WORK_DPS)
 def hockey_stick_divergence(p, q, epsilon, *, dps=None):
     """Hockey-stick divergence ``delta(eps) = sum_o max(0, P(o) - e^eps Q(o))``.
 
@@ -357,11 +367,11 @@ def hockey_stick_divergence(p, q, epsilon, *, dps=None):
     mpmath.mpf or mpmath.iv.mpf
     """
     owner = "hockey_stick_divergence"
-    epsilon = check_scalar(epsilon, "epsilon", owner, _EPSILON)
-    outputs, pv, qv = distribution_pair(p, q, owner)
+    outputs, pv, qv = distribution_pair.__wrapped__(p, q, owner)
     return _hockey_stick(outputs, pv, qv, epsilon, _arith_for(pv, qv, dps=dps))[0]
 
 
+@_c.constrained(p=_DIST, q=_DIST, order=_ORDER, dps=_WORK_DPS)
 def renyi_divergence(p, q, order, *, dps=None):
     """Renyi divergence ``D_a(P||Q) = ln(sum_o P(o)^a Q(o)^(1-a)) / (a - 1)``.
 
@@ -391,13 +401,13 @@ def renyi_divergence(p, q, order, *, dps=None):
     '0.847297860387'
     """
     owner = "renyi_divergence"
-    order = check_scalar(order, "order", owner, _ORDER)
-    outputs, pv, qv = distribution_pair(p, q, owner)
+    outputs, pv, qv = distribution_pair.__wrapped__(p, q, owner)
     ar = _arith_for(pv, qv, dps=dps)
     am1 = ar.num(order) - 1
     return ar.ctx.log(_power_sum(pv, qv, am1, ar)) / am1
 
 
+@_c.constrained(p=_DIST, q=_DIST, lam=_LAMBDA, dps=_WORK_DPS)
 def log_moment(p, q, lam, *, dps=None):
     """PATE's log-moment ``alpha(lambda) = ln sum_o P(o) (P(o)/Q(o))^lambda``.
 
@@ -419,7 +429,6 @@ def log_moment(p, q, lam, *, dps=None):
     mpmath.mpf or mpmath.iv.mpf
     """
     owner = "log_moment"
-    lam = check_scalar(lam, "lam", owner, _LAMBDA)
-    outputs, pv, qv = distribution_pair(p, q, owner)
+    outputs, pv, qv = distribution_pair.__wrapped__(p, q, owner)
     ar = _arith_for(pv, qv, dps=dps)
     return ar.ctx.log(_power_sum(pv, qv, ar.num(lam), ar))

@@ -31,9 +31,11 @@ import itertools
 from collections.abc import Mapping
 
 import mpmath
+import numpy as np
 
 from ..utils.precision import GLOBAL_MPMATH_LOCK, mp_context
-from ..utils.validation import Described, Interval, Options, check_rng, check_scalar, parameter_error
+from ..utils import constraints as _c
+from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from .verdict import takes_context
 
 __all__ = [
@@ -50,17 +52,31 @@ __all__ = [
 NEIGHBOURS = Options(("replace", "add_remove"))
 
 
-def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True) -> tuple:
+_DOMAIN = _c.Checked("a finite, non-empty collection of distinct hashable elements (checked by check_domain)",
+                     invalid=([], None, 1.5, [1, 1], [[1]]))
+_DOMAIN_OR_NONE = _c.Checked("None or a finite domain (checked by check_domain)", invalid=([], 1.5, [1, 1]))
+_DATASET = _c.Checked("a tuple of domain elements (checked in the body)", invalid=(None, 1.5, (99,)))
+_DATASETS = _c.Checked("a non-empty iterable of datasets (tuples; checked by neighbouring_pairs)",
+                       invalid=([], None, 1.5))
+_NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable dataset -> neighbours (checked by "
+                         "neighbour_function)", invalid=("no such", 1.5, None))
+_NAME = _c.InstanceOf((str,), "a str")
+
+
+@_c.constrained_with(dict(domain=_DOMAIN, owner=_NAME, ordered=_c.FLAG, name=_NAME))
+def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True, name: str = "domain") -> tuple:
     """Validate a finite domain: non-empty, distinct hashable elements.
 
     Returns the domain as a tuple, sorted when ``ordered`` is False (multisets
-    are stored sorted, so their elements must be comparable).
+    are stored sorted, so their elements must be comparable). ``name`` is the
+    parameter the error messages name.
     """
-    if isinstance(domain, (str, bytes, Mapping)) or not hasattr(domain, "__iter__"):
-        raise parameter_error("domain", owner, "a finite iterable of distinct elements", domain)
+    if isinstance(domain, (str, bytes, Mapping)) or not hasattr(domain, "__iter__") \
+            or (isinstance(domain, np.ndarray) and domain.ndim == 0):
+        raise parameter_error(name, owner, "a finite iterable of distinct elements", domain)
     dom = tuple(domain)
     if not dom:
-        raise parameter_error("domain", owner, "a non-empty collection of elements", domain)
+        raise parameter_error(name, owner, "a non-empty collection of elements", domain)
     try:
         if len(set(dom)) != len(dom):
             seen, dup = set(), None
@@ -69,19 +85,20 @@ def check_domain(domain, owner: str = "check_domain", *, ordered: bool = True) -
                     dup = e
                     break
                 seen.add(e)
-            raise parameter_error("domain", owner, "a collection of distinct elements",
+            raise parameter_error(name, owner, "a collection of distinct elements",
                                   Described(f"{dup!r} repeated"))
     except TypeError:
-        raise parameter_error("domain", owner, "a collection of hashable elements", domain) from None
+        raise parameter_error(name, owner, "a collection of hashable elements", domain) from None
     if not ordered:
         try:
             dom = tuple(sorted(dom))
         except TypeError:
-            raise parameter_error("domain", owner, "a collection of mutually comparable elements",
+            raise parameter_error(name, owner, "a collection of mutually comparable elements",
                                   domain) from None
     return dom
 
 
+@_c.constrained(xs=_DOMAIN, labels=_DOMAIN)
 def labelled_domain(xs, labels=(0, 1)) -> tuple:
     """The domain of labelled records ``(x, y)``, ``x`` in ``xs``, ``y`` in ``labels``.
 
@@ -90,8 +107,8 @@ def labelled_domain(xs, labels=(0, 1)) -> tuple:
     tuple of (x, y)
         In lexicographic order of ``(x, y)``.
     """
-    xs = check_domain(xs, "labelled_domain", ordered=False)
-    ys = check_domain(labels, "labelled_domain", ordered=False)
+    xs = check_domain.__wrapped__(xs, "labelled_domain", ordered=False, name="xs")
+    ys = check_domain.__wrapped__(labels, "labelled_domain", ordered=False, name="labels")
     return tuple((x, y) for x in xs for y in ys)
 
 
@@ -106,6 +123,8 @@ def _check_dataset(dataset, dom_set, owner, ordered):
     return d if ordered else tuple(sorted(d))
 
 
+@_c.constrained(domain=_DOMAIN, max_size=Interval(int, 0, 1000), ordered=_c.FLAG,
+                min_size=Interval(int, 0, 1000))
 def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int = 0):
     """Every dataset of size ``min_size..max_size`` over ``domain``.
 
@@ -125,8 +144,7 @@ def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int 
         Datasets in order of size, then lexicographically in the domain order.
     """
     owner = "all_datasets"
-    dom = check_domain(domain, owner, ordered=ordered)
-    max_size = check_scalar(max_size, "max_size", owner, Interval(int, 0, None))
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     min_size = check_scalar(min_size, "min_size", owner, Interval(int, 0, max_size))
     for n in range(min_size, max_size + 1):
         if ordered:
@@ -135,6 +153,7 @@ def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int 
             yield from itertools.combinations_with_replacement(dom, n)
 
 
+@_c.constrained(dataset=_DATASET, domain=_DOMAIN, ordered=_c.FLAG)
 def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
     """Every replace-one neighbour of ``dataset``: one record replaced by another value.
 
@@ -153,7 +172,7 @@ def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
         ``k (m - 1)``.
     """
     owner = "replace_one_neighbours"
-    dom = check_domain(domain, owner, ordered=ordered)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     d = _check_dataset(dataset, set(dom), owner, ordered)
     if ordered:
         for i, v in enumerate(d):
@@ -169,6 +188,7 @@ def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
                     yield tuple(sorted(rest + (w,)))
 
 
+@_c.constrained(dataset=_DATASET, domain=_DOMAIN, ordered=_c.FLAG)
 def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
     """Every add/remove neighbour of ``dataset``: one record deleted or inserted.
 
@@ -188,7 +208,7 @@ def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
         ``r + (n + 1) m - n``.
     """
     owner = "add_remove_neighbours"
-    dom = check_domain(domain, owner, ordered=ordered)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     d = _check_dataset(dataset, set(dom), owner, ordered)
     seen = set()
     if ordered:
@@ -207,6 +227,7 @@ def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
             yield c
 
 
+@_c.constrained_with(dict(neighbours=_NEIGHBOURS, domain=_DOMAIN_OR_NONE, ordered=_c.FLAG, owner=_NAME))
 def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str = "neighbour_function"):
     """Turn ``"replace"``, ``"add_remove"`` or a callable into ``dataset -> neighbours``.
 
@@ -219,7 +240,7 @@ def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str 
         raise parameter_error("neighbours", owner, NEIGHBOURS.describe() + " or a callable", neighbours)
     if domain is None:
         raise parameter_error("domain", owner, f"a finite domain when neighbours={neighbours!r}", domain)
-    dom = check_domain(domain, owner, ordered=ordered)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     gen = replace_one_neighbours if neighbours == "replace" else add_remove_neighbours
 
     def fn(dataset):
@@ -229,6 +250,8 @@ def neighbour_function(neighbours, domain, *, ordered: bool = False, owner: str 
     return fn
 
 
+@_c.constrained_with(dict(datasets=_DATASETS, neighbours=_NEIGHBOURS, domain=_DOMAIN_OR_NONE, ordered=_c.FLAG,
+                          owner=_NAME))
 def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=False,
                        owner: str = "neighbouring_pairs"):
     """Every unordered pair of a dataset in ``datasets`` and one of its neighbours.
@@ -255,11 +278,12 @@ def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=F
     relation : str
         Description of the relation (for reports).
     """
-    if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__"):
+    if isinstance(datasets, (str, bytes, Mapping)) or not hasattr(datasets, "__iter__") \
+            or (isinstance(datasets, np.ndarray) and datasets.ndim == 0):
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)
     try:
         ds = [tuple(d) if ordered else tuple(sorted(d)) for d in datasets]
-    except TypeError:
+    except (TypeError, ValueError):
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples of comparable elements)",
                               datasets) from None
     if not ds:
@@ -270,13 +294,20 @@ def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=F
             raise parameter_error("domain", owner, "given when every dataset is empty", domain)
         domain = elems
     if domain is not None:
-        domain = check_domain(domain, owner, ordered=ordered)
-    nbr = neighbour_function(neighbours, domain, ordered=ordered, owner=owner)
+        domain = check_domain.__wrapped__(domain, owner, ordered=ordered)
+    nbr = neighbour_function.__wrapped__(neighbours, domain, ordered=ordered, owner=owner)
     relation = neighbours if isinstance(neighbours, str) else getattr(neighbours, "__name__", "callable")
     relation += ", ordered" if ordered else ", multisets"
     seen, pairs = set(), []
     for d in dict.fromkeys(ds):
-        for e in nbr(d):
+        try:
+            neighbours_of_d = list(nbr(d))
+        except ValueError as exc:
+            if not str(exc).startswith("The 'dataset' parameter"):
+                raise
+            raise parameter_error("datasets", owner, "datasets whose records are in 'domain'",
+                                  Described(f"{d!r}")) from None
+        for e in neighbours_of_d:
             key = frozenset((d, e))
             if d != e and key not in seen:
                 seen.add(key)
@@ -300,6 +331,13 @@ def _score_dataset(d, nbr_fn, evaluate, divergence):
     return best, best_pair
 
 
+@_c.constrained(
+    distribution_fn=_c.Callable("a callable dataset -> distribution"), domain=_DOMAIN,
+    size=Interval(int, 1, 1000), neighbours=_NEIGHBOURS, ordered=_c.FLAG,
+    divergence=_c.Checked("'max', 'hockey_stick' or a callable (checked in the body)", invalid=("no such", 1.5)),
+    epsilon=_c.Optional(Interval(float, 0, None, closed="left")), restarts=Interval(int, 1, 10_000),
+    steps=Interval(int, 0, 1_000_000), top=Interval(int, 1, None), dps=Interval(int, 5, _c.MAX_DPS), rng=_c.RNG,
+)
 def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", ordered=False,
                       divergence="max", epsilon=None, restarts=8, steps=40, top=5, dps=15, rng=None):
     """Search for the neighbouring pairs with the largest divergence by hill climbing.
@@ -342,16 +380,12 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
     from . import divergences as dv
 
     owner = "adversarial_pairs"
-    rng = check_rng(rng)
-    dom = check_domain(domain, owner, ordered=ordered)
-    size = check_scalar(size, "size", owner, Interval(int, 1, None))
-    restarts = check_scalar(restarts, "restarts", owner, Interval(int, 1, None))
-    steps = check_scalar(steps, "steps", owner, Interval(int, 0, None))
-    top = check_scalar(top, "top", owner, Interval(int, 1, None))
-    dps = check_scalar(dps, "dps", owner, Interval(int, 5, None))
-    nbr_fn = neighbour_function(neighbours, dom, ordered=ordered, owner=owner)
+    dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
+    nbr_fn = neighbour_function.__wrapped__(neighbours, dom, ordered=ordered, owner=owner)
     if callable(divergence):
         div = divergence
+    elif not isinstance(divergence, str):
+        raise parameter_error("divergence", owner, "one of 'max', 'hockey_stick' or a callable", divergence)
     elif divergence == "max":
         def div(a, b):
             outputs = list(dict.fromkeys(list(a) + list(b)))
@@ -361,7 +395,6 @@ def adversarial_pairs(distribution_fn, domain, size, *, neighbours="replace", or
         if epsilon is None:
             raise parameter_error("epsilon", owner, "a float in the range [0, inf) when "
                                   "divergence='hockey_stick'", epsilon)
-        epsilon = check_scalar(epsilon, "epsilon", owner, Interval(float, 0, None, closed="left"))
 
         def div(a, b):
             outputs = list(dict.fromkeys(list(a) + list(b)))

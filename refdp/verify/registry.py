@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..utils import constraints as _c
 from .verdict import Verdict
 
 __all__ = ["CheckResult", "Check", "register", "all_checks", "run_check", "METHODS", "combined_method"]
@@ -44,6 +45,17 @@ def combined_method(parts) -> str:
     return "certified"
 
 
+_VERDICT = _c.Checked("a Verdict or 'holds', 'fails', 'undecided' (parsed by Verdict.parse)",
+                      invalid=("maybe", None, 1.5))
+
+
+@_c.constrained_fields(
+    measured=_c.Checked("the worst value found: any real (a check's quantity may be signed)"),
+    bound=_c.Checked("the value the claim bounds it by: any real"),
+    verdict=_VERDICT, digits=_c.Interval(int, 0, None), detail=_c.InstanceOf((str,), "a str"),
+    method=_c.Checked("one of METHODS (checked in __post_init__)", invalid=("guessed", None)),
+    evidence=_c.Checked("None or the evidence of a certificate"),
+)
 @dataclass
 class CheckResult:
     """Outcome of one check.
@@ -80,7 +92,7 @@ class CheckResult:
 
     def __post_init__(self):
         self.verdict = Verdict.parse(self.verdict, "CheckResult", "verdict")
-        if self.method not in METHODS:
+        if not isinstance(self.method, str) or self.method not in METHODS:
             from ..utils.validation import parameter_error
             raise parameter_error("method", "CheckResult", f"one of {METHODS}", self.method)
 
@@ -92,6 +104,11 @@ class CheckResult:
         return self.passed
 
 
+@_c.constrained_fields(
+    name=_c.InstanceOf((str,), "a str"), claim=_c.InstanceOf((str,), "a str"),
+    func=_c.Callable("a callable returning a CheckResult"), covers=_c.Checked("the names of what the check covers"),
+    quick=_c.FLAG, module=_c.InstanceOf((str,), "a str"), cost=_c.Interval(float, 0, None, closed="left"),
+)
 @dataclass
 class Check:
     name: str
@@ -106,6 +123,9 @@ class Check:
 _REGISTRY: dict[str, Check] = {}
 
 
+@_c.constrained(name=_c.InstanceOf((str,), "a str"), claim=_c.InstanceOf((str,), "a str"),
+                covers=_c.Checked("the names of what the check covers"), quick=_c.FLAG,
+                cost=_c.Interval(float, 0, None, closed="left"))
 def register(name: str, claim: str, *, covers=(), quick: bool = True, cost: float = 1.0):
     """Decorator registering a check function under a unique ``name``.
 
@@ -123,6 +143,7 @@ def register(name: str, claim: str, *, covers=(), quick: bool = True, cost: floa
     return deco
 
 
+@_c.constrained()
 def all_checks() -> list[Check]:
     """Import every module of ``proofs_checks`` and return the registered checks in order."""
     import proofs_checks
@@ -133,6 +154,8 @@ def all_checks() -> list[Check]:
     return list(_REGISTRY.values())
 
 
+@_c.constrained_fields(check=_c.Checked("the Check run"), result=_c.Checked("None or its CheckResult"),
+                       seconds=_c.Interval(float, 0, None, closed="left"), error=_c.InstanceOf((str,), "a str"))
 @dataclass
 class Outcome:
     check: Check
@@ -148,6 +171,7 @@ class Outcome:
         return self.passed
 
 
+@_c.constrained(check=_c.InstanceOf((Check,), "a refdp.verify.Check"))
 def run_check(check: Check) -> Outcome:
     """Run one check, timing it; an exception is recorded as a failure."""
     t0 = time.perf_counter()

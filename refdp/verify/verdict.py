@@ -35,6 +35,9 @@ from typing import Callable
 import mpmath
 from mpmath import libmp
 
+from ..utils.precision import is_interval_context as _is_interval_context
+from ..utils import constraints as _c
+
 from ..utils.precision import (
     GLOBAL_MPMATH_LOCK,
     exact_rational,
@@ -56,6 +59,10 @@ __all__ = [
     "lower",
     "upper",
 ]
+
+_REAL = _c.Checked("a real number or an mpmath interval (checked by enclose)", invalid=("abc", None, object()))
+_DPS = _c.Interval(int, 1, _c.MAX_DPS)
+_SIDE = _c.Callable("a callable of an mpmath context returning a real number")
 
 #: Bits used to round a rational that is not a dyadic number to an end point.
 _END_BITS = 256
@@ -131,6 +138,7 @@ def takes_context(fn, n_args: int) -> bool:
     return False
 
 
+@_c.constrained(dps=_DPS)
 @contextlib.contextmanager
 def ivworkdps(dps: int):
     """Set the precision of the global :data:`mpmath.iv` to ``dps`` digits, restored on exit.
@@ -172,6 +180,7 @@ def _raw_bounds(x):
             libmp.from_rational(n, d, _END_BITS, libmp.round_ceiling))
 
 
+@_c.constrained(x=_REAL, ctx=_c.Checked("None or an mpmath interval context"))
 def enclose(x, ctx=None):
     """Enclose ``x`` in an interval of the interval context ``ctx``.
 
@@ -190,6 +199,8 @@ def enclose(x, ctx=None):
     """
     if ctx is None:
         ctx = shared_context(80, True)
+    elif not _is_interval_context(ctx):
+        raise _c.parameter_error("ctx", "enclose", "None or an mpmath interval context", ctx)
     if is_interval(x):
         a, b = x._mpi_
         return ctx.mpf([mpf_exact(a), mpf_exact(b)])
@@ -204,6 +215,7 @@ def enclose(x, ctx=None):
     return ctx.mpf(q.numerator) / ctx.mpf(q.denominator)
 
 
+@_c.constrained(x=_REAL)
 def lower(x) -> "mpmath.mpf":
     """Lower end of an enclosure of ``x``, as an ``mpmath.mpf`` holding it exactly.
 
@@ -214,11 +226,13 @@ def lower(x) -> "mpmath.mpf":
     return mpf_exact(_raw_bounds(x)[0])
 
 
+@_c.constrained(x=_REAL)
 def upper(x) -> "mpmath.mpf":
     """Upper end of an enclosure of ``x``, as an ``mpmath.mpf`` holding it exactly."""
     return mpf_exact(_raw_bounds(x)[1])
 
 
+@_c.constrained(lhs=_REAL, rhs=_REAL)
 def decide_enclosures(lhs, rhs) -> Verdict:
     """Decide ``lhs <= rhs`` from interval enclosures of both sides.
 
@@ -238,8 +252,14 @@ def decide_enclosures(lhs, rhs) -> Verdict:
         equality that is only known up to an enclosure of positive width is
         UNDECIDED, and so fails closed.
     """
-    l_lo, l_hi = _raw_bounds(lhs)
-    r_lo, r_hi = _raw_bounds(rhs)
+    try:
+        l_lo, l_hi = _raw_bounds(lhs)
+    except ValueError:
+        raise _c.parameter_error("lhs", "decide_enclosures", "a real number or an mpmath interval", lhs) from None
+    try:
+        r_lo, r_hi = _raw_bounds(rhs)
+    except ValueError:
+        raise _c.parameter_error("rhs", "decide_enclosures", "a real number or an mpmath interval", rhs) from None
     if libmp.mpf_le(l_hi, r_lo):
         return Verdict.HOLDS
     if libmp.mpf_gt(l_lo, r_hi):
@@ -247,6 +267,7 @@ def decide_enclosures(lhs, rhs) -> Verdict:
     return Verdict.UNDECIDED
 
 
+@_c.constrained(lhs=_SIDE, rhs=_SIDE, dps=_DPS)
 def decide_leq_interval(lhs: Callable, rhs: Callable, dps: int = 30):
     """Decide ``lhs <= rhs`` with interval arithmetic at ``dps`` digits (certified).
 
@@ -281,6 +302,7 @@ def decide_leq_interval(lhs: Callable, rhs: Callable, dps: int = 30):
     return decide_enclosures(*encs), encs[0], encs[1]
 
 
+@_c.constrained(lhs=_SIDE, rhs=_SIDE, dps=_DPS)
 def decide_leq(lhs: Callable, rhs: Callable, dps: int = 30):
     """Decide ``lhs <= rhs`` at ``dps`` digits, confirmed at ``2 * dps + 10`` (estimated).
 
@@ -342,6 +364,8 @@ def decide_leq(lhs: Callable, rhs: Callable, dps: int = 30):
     return (Verdict.UNDECIDED,) + out
 
 
+@_c.constrained(verdicts=_c.Checked("an iterable of Verdict values or 'holds', 'fails', 'undecided' "
+                                    "(checked by Verdict.parse)", invalid=(None, 1.5, ["maybe"])))
 def worst_verdict(verdicts) -> Verdict:
     """Combine the verdicts of several claims that must all hold.
 
@@ -350,7 +374,8 @@ def worst_verdict(verdicts) -> Verdict:
     or its name (``"holds"``, ``"fails"``, ``"undecided"``); anything else
     (``None``, ``True``) is a ValueError rather than a silent HOLDS.
     """
-    verdicts = [Verdict.parse(v) for v in verdicts]
+    verdicts = [Verdict.parse(v) for v in _c.items_of(verdicts, "verdicts", "worst_verdict",
+                                                        "an iterable of verdicts")]
     if any(v is Verdict.FAILS for v in verdicts):
         return Verdict.FAILS
     if any(v is Verdict.UNDECIDED for v in verdicts):
