@@ -73,6 +73,9 @@ __all__ = [
     "RNG",
     "COUNT",
     "validate_with",
+    "declared",
+    "validate_declared",
+    "Nullable",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -419,3 +422,57 @@ def constraints_of(obj) -> MappingProxyType | None:
         init = obj.__dict__.get("__init__")
         return getattr(init, "__constraints__", None)
     return getattr(obj, "__constraints__", None)
+
+
+@dataclass(frozen=True)
+class Nullable(Optional):
+    """``None`` or a value satisfying ``inner``, refused with ``inner``'s own message.
+
+    For parameters whose ``None`` is a documented special case (e.g. an
+    estimator's ``epsilon`` when ``rho`` is given) and whose message should
+    state the range of the non-None values, as it did before declaration.
+    """
+
+    def validate(self, value, name, owner):
+        if value is None:
+            return None
+        return validate_with(self.inner, value, name, owner)
+
+
+# --- estimators (scikit-learn protocol) ---------------------------------------------------
+
+
+def declared(owner: str | None = None, relations: tuple = (), **constraints):
+    """Declare the constraints of an estimator's ``__init__`` without enforcing them there.
+
+    scikit-learn's protocol stores constructor arguments unchanged and
+    validates them when they are used (``fit``), so ``__init__`` and
+    ``set_params`` never raise. This decorator checks that every parameter is
+    declared (as :func:`constrained` does) and attaches ``__constraints__``,
+    ``__relations__`` and ``__owner__`` to the unchanged function; ``fit``
+    then calls :func:`validate_declared` on ``get_params()``.
+    """
+
+    def decorate(func):
+        checked = constrained(owner, relations, **constraints)(func)
+        func.__constraints__ = checked.__constraints__
+        func.__relations__ = checked.__relations__
+        func.__owner__ = checked.__owner__
+        return func
+
+    return decorate
+
+
+def validate_declared(func, arguments: dict, owner: str | None = None) -> dict:
+    """Validate ``arguments`` (name -> value) against ``func``'s declaration; return them converted.
+
+    ``owner`` overrides the name used in messages (e.g. ``"PrivateLogisticRegression.fit"``).
+    """
+    who = owner or func.__owner__
+    out = dict(arguments)
+    for name, constraint in func.__constraints__.items():
+        if name in out:
+            out[name] = validate_with(constraint, out[name], name, who)
+    for relation in func.__relations__:
+        relation.check(out, who)
+    return out
