@@ -247,6 +247,29 @@ class Optional:
 
 
 @dataclass(frozen=True)
+class Nullable:
+    """``None`` or a value satisfying ``inner``, whose own message is kept on refusal.
+
+    Unlike :class:`Optional` (one message for the union), a refused value gets
+    the inner constraint's precise message (e.g. the position of a NaN in an
+    array).
+    """
+
+    inner: object
+
+    def describe(self) -> str:
+        return "None or " + describe(self.inner)
+
+    def validate(self, value, name, owner):
+        if value is None:
+            return None
+        return validate_with(self.inner, value, name, owner)
+
+    def invalid_examples(self) -> list:
+        return [v for v in invalid_examples_of(self.inner) if v is not None]
+
+
+@dataclass(frozen=True)
 class InstanceOf:
     """An instance of one of ``types`` (described by ``what``)."""
 
@@ -422,21 +445,6 @@ def constraints_of(obj) -> MappingProxyType | None:
         init = obj.__dict__.get("__init__")
         return getattr(init, "__constraints__", None)
     return getattr(obj, "__constraints__", None)
-
-
-@dataclass(frozen=True)
-class Nullable(Optional):
-    """``None`` or a value satisfying ``inner``, refused with ``inner``'s own message.
-
-    For parameters whose ``None`` is a documented special case (e.g. an
-    estimator's ``epsilon`` when ``rho`` is given) and whose message should
-    state the range of the non-None values, as it did before declaration.
-    """
-
-    def validate(self, value, name, owner):
-        if value is None:
-            return None
-        return validate_with(self.inner, value, name, owner)
 
 
 # --- estimators (scikit-learn protocol) ---------------------------------------------------
