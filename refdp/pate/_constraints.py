@@ -19,7 +19,7 @@ from ..utils.validation import Described, check_array, parameter_error
 from . import _args
 
 __all__ = ["Counts", "Gamma", "Orders", "Votes", "RowsSumTo", "COUNTS", "COUNT_ROWS", "COUNT_VECTOR_OR_ROWS",
-           "GAMMA", "ORDERS", "VOTES", "CONTEXT"]
+           "GAMMA", "ORDERS", "VOTES", "CONTEXT", "GroupKeys", "NotAbove"]
 
 
 @dataclass(frozen=True)
@@ -137,3 +137,39 @@ def _mpmath_contexts():
 
 #: ``ctx=`` of the exact laws: None or an mpmath (real or interval) context.
 CONTEXT = Nullable(InstanceOf(_mpmath_contexts(), "an mpmath context (real or interval)"))
+
+
+@dataclass(frozen=True)
+class GroupKeys:
+    """One group key per record: a non-empty 1-D sequence (keys compared by their ``repr``)."""
+
+    def describe(self) -> str:
+        return "a non-empty 1-dimensional sequence of group keys, one per record"
+
+    def validate(self, value, name, owner):
+        if value is None or isinstance(value, (str, bytes)):
+            raise parameter_error(name, owner, self.describe(), value)
+        try:
+            arr = np.asarray(value, dtype=object)
+        except (TypeError, ValueError):
+            raise parameter_error(name, owner, self.describe(), value) from None
+        if arr.ndim != 1 or arr.size < 1:
+            raise parameter_error(name, owner, self.describe(),
+                                  Described(f"an array of shape {arr.shape}"))
+        return arr
+
+    def invalid_examples(self) -> list:
+        return [None, "abc", 1.5, [], np.zeros((2, 2))]
+
+
+@dataclass(frozen=True)
+class NotAbove:
+    """A relation: the int ``small`` is at most the int ``large`` (e.g. teachers at most records)."""
+
+    small: str
+    large: str
+
+    def check(self, arguments: dict, owner: str) -> None:
+        a, b = arguments[self.small], arguments[self.large]
+        if a > b:
+            raise parameter_error(self.small, owner, f"an int in the range [1, {b}] (at most {self.large})", a)

@@ -50,12 +50,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .._precision import iv_context, raw_to_fraction
-from ..utils.validation import Described, Interval, check_scalar, parameter_error
+from ..utils.constraints import Options, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from ..accounting.profiles import _atoms, _conv, _delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms._discrete_argmax import discrete_argmax_law
-from ._args import check_counts, check_gamma
-from .discrete_analysis import check_noise, lnmax_scale
+from ._constraints import COUNTS, GAMMA
+from .discrete_analysis import NOISES, lnmax_scale
 
 __all__ = ["ExactDelta", "exact_delta"]
 
@@ -198,6 +199,9 @@ def _dominating_pld(ctx, pairs, h, points=2000):
     return _atoms(losses, masses, ctx, h)[0]
 
 
+@constrained(counts=COUNTS, gamma=GAMMA, epsilon=Interval(float, 0, None, closed="left"),
+             grid_step=Interval(float, 0, 1, closed="neither"), max_combinations=Interval(int, 1, None),
+             method=Options(("enumerate", "dominating", "auto")), noise=Options(NOISES))
 def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, method="enumerate",
                 noise="discrete"):
     """Enclosure of the exact data-dependent delta(epsilon) of T LNMax answers on given counts.
@@ -246,16 +250,6 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     >>> round(r.lower, 4), round(r.upper, 4)
     (0.1067, 0.1069)
     """
-    counts = check_counts(counts, _OWNER)
-    if counts.ndim == 1:
-        counts = counts[None, :]
-    gamma = check_gamma(gamma, _OWNER)
-    epsilon = check_scalar(epsilon, "epsilon", _OWNER, Interval(float, 0, None, closed="left"))
-    grid_step = check_scalar(grid_step, "grid_step", _OWNER, Interval(float, 0, 1, closed="neither"))
-    max_combinations = check_scalar(max_combinations, "max_combinations", _OWNER, Interval(int, 1, None))
-    if method not in ("enumerate", "dominating", "auto"):
-        raise parameter_error("method", _OWNER, "one of 'enumerate', 'dominating', 'auto'", method)
-    noise = check_noise(noise, _OWNER)
     ctx = iv_context(_DPS)
     h = Fraction(grid_step)
     if noise == "discrete":

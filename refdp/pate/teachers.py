@@ -41,11 +41,13 @@ import hashlib
 import numpy as np
 
 from .. import core
-from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, Checked, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from .._repr import params_repr
 from ..distributed import check_client
 from ..prediction._partition import (check_classes, check_features, fit_teachers, labels_to_indices,
                                      learner_factory, spawn_streams, teacher_votes)
+from ._constraints import GAMMA, GroupKeys, NotAbove
 from .aggregation import lnmax_labels
 
 __all__ = ["PATETeachers", "partition_by_record", "partition_by_group", "PRIVATE_MECHANISMS"]
@@ -56,6 +58,7 @@ PRIVATE_MECHANISMS = ("refdp.pate.PATETeachers.noisy_labels",)
 _K = Interval(int, 1, None)
 
 
+@constrained(n=_K, n_teachers=_K, rng=RNG, relations=(NotAbove("n_teachers", "n"),))
 def partition_by_record(n, n_teachers, rng):
     """Teacher of each of ``n`` records: a random permutation cut into equal blocks.
 
@@ -63,7 +66,7 @@ def partition_by_record(n, n_teachers, rng):
     ----------
     n : int >= 1
     n_teachers : int in [1, n]
-    rng : numpy.random.Generator
+    rng : None, int, SeedSequence, BitGenerator or Generator
 
     Returns
     -------
@@ -77,6 +80,7 @@ def partition_by_record(n, n_teachers, rng):
     return assignment
 
 
+@constrained(groups=GroupKeys(), n_teachers=_K, rng=RNG)
 def partition_by_group(groups, n_teachers, rng):
     """Teacher of each record from its group key: keyed BLAKE2b hash of the key, modulo ``n_teachers``.
 
@@ -87,7 +91,7 @@ def partition_by_group(groups, n_teachers, rng):
         to the equal Python values, and keys are compared by their ``repr``
         (so ``5`` and ``np.int64(5)`` are the same key, ``5`` and ``"5"`` are not).
     n_teachers : int >= 1
-    rng : numpy.random.Generator
+    rng : None, int, SeedSequence, BitGenerator or Generator
         Draws the 128-bit salt.
 
     Returns
@@ -153,19 +157,33 @@ class PATETeachers:
     [[20, 0], [0, 20]]
     """
 
+    @constrained(n_teachers=_K,
+                 learner=Checked("a class or zero-argument factory of objects with fit and predict "
+                                 "(learner_factory)", invalid=("abc", 1.5, None, object())),
+                 classes=Checked("an int >= 2 or a sequence of distinct labels (check_classes)",
+                                 invalid=(None, 1, (1, 1), "ab")),
+                 rng=RNG,
+                 client=Checked("None, a dask.distributed Client or a scheduler address (check_client)",
+                                invalid=(1.5, object())))
     def __init__(self, n_teachers, learner, classes=(0, 1), *, rng=None, client=None):
         owner = "PATETeachers"
-        self.n_teachers = check_scalar(n_teachers, "n_teachers", owner, _K)
+        self.n_teachers = n_teachers
         self.classes_ = check_classes(classes, owner)
         self.learner = learner
         self._make = learner_factory(learner, owner)
-        self._rng = check_rng(rng)
+        self._rng = rng
         self.client = check_client(client, owner)
 
     def __repr__(self):
         fitted = {"fitted": hasattr(self, "teachers_")}
         return params_repr(self, ("n_teachers", "learner"), dict(classes=self.classes_, **fitted))
 
+    @constrained(owner="PATETeachers",
+                 X=Checked("a 2-dimensional array of finite floats with at least one row (check_features)",
+                           invalid=("abc", None, np.zeros((0, 2)), np.zeros(3), np.array([[np.nan]]))),
+                 y=Checked("labels among the declared classes, one per row of X",
+                           invalid=(None, np.zeros(0), np.array([7] * 200))),
+                 groups=Checked("None or one group key per row of X", invalid=(np.zeros(1),)))
     def fit(self, X, y, groups=None):
         """Partition the sensitive data and train one teacher per part.
 
@@ -200,13 +218,13 @@ class PATETeachers:
             if self.n_teachers > n:
                 raise parameter_error("n_teachers", owner, f"an int in the range [1, {n}] (at most the "
                                       "number of records)", self.n_teachers)
-            assignment = partition_by_record(n, self.n_teachers, self._rng)
+            assignment = partition_by_record.__wrapped__(n, self.n_teachers, self._rng)
         else:
             g = np.asarray(groups, dtype=object)
             if g.shape != (n,):
                 raise parameter_error("groups", owner, f"an array of shape ({n},)",
                                       Described(f"an array of shape {g.shape}"))
-            assignment = partition_by_group(g, self.n_teachers, self._rng)
+            assignment = partition_by_group.__wrapped__(g, self.n_teachers, self._rng)
         streams = spawn_streams(self._rng, self.n_teachers)
         self.teachers_ = fit_teachers(self._make, X, y, assignment, self.n_teachers, streams,
                                       self.classes_, client=self.client, owner="PATETeachers.fit")
@@ -235,6 +253,10 @@ class PATETeachers:
         """Vote histograms, shape (Q, C), counted with :func:`refdp.core.count_votes` (not private)."""
         return core.count_votes(self.votes(Xq), len(self.classes_))
 
+    @constrained(owner="PATETeachers",
+                 Xq=Checked("a 2-dimensional array of finite floats with n_features_in_ columns",
+                            invalid=("abc", None, np.zeros((0, 1)), np.zeros(3), np.array([[np.nan]]))),
+                 gamma=GAMMA, rng=RNG, secure=FLAG)
     def noisy_labels(self, Xq, gamma, *, rng=None, secure=True):
         """LNMax labels of the queries ([PATE17]_ Eq. 1), each (2 gamma, 0)-DP.
 
@@ -254,5 +276,5 @@ class PATETeachers:
             them with :class:`refdp.pate.PATEAccountant` (``noise="discrete"``
             for ``secure=True``, ``"continuous"`` otherwise).
         """
-        counts = self.vote_counts(Xq)
-        return self.classes_[lnmax_labels(counts, gamma, rng=rng, secure=secure)]
+        counts = self.vote_counts(Xq)          # the votes are checked while counted, once
+        return self.classes_[lnmax_labels.__wrapped__(counts, gamma, rng=rng, secure=secure)]
