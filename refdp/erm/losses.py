@@ -33,6 +33,9 @@ import numpy as np
 import scipy.special
 
 from .._precision import ctx_rational, is_interval_context
+from types import MappingProxyType
+
+from ..utils.constraints import Checked, InstanceOf, constrained
 from ..utils.validation import Interval, check_scalar, parameter_error
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "check_loss", "exact_number"]
@@ -187,8 +190,9 @@ class HuberHingeLoss(MarginLoss):
     lipschitz = 1.0
     twice_differentiable = False
 
+    @constrained(h=POSITIVE)
     def __init__(self, h=0.5):
-        self.h = check_scalar(h, "h", "HuberHingeLoss", POSITIVE)
+        self.h = h
         c = 1.0 / (2.0 * self.h)
         if not (math.isfinite(c) and c > 0):
             raise parameter_error("h", "HuberHingeLoss", "a float such that 1 / (2 h) is finite and positive",
@@ -245,9 +249,20 @@ def check_loss(loss, owner: str) -> MarginLoss:
         If ``loss`` is not a :class:`MarginLoss`, declares a curvature ``c``
         outside ``(0, inf)`` or a Lipschitz bound outside ``(0, 1]``.
     """
+    if not isinstance(owner, str):
+        raise parameter_error("owner", "check_loss", "a str (the name used in error messages)", owner)
     if not isinstance(loss, MarginLoss):
         raise parameter_error("loss", owner, "a MarginLoss instance (e.g. LogisticLoss() or "
                               "HuberHingeLoss(h))", loss)
     check_scalar(loss.curvature, "loss.curvature", owner, POSITIVE)
     check_scalar(loss.lipschitz, "loss.lipschitz", owner, UNIT)
     return loss
+
+
+# check_loss is itself the check of a loss; its second parameter is named like the
+# decorator's own ``owner``, so its declaration is attached directly (the body enforces it).
+check_loss.__constraints__ = MappingProxyType({
+    "loss": Checked("a MarginLoss with curvature in (0, inf) and lipschitz in (0, 1] (this check)",
+                    invalid=("logistic", 1.0, None, object())),
+    "owner": InstanceOf((str,), "a str (the name used in error messages)"),
+})

@@ -10,16 +10,19 @@ counts of one call are derived once.
 """
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._rounding import upward_quotient
 from ..utils.constraints import InstanceOf, Nullable
 from ..utils.validation import Described, check_array, parameter_error
 from . import _args
 
 __all__ = ["Counts", "Gamma", "Orders", "Votes", "RowsSumTo", "COUNTS", "COUNT_ROWS", "COUNT_VECTOR_OR_ROWS",
-           "GAMMA", "ORDERS", "VOTES", "CONTEXT", "GroupKeys", "NotAbove"]
+           "GAMMA", "ORDERS", "VOTES", "CONTEXT", "GroupKeys", "NotAbove", "ClassCount", "MAX_CLASSES"]
 
 
 @dataclass(frozen=True)
@@ -62,10 +65,14 @@ class Gamma:
         return _args.GAMMA.describe()
 
     def validate(self, value, name, owner):
-        return _args.check_gamma(value, owner)
+        gamma = _args.check_gamma(value, owner)
+        if math.isinf(upward_quotient(1.0, gamma)):
+            # the noise scale 1/gamma (and the discrete scale built from it) must be a finite double
+            raise parameter_error("gamma", owner, "large enough that 1/gamma is a finite double", gamma)
+        return gamma
 
     def invalid_examples(self) -> list:
-        return list(_args.GAMMA.invalid_examples()) + ["0.5", None, True]
+        return list(_args.GAMMA.invalid_examples()) + ["0.5", None, True, 5e-324]
 
 
 @dataclass(frozen=True)
@@ -116,7 +123,7 @@ class RowsSumTo:
         bad = np.flatnonzero(totals != n)
         if bad.size:
             i = int(bad[0])
-            raise parameter_error(self.counts, owner, f"an array whose rows each sum to {self.total} = {n}",
+            raise parameter_error(self.counts, owner, f"an array whose rows each sum to '{self.total}' = {n}",
                                   Described(f"a row summing to {int(totals[i])} at position ({i},)"))
 
 
@@ -160,6 +167,28 @@ class GroupKeys:
 
     def invalid_examples(self) -> list:
         return [None, "abc", 1.5, [], np.zeros((2, 2))]
+
+
+#: Most classes an int declaration may state (``C`` means ``0..C-1``; larger counts
+#: would allocate the label range and every vote histogram row).
+MAX_CLASSES = 2**24
+
+
+@dataclass(frozen=True)
+class ClassCount:
+    """Declared classes, bounded when given as a count (the rest is :func:`check_classes` in the body)."""
+
+    def describe(self) -> str:
+        return f"an int in the range [2, {MAX_CLASSES}] or a sequence of distinct labels such as (0, 1)"
+
+    def validate(self, value, name, owner):
+        if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+                and not 2 <= value <= MAX_CLASSES):
+            raise parameter_error(name, owner, self.describe(), value)
+        return value
+
+    def invalid_examples(self) -> list:
+        return [None, 1, (1, 1), "ab", MAX_CLASSES + 1, np.uint64(2**64 - 1)]
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ LEARNER = Checked("a class or zero-argument factory of objects with fit and pred
                   invalid=("abc", 1.5, None, object()))
 #: Public points to label or predict (checked against the fitted model's number of features).
 QUERIES = Checked("a 2-dimensional array of finite floats with n_features_in_ columns",
-                  invalid=("abc", None, np.zeros(3), np.array([[np.nan]]), np.zeros((1, 9))))
+                  invalid=("abc", None, np.zeros(3), np.array([[np.nan]]), np.zeros((1, 9)), np.zeros((0, 1))))
 
 
 @constrained(gamma=GAMMA, delta=DELTA, n_queries=_COUNT, orders=ORDERS)
@@ -320,7 +320,10 @@ class PATEStudent:
         """Predictions of the trained student (public: post-processing of the private labels)."""
         if not hasattr(self, "student_"):
             raise ValueError("This PATEStudent instance is not fitted yet; call fit(teachers, X_public) first.")
-        return self.student_.predict(check_features(X, "X", "PATEStudent.predict", self.n_features_in_))
+        X = check_features(X, "X", "PATEStudent.predict", self.n_features_in_)
+        if X.shape[0] < 1:
+            raise parameter_error("X", "PATEStudent.predict", "an array with at least 1 row", X)
+        return self.student_.predict(X)
 
     @constrained(owner="PATEStudent.score", X=QUERIES,
                  y=Checked("labels, one per row of X", invalid=(None, np.zeros(0), np.zeros((3, 2)))))

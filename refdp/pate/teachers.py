@@ -47,7 +47,7 @@ from .._repr import params_repr
 from ..distributed import check_client
 from ..prediction._partition import (check_classes, check_features, fit_teachers, labels_to_indices,
                                      learner_factory, spawn_streams, teacher_votes)
-from ._constraints import GAMMA, GroupKeys, NotAbove
+from ._constraints import GAMMA, ClassCount, GroupKeys, NotAbove
 from .aggregation import lnmax_labels
 
 __all__ = ["PATETeachers", "partition_by_record", "partition_by_group", "PRIVATE_MECHANISMS"]
@@ -56,6 +56,8 @@ __all__ = ["PATETeachers", "partition_by_record", "partition_by_group", "PRIVATE
 PRIVATE_MECHANISMS = ("refdp.pate.PATETeachers.noisy_labels",)
 
 _K = Interval(int, 1, None)
+#: A number of teachers of the group partition (a hash modulo it is stored as int64).
+_GROUP_K = Interval(int, 1, 2**63 - 1)
 
 
 @constrained(n=_K, n_teachers=_K, rng=RNG, relations=(NotAbove("n_teachers", "n"),))
@@ -73,14 +75,18 @@ def partition_by_record(n, n_teachers, rng):
     ndarray of int64, shape (n,)
         Part sizes differ by at most one.
     """
-    perm = rng.permutation(n)
-    assignment = np.empty(n, dtype=np.int64)
+    try:
+        perm = rng.permutation(n)
+        assignment = np.empty(n, dtype=np.int64)
+    except (MemoryError, ValueError):
+        raise parameter_error("n", "partition_by_record", "small enough that a permutation of n records "
+                              "fits in memory", n) from None
     for j, block in enumerate(np.array_split(perm, n_teachers)):
         assignment[block] = j
     return assignment
 
 
-@constrained(groups=GroupKeys(), n_teachers=_K, rng=RNG)
+@constrained(groups=GroupKeys(), n_teachers=_GROUP_K, rng=RNG)
 def partition_by_group(groups, n_teachers, rng):
     """Teacher of each record from its group key: keyed BLAKE2b hash of the key, modulo ``n_teachers``.
 
@@ -160,8 +166,7 @@ class PATETeachers:
     @constrained(n_teachers=_K,
                  learner=Checked("a class or zero-argument factory of objects with fit and predict "
                                  "(learner_factory)", invalid=("abc", 1.5, None, object())),
-                 classes=Checked("an int >= 2 or a sequence of distinct labels (check_classes)",
-                                 invalid=(None, 1, (1, 1), "ab")),
+                 classes=ClassCount(),
                  rng=RNG,
                  client=Checked("None, a dask.distributed Client or a scheduler address (check_client)",
                                 invalid=(1.5, object())))
