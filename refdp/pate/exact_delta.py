@@ -61,6 +61,8 @@ from .discrete_analysis import NOISES, lnmax_scale
 __all__ = ["ExactDelta", "exact_delta"]
 
 _OWNER = "exact_delta"
+#: The privacy-loss grid step: below 1e-6 the grids of ordinary compositions no longer fit in memory.
+GRID_STEP = Interval(float, 1e-6, 1, closed="left")
 _DPS = 30
 
 
@@ -200,7 +202,7 @@ def _dominating_pld(ctx, pairs, h, points=2000):
 
 
 @constrained(counts=COUNTS, gamma=GAMMA, epsilon=Interval(float, 0, None, closed="left"),
-             grid_step=Interval(float, 0, 1, closed="neither"), max_combinations=Interval(int, 1, None),
+             grid_step=GRID_STEP, max_combinations=Interval(int, 1, None),
              method=Options(("enumerate", "dominating", "auto")), noise=Options(NOISES))
 def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, method="enumerate",
                 noise="discrete"):
@@ -213,7 +215,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     gamma : float > 0
         LNMax's inverse Laplace scale.
     epsilon : float >= 0
-    grid_step : float in (0, 1), default 1e-3
+    grid_step : float in [1e-6, 1), default 1e-3
         Privacy-loss grid of the composition (the enclosure's width shrinks with it).
     max_combinations : int >= 1, default 4096
         Most neighbour combinations enumerated.
