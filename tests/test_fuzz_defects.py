@@ -25,7 +25,8 @@ from refdp.mechanisms import (exponential_mechanism, exponential_mechanism_distr
                               report_noisy_max_distribution)
 from refdp.pate import (PATEAccountant, exact_analysis, exact_delta, lnmax_distribution,
                         partition_by_group, partition_by_record, release_epsilon, smooth_sensitivity)
-from refdp.pate._args import MAX_GAMMA_VOTES, MIN_DISCRETE_GAMMA
+from refdp.pate._args import MIN_DISCRETE_GAMMA
+from refdp.utils.votes import MAX_GAMMA_VOTES
 
 U = 2.0**-53
 

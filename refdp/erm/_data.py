@@ -30,7 +30,7 @@ from ..utils.partition import check_classes, labels_to_indices
 from ._sklearn_compat import FeatureTypeError, warn_column_vector
 
 __all__ = ["feature_array", "unit_ball_rows", "rows_above", "shrink_into_ball", "signed_labels",
-           "label_array", "check_classes", "prepare"]
+           "label_array", "check_classes", "prepare", "prepare_data"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 
@@ -297,3 +297,20 @@ def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, 
     Z = unit_ball_rows(X, owner, norm_bound=norm_bound, clip=clip)
     ys = signed_labels(y, classes, Z.shape[0], owner)
     return Z, ys, loss, epsilon, regularization, tol
+
+
+def prepare_data(owner, X, y, *, norm_bound, clip, classes):
+    """The rows and labels of an ERM release, from arguments whose other constraints are checked.
+
+    ``norm_bound`` (a float > 0), ``clip`` (a bool) and ``classes`` (the
+    array of :func:`check_classes`) are already validated by the caller's
+    declared constraints; this maps ``X`` with :func:`unit_ball_rows` and
+    ``y`` with :func:`signed_labels`.
+
+    Returns
+    -------
+    Z : ndarray, shape (n, d)
+    ys : ndarray, shape (n,)
+    """
+    Z = unit_ball_rows(X, owner, norm_bound=norm_bound, clip=clip)
+    return Z, signed_labels(y, classes, Z.shape[0], owner)

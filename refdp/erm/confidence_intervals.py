@@ -56,17 +56,21 @@ import importlib
 from dataclasses import dataclass
 from fractions import Fraction
 
+import math
+from types import MappingProxyType
+
 import numpy as np
 import scipy.stats
 
-from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from ..utils.rounding import floor_fraction
 from ..mechanisms import spherical_laplace
-from ..utils.validation import check_flag
+from ..utils.constraints import FLAG, RNG, Checked, InstanceOf, Nullable, constrained
 from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
-from ._data import check_classes, PM1, prepare, signed_labels, unit_ball_rows
-from .output_perturbation import DEFAULT_TOL
+from ._constraints import BINARY_CLASSES, LOSS
+from ._data import PM1, prepare_data, signed_labels, unit_ball_rows
+from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
                                release_private_hessian)
 from .result import PrivateERMResult
@@ -85,6 +89,8 @@ SHARE_SUM_TOLERANCE = 1e-9
 #: total budget spent on ``theta``, on the Hessian and on the gradient
 #: covariance.
 DEFAULT_SPLIT = (0.8, 0.1, 0.1)
+#: The parameters shared by the two interval functions.
+COMMON = dict(level=LEVEL, delta=Nullable(DELTA), monte_carlo=FLAG, n_samples=SAMPLES, rng=RNG, secure=FLAG)
 
 
 @dataclass(frozen=True)
@@ -240,6 +246,9 @@ def split_budget(total, shares, owner="split_budget", name="split"):
     >>> split_budget(1.0, (0.8, 0.1, 0.1))
     (0.7999999999999999, 0.1, 0.1)
     """
+    for label, text in (("owner", owner), ("name", name)):
+        if not isinstance(text, str):
+            raise parameter_error(label, "split_budget", "a str (a name used in error messages)", text)
     total = check_scalar(total, "total", owner, POSITIVE)
     if isinstance(shares, (str, bytes)) or not hasattr(shares, "__len__") or len(shares) < 2:
         raise parameter_error(name, owner, "a sequence of at least two shares in (0, 1) summing to 1", shares)
@@ -254,6 +263,17 @@ def split_budget(total, shares, owner="split_budget", name="split"):
     if not all(p > 0.0 for p in parts):
         raise parameter_error("total", owner, "large enough that every part is a positive double", total)
     return parts
+
+
+# split_budget checks its own arguments (its ``owner`` parameter is named like the
+# decorator's); the declaration is attached for the generated tests.
+split_budget.__constraints__ = MappingProxyType({
+    "total": POSITIVE,
+    "shares": Checked("a sequence of at least two shares in (0, 1) summing to 1 (checked in the body)",
+                      invalid=("ab", None, (0.5,), (0.5, 0.6), (1.0, 0.0), (math.nan, 0.5))),
+    "owner": InstanceOf((str,), "a str (a name used in error messages)"),
+    "name": InstanceOf((str,), "a str (a name used in error messages)"),
+})
 
 
 def _parts(release, budget, total, owner):
@@ -340,15 +360,12 @@ def _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, 
         n_samples=n_samples, release=release)
 
 
-def _common(owner, level, delta, monte_carlo, n_samples):
-    level = check_scalar(level, "level", owner, LEVEL)
-    if delta is not None:
-        delta = check_scalar(delta, "delta", owner, DELTA)
-    monte_carlo = check_flag(monte_carlo, "monte_carlo", owner)
-    n_samples = check_scalar(n_samples, "n_samples", owner, SAMPLES)
-    return level, delta, monte_carlo, n_samples
-
-
+@constrained(model=Checked("a PrivateERMResult or a fitted PrivateLogisticRegression / PrivateHuberSVM",
+                           invalid=("abc", None, 1.5, object())),
+             X=FEATURES, y=LABELS,
+             budget=Checked("a pair of budgets or of shares (checked against the release in the body)",
+                            invalid=("ab", None, 1.5, (1.0,), (math.nan, 0.5))),
+             total=Nullable(POSITIVE), **COMMON)
 def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=None, monte_carlo=False,
                          n_samples=10000, rng=None, secure=True):
     """Private per-coordinate confidence intervals for a private ERM release ([WKL19]_).
@@ -446,15 +463,12 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
     """
     owner = "confidence_intervals"
     release, classes = _model_release(model, owner)
-    level, delta, monte_carlo, n_samples = _common(owner, level, delta, monte_carlo, n_samples)
     parts = _parts(release, budget, total, owner)
     Z = unit_ball_rows(X, owner, norm_bound=release.norm_bound, clip=release.clip)
     if Z.shape != (release.n, release.d):
         raise parameter_error("X", owner, f"an array of shape ({release.n}, {release.d}), the data the "
                               "model was fitted on", Z)
     ys = signed_labels(y, classes, Z.shape[0], owner)
-    secure = check_flag(secure, "secure", owner)
-    rng = check_rng(rng)
     return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure)
 
 
@@ -491,6 +505,11 @@ def _fit(owner, Z, ys, loss, regularization, privacy, value, method, improved, t
                                                            norm_bound=norm_bound, clip=clip, secure=secure)
 
 
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, regularization=POSITIVE, epsilon=Nullable(POSITIVE),
+             rho=Nullable(POSITIVE), method=Options(("objective", "output")), improved=FLAG,
+             split=Checked("a triple (share_theta, share_H, share_G) of floats in (0, 1) summing to 1",
+                           invalid=("ab", None, (0.5, 0.5), (0.8, 0.1, 0.2), (math.nan, 0.5, 0.5))),
+             tol=POSITIVE, norm_bound=POSITIVE, clip=FLAG, classes=BINARY_CLASSES, **COMMON)
 def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rho=None, method="objective",
                                  improved=True, split=DEFAULT_SPLIT, level=0.95, delta=None, tol=DEFAULT_TOL,
                                  norm_bound=1.0, clip=False, monte_carlo=False, n_samples=10000, rng=None,
@@ -582,19 +601,11 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
     """
     owner = "private_confidence_intervals"
     privacy, value = check_privacy(epsilon, rho, owner)
-    if method not in ("objective", "output"):
-        raise parameter_error("method", owner, "one of 'objective', 'output'", method)
-    improved = check_flag(improved, "improved", owner)
-    level, delta, monte_carlo, n_samples = _common(owner, level, delta, monte_carlo, n_samples)
     if isinstance(split, (str, bytes)) or not hasattr(split, "__len__") or len(split) != 3:
         raise parameter_error("split", owner, "a triple (share_theta, share_H, share_G) of floats in (0, 1) "
                               "summing to 1", split)
     parts = split_budget(value, split, owner, "split")
-    Z, ys, loss, _, regularization, tol = prepare(
-        owner, X, y, loss, parts[0], regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        classes=check_classes(classes, owner, binary=True))
-    secure = check_flag(secure, "secure", owner)
-    rng = check_rng(rng)
+    Z, ys = prepare_data(owner, X, y, norm_bound=norm_bound, clip=clip, classes=classes)
     release = _fit(owner, Z, ys, loss, regularization, privacy, parts[0], method, improved, tol, norm_bound,
                    clip, rng, secure)
     return _finish(owner, release, Z, ys, parts, level, delta, monte_carlo, n_samples, rng, secure)

@@ -32,26 +32,36 @@ from __future__ import annotations
 import numpy as np
 import scipy.special
 
-from ..utils.validation import Described, Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, AnyOf, Checked, Nullable, constrained, declared, validate_declared
+from ..utils.validation import Described, Interval, Options, parameter_error
 from ._params import ParamsMixin
-from ._data import check_classes, feature_array, label_array, prepare
+from ._constraints import BINARY_CLASSES
+from ._data import feature_array, label_array, prepare_data
 from ._sklearn_compat import not_fitted
 from ..utils.losses import HuberHingeLoss, LogisticLoss
-from ..utils.validation import check_flag
 from .objective_perturbation import objective_perturbation_budget, release_objective_perturbation
 from .objective_perturbation_zcdp import objective_perturbation_zcdp_budget, release_objective_perturbation_zcdp
-from .output_perturbation import DEFAULT_TOL, release_output_perturbation, release_output_perturbation_zcdp
+from .output_perturbation import (DEFAULT_TOL, FEATURES, LABELS, release_output_perturbation,
+                                  release_output_perturbation_zcdp)
 
 __all__ = ["PrivateLogisticRegression", "PrivateHuberSVM"]
 
 METHODS = Options(("objective", "output"))
 POSITIVE = Interval(float, 0, None, closed="neither")
+#: The constructor parameters shared by both classifiers (declared once; validated at ``fit``,
+#: as scikit-learn's protocol requires: ``__init__`` stores its arguments unchanged).
+PARAMETERS = dict(epsilon=Nullable(POSITIVE), regularization=POSITIVE, method=METHODS,
+                  classes=AnyOf((BINARY_CLASSES, Options(("infer",)))), norm_bound=POSITIVE, clip=FLAG,
+                  tol=POSITIVE, rng=RNG, improved=FLAG, rho=Nullable(POSITIVE))
+#: Features and labels of prediction (post-processing; checked against the fitted model).
+QUERIES = Checked("a 2-dimensional array of finite floats with n_features_in_ columns",
+                  invalid=("abc", None, np.zeros((0, 2)), np.zeros(2), np.zeros((1, 7)), np.array([[np.nan, 0.0]])))
 
 
 class _PrivateLinearClassifier(ParamsMixin):
     """Shared protocol of the private ERM classifiers (parameters, fit, prediction)."""
 
-    def _loss(self):
+    def _loss(self, params):
         raise NotImplementedError
 
     # -- scikit-learn tags (read by scikit-learn only; it is imported lazily) --
@@ -66,8 +76,8 @@ class _PrivateLinearClassifier(ParamsMixin):
         return {"binary_only": True, "poor_score": True, "requires_y": True}
 
     # -- fitting ------------------------------------------------------------
-    def _classes(self, y, owner):
-        if isinstance(self.classes, str) and self.classes == "infer":
+    def _classes(self, classes, y, owner):
+        if isinstance(classes, str):                    # "infer" (validated)
             y = label_array(y, owner)
             labels = np.unique(y) if y.size else y
             if labels.size != 2:
@@ -78,8 +88,9 @@ class _PrivateLinearClassifier(ParamsMixin):
                                       "(classes='infer'; Only binary classification is supported.)",
                                       Described(what))
             return labels
-        return check_classes(self.classes, owner, binary=True)
+        return classes
 
+    @constrained(X=FEATURES, y=LABELS)
     def fit(self, X, y):
         """Train privately and store the release (epsilon-DP, or rho-zCDP if ``rho`` is set, in ``(X, y)``).
 
@@ -100,35 +111,40 @@ class _PrivateLinearClassifier(ParamsMixin):
             On invalid parameters (``epsilon <= 0``, ``regularization <= 0``,
             an unknown ``method``, ``improved`` not a bool, ``rho`` given
             together with ``epsilon``, ...), NaN features, rows outside the
-            ball without ``clip``, or undeclared labels.
+            ball without ``clip``, or undeclared labels. The constructor's
+            parameters are validated here, against their declaration on
+            ``__init__`` (scikit-learn's protocol).
         """
         owner = f"{type(self).__name__}.fit"
-        method = check_option(self.method, "method", owner, METHODS)
-        zcdp = self.rho is not None
-        improved = check_flag(self.improved, "improved", owner)
-        if zcdp and self.epsilon is not None:
+        p = validate_declared(type(self).__init__, self.get_params(), owner)
+        zcdp = p["rho"] is not None
+        if zcdp and p["epsilon"] is not None:
             raise parameter_error("epsilon", owner, "None when rho is given (a fit is either epsilon-DP "
                                   "or rho-zCDP)", self.epsilon)
-        loss = self._loss()
+        if not zcdp and p["epsilon"] is None:
+            raise parameter_error("epsilon", owner, POSITIVE.describe() + " (or None with rho given)",
+                                  self.epsilon)
+        loss = self._loss(p)
         y = label_array(y, owner)
-        classes = self._classes(y, owner)
-        Z, ys, loss, budget_value, regularization, tol = prepare(
-            owner, X, y, loss, self.rho if zcdp else self.epsilon, self.regularization, tol=self.tol,
-            norm_bound=self.norm_bound, clip=self.clip, classes=classes,
-            budget_name="rho" if zcdp else "epsilon")
-        common = dict(tol=tol, rng=self.rng, norm_bound=self.norm_bound, clip=self.clip)
-        if method == "output" and zcdp:
-            result = release_output_perturbation_zcdp(Z, ys, loss, budget_value, regularization, **common)
-        elif method == "output":
-            result = release_output_perturbation(Z, ys, loss, budget_value, regularization, **common)
+        classes = self._classes(p["classes"], y, owner)
+        Z, ys = prepare_data(owner, X, y, norm_bound=p["norm_bound"], clip=p["clip"], classes=classes)
+        budget_value, regularization = (p["rho"] if zcdp else p["epsilon"]), p["regularization"]
+        common = dict(tol=p["tol"], rng=p["rng"], norm_bound=p["norm_bound"], clip=p["clip"])
+        # every argument is validated above: the releases are called without a second validation
+        if p["method"] == "output" and zcdp:
+            result = release_output_perturbation_zcdp.__wrapped__(Z, ys, loss, budget_value, regularization,
+                                                                  **common)
+        elif p["method"] == "output":
+            result = release_output_perturbation.__wrapped__(Z, ys, loss, budget_value, regularization, **common)
         elif zcdp:
-            budget = objective_perturbation_zcdp_budget(budget_value, loss.curvature, Z.shape[0],
-                                                        regularization, improved=improved)
-            result = release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, **common)
+            budget = objective_perturbation_zcdp_budget.__wrapped__(budget_value, loss.curvature, Z.shape[0],
+                                                                    regularization, improved=p["improved"])
+            result = release_objective_perturbation_zcdp.__wrapped__(Z, ys, loss, regularization, budget,
+                                                                     **common)
         else:
-            budget = objective_perturbation_budget(budget_value, loss.curvature, Z.shape[0], regularization,
-                                                   improved=improved)
-            result = release_objective_perturbation(Z, ys, loss, regularization, budget, **common)
+            budget = objective_perturbation_budget.__wrapped__(budget_value, loss.curvature, Z.shape[0],
+                                                               regularization, improved=p["improved"])
+            result = release_objective_perturbation.__wrapped__(Z, ys, loss, regularization, budget, **common)
         self.result_ = result
         self.classes_ = classes
         self.n_features_in_ = Z.shape[1]
@@ -141,6 +157,7 @@ class _PrivateLinearClassifier(ParamsMixin):
         if not hasattr(self, "result_"):
             raise not_fitted(self)
 
+    @constrained(X=QUERIES)
     def decision_function(self, X):
         """``X @ coef_.ravel()``: positive for ``classes_[1]``.
 
@@ -157,14 +174,22 @@ class _PrivateLinearClassifier(ParamsMixin):
         X = feature_array(X, owner, n_features=self.n_features_in_)
         return X @ self.coef_[0]
 
+    @constrained(X=QUERIES)
     def predict(self, X):
         """``classes_[1]`` where the decision function is positive, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0
+        positive = self.decision_function.__wrapped__(self, X) > 0
         return self.classes_[positive.astype(np.int64)]
 
+    @constrained(X=QUERIES, y=Checked("labels, one per row of X",
+                                      invalid=(None, np.zeros(0), np.zeros((3, 2)))))
     def score(self, X, y):
         """Accuracy of :meth:`predict` on ``(X, y)``."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        predicted = self.predict.__wrapped__(self, X)
+        y = label_array(y, f"{type(self).__name__}.score")
+        if y.shape != predicted.shape:
+            raise parameter_error("y", f"{type(self).__name__}.score",
+                                  f"an array of shape {predicted.shape}, one label per row of X", y)
+        return float(np.mean(predicted == y))
 
 
 class PrivateLogisticRegression(_PrivateLinearClassifier):
@@ -243,6 +268,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     True
     """
 
+    @declared(**PARAMETERS)
     def __init__(self, epsilon=1.0, regularization=0.01, method="output", *, classes=(-1, 1),
                  norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=True, rho=None):
         self.epsilon = epsilon
@@ -256,12 +282,13 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         self.improved = improved
         self.rho = rho
 
-    def _loss(self):
+    def _loss(self, params):
         return LogisticLoss()
 
+    @constrained(X=QUERIES)
     def predict_proba(self, X):
         """``[1 - s, s]`` with ``s = 1 / (1 + exp(-decision_function(X)))`` (post-processing)."""
-        s = scipy.special.expit(self.decision_function(X))
+        s = scipy.special.expit(self.decision_function.__wrapped__(self, X))
         return np.column_stack([1.0 - s, s])
 
 
@@ -307,6 +334,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     True
     """
 
+    @declared(huber_width=POSITIVE, **PARAMETERS)
     def __init__(self, epsilon=1.0, regularization=0.01, method="output", huber_width=0.5, *,
                  classes=(-1, 1), norm_bound=1.0, clip=False, tol=DEFAULT_TOL, rng=None, improved=True,
                  rho=None):
@@ -322,6 +350,5 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
         self.improved = improved
         self.rho = rho
 
-    def _loss(self):
-        owner = f"{type(self).__name__}.fit"
-        return HuberHingeLoss(check_scalar(self.huber_width, "huber_width", owner, POSITIVE))
+    def _loss(self, params):
+        return HuberHingeLoss(params["huber_width"])

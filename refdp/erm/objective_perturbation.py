@@ -48,15 +48,16 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.validation import Interval, check_rng, check_scalar
+from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..utils.lazy_noise import BitSource, LazySphericalLaplace
-from ..utils.validation import check_flag
-from ._data import check_classes, prepare
+from ._constraints import BINARY_CLASSES, LOSS
+from ._data import prepare_data
 from ._grid_minimiser import secure_minimiser
 from ..utils.solver import minimise
-from .output_perturbation import DEFAULT_TOL
+from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS, RELEASE
 from .result import PrivateERMResult
 
 __all__ = ["ObjectivePerturbationBudget", "objective_perturbation_budget",
@@ -132,6 +133,59 @@ def _budget(epsilon, curvature, n, regularization, power):
                                        power == IMPROVED_POWER)
 
 
+def budget_within(budget, references, owner, *, rate="noise_rate", larger_is_safer=False):
+    """Refuse a budget that is less safe than every reference budget computed for the release.
+
+    A budget is accepted if, for one of ``references`` (the budgets the
+    paper's and the improved analysis give for the budget's own target, the
+    loss's curvature, ``n`` and ``Lambda``), its noise parameter ``rate`` is at
+    least as noisy (``noise_rate`` at most the reference's; ``noise_scale`` at
+    least, with ``larger_is_safer``) and its ``total_regularization`` at least
+    the reference's. Both quantities only enter the privacy bound
+    monotonically (``docs/theory/erm.rst``), so such a budget keeps the target
+    stamped on the result.
+    """
+    mine, total = getattr(budget, rate), budget.total_regularization
+    for ref in references:
+        theirs = getattr(ref, rate)
+        noisy = mine >= theirs if larger_is_safer else mine <= theirs
+        if noisy and total >= ref.total_regularization and math.isfinite(total):
+            return budget
+    raise parameter_error(
+        "budget", owner, "a budget computed for this loss, number of rows and regularization (e.g. by "
+        "objective_perturbation_budget), or one adding at least as much noise and regularization",
+        Described(f"{rate} = {mine!r} and total_regularization = {total!r}"))
+
+
+def _check_budget(budget, loss, n, regularization, owner):
+    """The budget of a pure-DP release: finite target, at least as safe as the analyses give."""
+    eps = budget.epsilon
+    if not (isinstance(eps, (int, float)) and not isinstance(eps, bool) and math.isfinite(eps) and eps > 0):
+        raise parameter_error("budget", owner, "a budget whose epsilon is a float in the range (0, inf)",
+                              Described(f"epsilon = {eps!r}"))
+    if not (isinstance(budget.noise_rate, float) and budget.noise_rate > 0):
+        raise parameter_error("budget", owner, "a budget whose noise_rate is a float in the range (0, inf)",
+                              Described(f"noise_rate = {budget.noise_rate!r}"))
+    refs = [_budget(eps, loss.curvature, n, regularization, p) for p in (IMPROVED_POWER, JACOBIAN_POWER)]
+    return budget_within(budget, refs, owner)
+
+
+class BudgetFor:
+    """A relation: ``budget`` is valid for ``loss``, the rows of ``Z`` and ``regularization``.
+
+    ``check`` is the budget test of one release (:func:`_check_budget` or its
+    zCDP counterpart); it runs once, at the public entry.
+    """
+
+    def __init__(self, check):
+        self.test = check
+
+    def check(self, arguments, owner):
+        self.test(arguments["budget"], arguments["loss"], arguments["Z"].shape[0], arguments["regularization"],
+                  owner)
+
+
+@constrained(epsilon=POSITIVE, curvature=POSITIVE, n=COUNT, regularization=POSITIVE, improved=FLAG)
 def objective_perturbation_budget(epsilon, curvature, n, regularization, *, improved=True):
     """``epsilon'``, ``Delta`` and ``beta`` of Algorithm 2 ([CMS11]_), rounded toward safety.
 
@@ -189,18 +243,14 @@ def objective_perturbation_budget(epsilon, curvature, n, regularization, *, impr
     >>> round(b.epsilon_prime, 6), b.extra_regularization, b.improved
     (0.975307, 0.0, True)
     """
-    owner = "objective_perturbation_budget"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    curvature = check_scalar(curvature, "curvature", owner, POSITIVE)
-    n = check_scalar(n, "n", owner, COUNT)
-    regularization = check_scalar(regularization, "regularization", owner, POSITIVE)
-    improved = check_flag(improved, "improved", owner)
     return _budget(epsilon, curvature, n, regularization, IMPROVED_POWER if improved else JACOBIAN_POWER)
 
 
+@constrained(budget=InstanceOf((ObjectivePerturbationBudget,), "an ObjectivePerturbationBudget"),
+             relations=(SameLength(("Z", "ys")), BudgetFor(_check_budget)), **RELEASE)
 def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=DEFAULT_TOL, rng=None,
                                    norm_bound=1.0, clip=False, secure=True):
-    """Steps 3 and 4 of Algorithm 2 for a given budget (inputs already validated).
+    """Steps 3 and 4 of Algorithm 2 for a given budget, on rows already in the unit ball.
 
     Parameters
     ----------
@@ -227,8 +277,17 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
     Returns
     -------
     PrivateERMResult
+
+    Raises
+    ------
+    ValueError
+        If a row of ``Z`` has exact norm above 1, a label is not +-1.0, the
+        lengths differ, or the budget is less safe than the one
+        :func:`objective_perturbation_budget` computes for its epsilon, the
+        loss's curvature, ``n`` and ``Lambda`` (more noise and more
+        regularization are accepted): the epsilon stamped on the result holds
+        only under these conditions.
     """
-    rng = check_rng(rng)
     n, d = Z.shape
     mu = budget.total_regularization
     step = None
@@ -246,6 +305,8 @@ def release_objective_perturbation(Z, ys, loss, regularization, budget, *, tol=D
                             improved=bool(getattr(budget, "improved", False)), grid_step=step)
 
 
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, epsilon=POSITIVE, regularization=POSITIVE, tol=POSITIVE,
+             norm_bound=POSITIVE, clip=FLAG, rng=RNG, improved=FLAG, classes=BINARY_CLASSES, secure=FLAG)
 def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
                            clip=False, rng=None, improved=True, classes=(-1, 1),
                            secure=True):
@@ -343,13 +404,8 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
     >>> res.method, res.extra_regularization          # 2 ln(1 + c/(n Lambda)) < epsilon
     ('objective', 0.0)
     """
-    owner = "objective_perturbation"
-    improved = check_flag(improved, "improved", owner)
-    secure = check_flag(secure, "secure", owner)
-    Z, ys, loss, epsilon, regularization, tol = prepare(
-        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        classes=check_classes(classes, owner, binary=True))
-    budget = objective_perturbation_budget(epsilon, loss.curvature, Z.shape[0], regularization,
-                                           improved=improved)
-    return release_objective_perturbation(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
+    Z, ys = prepare_data("objective_perturbation", X, y, norm_bound=norm_bound, clip=clip, classes=classes)
+    budget = _budget(epsilon, loss.curvature, Z.shape[0], regularization,
+                     IMPROVED_POWER if improved else JACOBIAN_POWER)
+    return release_objective_perturbation.__wrapped__(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
                                           norm_bound=norm_bound, clip=clip, secure=secure)

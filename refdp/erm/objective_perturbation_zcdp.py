@@ -48,15 +48,16 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.validation import Interval, check_rng, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval, floor_fraction, floor_interval, interval_context
-from ..utils.validation import check_flag
-from ._data import check_classes, prepare
+from ._constraints import BINARY_CLASSES, LOSS
+from ._data import prepare_data
 from ..utils.lazy_noise import BitSource, LazyGaussianVector
 from ._grid_minimiser import secure_minimiser
 from ..utils.solver import minimise
-from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, extra_regularization
-from .output_perturbation import DEFAULT_TOL
+from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, BudgetFor, budget_within, extra_regularization
+from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS, RELEASE
 from .result import PrivateERMResult
 
 __all__ = ["ObjectivePerturbationZCDPBudget", "objective_perturbation_zcdp_budget",
@@ -142,6 +143,25 @@ def _zcdp_budget(rho, curvature, n, regularization, power, owner="objective_pert
                                            xi, rho0)
 
 
+def _check_budget(budget, loss, n, regularization, owner):
+    """The budget of a zCDP release: finite target, at least as safe as the analyses give."""
+    rho = budget.rho
+    if not (isinstance(rho, (int, float)) and not isinstance(rho, bool) and math.isfinite(rho) and rho > 0):
+        raise parameter_error("budget", owner, "a budget whose rho is a float in the range (0, inf)",
+                              Described(f"rho = {rho!r}"))
+    if not (isinstance(budget.noise_scale, float) and budget.noise_scale > 0):
+        raise parameter_error("budget", owner, "a budget whose noise_scale is a float in the range (0, inf)",
+                              Described(f"noise_scale = {budget.noise_scale!r}"))
+    refs = []
+    for power in (IMPROVED_POWER, JACOBIAN_POWER):
+        try:
+            refs.append(_zcdp_budget(rho, loss.curvature, n, regularization, power, owner))
+        except ValueError:              # no finite budget exists for this rho
+            continue
+    return budget_within(budget, refs, owner, rate="noise_scale", larger_is_safer=True)
+
+
+@constrained(rho=POSITIVE, curvature=POSITIVE, n=COUNT, regularization=POSITIVE, improved=FLAG)
 def objective_perturbation_zcdp_budget(rho, curvature, n, regularization, *, improved=True):
     """``rho'``, ``Delta`` and ``sigma`` of Gaussian objective perturbation, rounded toward safety.
 
@@ -183,19 +203,15 @@ def objective_perturbation_zcdp_budget(rho, curvature, n, regularization, *, imp
     >>> b.rho_prime, round(b.extra_regularization, 6)
     (0.005, 0.488751)
     """
-    owner = "objective_perturbation_zcdp_budget"
-    rho = check_scalar(rho, "rho", owner, POSITIVE)
-    curvature = check_scalar(curvature, "curvature", owner, POSITIVE)
-    n = check_scalar(n, "n", owner, COUNT)
-    regularization = check_scalar(regularization, "regularization", owner, POSITIVE)
-    improved = check_flag(improved, "improved", owner)
     return _zcdp_budget(rho, curvature, n, regularization, IMPROVED_POWER if improved else JACOBIAN_POWER,
-                        owner)
+                        "objective_perturbation_zcdp_budget")
 
 
+@constrained(budget=InstanceOf((ObjectivePerturbationZCDPBudget,), "an ObjectivePerturbationZCDPBudget"),
+             relations=(SameLength(("Z", "ys")), BudgetFor(_check_budget)), **RELEASE)
 def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, tol=DEFAULT_TOL, rng=None,
                                         norm_bound=1.0, clip=False, secure=True):
-    """Draw ``b ~ N(0, sigma^2 I)`` and minimise the perturbed objective (inputs already validated).
+    """Draw ``b ~ N(0, sigma^2 I)`` and minimise the perturbed objective, on rows already in the unit ball.
 
     Parameters
     ----------
@@ -220,8 +236,16 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
     Returns
     -------
     PrivateERMResult
+
+    Raises
+    ------
+    ValueError
+        If a row of ``Z`` has exact norm above 1, a label is not +-1.0, the
+        lengths differ, or the budget adds less noise or regularization than
+        :func:`objective_perturbation_zcdp_budget` computes for its rho, the
+        loss's curvature, ``n`` and ``Lambda``: the rho stamped on the result
+        holds only under these conditions.
     """
-    rng = check_rng(rng)
     n, d = Z.shape
     mu = budget.total_regularization
     step = None
@@ -240,6 +264,8 @@ def release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, *, 
                             grid_step=step)
 
 
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, rho=POSITIVE, regularization=POSITIVE, improved=FLAG,
+             tol=POSITIVE, norm_bound=POSITIVE, clip=FLAG, rng=RNG, classes=BINARY_CLASSES, secure=FLAG)
 def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=True, tol=DEFAULT_TOL,
                                 norm_bound=1.0, clip=False, rng=None, classes=(-1, 1), secure=True):
     """Release the minimiser of ``J(f) + b^T f / n + Delta ||f||^2 / 2``, ``b ~ N(0, sigma^2 I)``: rho-zCDP.
@@ -321,12 +347,8 @@ def objective_perturbation_zcdp(X, y, loss, *, rho, regularization, improved=Tru
     ('objective', 'zcdp', 'gaussian', True, 0.0)
     """
     owner = "objective_perturbation_zcdp"
-    improved = check_flag(improved, "improved", owner)
-    secure = check_flag(secure, "secure", owner)
-    Z, ys, loss, rho, regularization, tol = prepare(
-        owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        budget_name="rho", classes=check_classes(classes, owner, binary=True))
+    Z, ys = prepare_data(owner, X, y, norm_bound=norm_bound, clip=clip, classes=classes)
     budget = _zcdp_budget(rho, loss.curvature, Z.shape[0], regularization,
                           IMPROVED_POWER if improved else JACOBIAN_POWER, owner)
-    return release_objective_perturbation_zcdp(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
+    return release_objective_perturbation_zcdp.__wrapped__(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
                                                norm_bound=norm_bound, clip=clip, secure=secure)

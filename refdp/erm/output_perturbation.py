@@ -39,12 +39,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import Interval, check_rng, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, Checked, SameLength, constrained
+from ..utils.validation import Interval, parameter_error
 from ..utils.rounding import ceil_fraction, floor_fraction, upward_gaussian_sigma
 from ..mechanisms import gaussian_mechanism, spherical_laplace
-from ..utils.validation import check_flag
 from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid
-from ._data import check_classes, prepare
+from ._constraints import BINARY_CLASSES, LOSS, SIGNED_LABELS, UNIT_BALL_ROWS
+from ._data import prepare_data
 from ..utils.solver import minimise
 from .result import PrivateERMResult
 
@@ -58,14 +59,25 @@ COUNT = Interval(int, 1, None)
 DEFAULT_TOL = 1e-8
 
 
-def _exact_sensitivity(owner, n, regularization, tol):
-    """Validate ``n``, ``Lambda``, ``tol``; return ``2/(n Lambda) + 2 tol/Lambda`` as a Fraction."""
-    n = check_scalar(n, "n", owner, COUNT)
-    lam = Fraction(check_scalar(regularization, "regularization", owner, POSITIVE))
-    tol = check_scalar(tol, "tol", owner, NONNEGATIVE)
+#: The features and labels of the public releases: validated together with
+#: ``norm_bound``, ``clip`` and ``classes`` by :func:`refdp.erm._data.prepare_data`.
+FEATURES = Checked("rows with ||x|| <= norm_bound unless clip (refdp.erm._data.unit_ball_rows)",
+                   invalid=("abc", None, np.zeros((0, 2)), np.zeros(3), np.array([[134.0, 0.0]]),
+                            np.array([[np.nan, 0.0]])))
+LABELS = Checked("labels among the declared classes (refdp.erm._data.signed_labels)",
+                 invalid=(None, np.array([5, 5, 5, 5]), np.array([1.0, np.nan, 1.0, -1.0]), np.zeros(0)))
+#: The common constraints of the four releases on validated rows.
+RELEASE = dict(Z=UNIT_BALL_ROWS, ys=SIGNED_LABELS, loss=LOSS, regularization=POSITIVE, tol=POSITIVE,
+               rng=RNG, norm_bound=POSITIVE, clip=FLAG, secure=FLAG)
+
+
+def _exact_sensitivity(n, regularization, tol):
+    """``2/(n Lambda) + 2 tol/Lambda`` as a Fraction (arguments validated by the caller)."""
+    lam = Fraction(regularization)
     return Fraction(2, n) / lam + 2 * Fraction(tol) / lam
 
 
+@constrained(n=COUNT, regularization=POSITIVE, tol=NONNEGATIVE)
 def output_perturbation_sensitivity(n, regularization, tol=0.0):
     """L2 sensitivity of the computed ERM minimiser: ``2/(n Lambda) + 2 tol/Lambda``, rounded up.
 
@@ -91,9 +103,10 @@ def output_perturbation_sensitivity(n, regularization, tol=0.0):
     >>> output_perturbation_sensitivity(100, 0.1)
     0.2
     """
-    return ceil_fraction(_exact_sensitivity("output_perturbation_sensitivity", n, regularization, tol))
+    return ceil_fraction(_exact_sensitivity(n, regularization, tol))
 
 
+@constrained(epsilon=POSITIVE, n=COUNT, regularization=POSITIVE, tol=NONNEGATIVE)
 def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
     """Noise rate ``beta = epsilon / (2/(n Lambda) + 2 tol/Lambda)``, rounded down.
 
@@ -119,12 +132,12 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
     >>> output_perturbation_rate(1.0, 100, 0.1)
     5.0
     """
-    owner = "output_perturbation_rate"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    rate = floor_fraction(Fraction(epsilon) / _exact_sensitivity(owner, n, regularization, tol))
+    rate = floor_fraction(Fraction(epsilon) / _exact_sensitivity(n, regularization, tol))
     return max(rate, 5e-324) if rate < math.inf else 1.7976931348623157e308
 
 
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, epsilon=POSITIVE, regularization=POSITIVE, tol=POSITIVE,
+             norm_bound=POSITIVE, clip=FLAG, rng=RNG, secure=FLAG, classes=BINARY_CLASSES)
 def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
                         clip=False, rng=None, secure=True, classes=(-1, 1)):
     """Release ``argmin_f J(f, D) + b`` with spherical Laplace noise ([CMS11]_ Algorithm 1).
@@ -198,29 +211,35 @@ def output_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_TOL,
     >>> res.method, res.noise_rate == output_perturbation_rate(1.0, 4, 0.5, 1e-8)
     ('output', True)
     """
-    owner = "output_perturbation"
-    Z, ys, loss, epsilon, regularization, tol = prepare(
-        owner, X, y, loss, epsilon, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        classes=check_classes(classes, owner, binary=True))
-    secure = check_flag(secure, "secure", owner)
-    return release_output_perturbation(Z, ys, loss, epsilon, regularization, tol=tol, rng=rng,
+    Z, ys = prepare_data("output_perturbation", X, y, norm_bound=norm_bound, clip=clip, classes=classes)
+    return release_output_perturbation.__wrapped__(Z, ys, loss, epsilon, regularization, tol=tol, rng=rng,
                                        norm_bound=norm_bound, clip=clip, secure=secure)
 
 
+@constrained(epsilon=POSITIVE, relations=(SameLength(("Z", "ys")),), **RELEASE)
 def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rng, norm_bound=1.0,
                                 clip=False, secure=True):
-    """Algorithm 1 on validated inputs (rows in the unit ball, labels +-1.0).
+    """Algorithm 1 on rows already in the unit ball and labels +-1.0.
 
-    See :func:`output_perturbation`; ``norm_bound`` and ``clip`` are only
-    recorded in the result.
+    See :func:`output_perturbation`, which maps the features with
+    ``norm_bound`` and ``clip`` and then calls this release; here
+    ``norm_bound`` and ``clip`` are only recorded in the result.
+
+    Raises
+    ------
+    ValueError
+        If a row of ``Z`` has exact Euclidean norm above 1 (decided in exact
+        arithmetic, so a row whose float norm rounds down to 1 is refused),
+        a label is not -1.0 or +1.0, the lengths differ, or any other
+        parameter is out of range: the privacy guarantee stamped on the
+        result holds only under these conditions.
     """
-    rng = check_rng(rng)
     n, d = Z.shape
     beta = output_perturbation_rate(epsilon, n, regularization, tol)
     sol = minimise(loss, Z, ys, regularization, tol=tol)
     if secure:
         # beta' S_float <= epsilon exactly, with S_float >= the exact sensitivity
-        s_float = output_perturbation_sensitivity(n, regularization, tol)
+        s_float = output_perturbation_sensitivity.__wrapped__(n, regularization, tol)
         rate = floor_fraction(Fraction(epsilon) / Fraction(s_float))
         theta = spherical_laplace(d, rate, value=sol.theta, sensitivity=s_float, rng=rng)
         grid = l2_laplace_grid(Fraction(rate) * Fraction(s_float), s_float, d)   # the recipe it used
@@ -229,11 +248,12 @@ def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rn
         grid = None
     return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=epsilon,
                             regularization=regularization, n=n, d=d, noise_rate=beta,
-                            sensitivity=output_perturbation_sensitivity(n, regularization, tol),
+                            sensitivity=output_perturbation_sensitivity.__wrapped__(n, regularization, tol),
                             epsilon_prime=None, extra_regularization=0.0, tol=tol,
                             norm_bound=float(norm_bound), clip=bool(clip), grid_noise=grid)
 
 
+@constrained(rho=POSITIVE, n=COUNT, regularization=POSITIVE, tol=NONNEGATIVE)
 def output_perturbation_sigma(rho, n, regularization, tol=0.0):
     """Gaussian noise scale ``sigma = S / sqrt(2 rho)``, ``S = 2/(n Lambda) + 2 tol/Lambda``, rounded up.
 
@@ -261,12 +281,12 @@ def output_perturbation_sigma(rho, n, regularization, tol=0.0):
     >>> output_perturbation_sigma(0.5, 100, 0.1)        # S = 0.2, sqrt(2 rho) = 1
     0.2
     """
-    owner = "output_perturbation_sigma"
-    rho = check_scalar(rho, "rho", owner, POSITIVE)
-    sensitivity = ceil_fraction(_exact_sensitivity(owner, n, regularization, tol))
+    sensitivity = ceil_fraction(_exact_sensitivity(n, regularization, tol))
     return upward_gaussian_sigma(sensitivity, rho)
 
 
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, rho=POSITIVE, regularization=POSITIVE, tol=POSITIVE,
+             norm_bound=POSITIVE, clip=FLAG, rng=RNG, secure=FLAG, classes=BINARY_CLASSES)
 def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL, norm_bound=1.0,
                              clip=False, rng=None, secure=True, classes=(-1, 1)):
     """Release ``argmin_f J(f, D) + b`` with Gaussian noise ``b ~ N(0, sigma^2 I)``: rho-zCDP.
@@ -342,28 +362,38 @@ def output_perturbation_zcdp(X, y, loss, *, rho, regularization, tol=DEFAULT_TOL
     ('zcdp', 'gaussian', None, True)
     """
     owner = "output_perturbation_zcdp"
-    Z, ys, loss, rho, regularization, tol = prepare(
-        owner, X, y, loss, rho, regularization, tol=tol, norm_bound=norm_bound, clip=clip,
-        budget_name="rho", classes=check_classes(classes, owner, binary=True))
-    secure = check_flag(secure, "secure", owner)
-    return release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, tol=tol, rng=rng,
-                                            norm_bound=norm_bound, clip=clip, owner=owner, secure=secure)
+    Z, ys = prepare_data(owner, X, y, norm_bound=norm_bound, clip=clip, classes=classes)
+    return _release_zcdp(Z, ys, loss, rho, regularization, tol=tol, rng=rng, norm_bound=norm_bound,
+                         clip=clip, owner=owner, secure=secure)
 
 
+@constrained(rho=POSITIVE, relations=(SameLength(("Z", "ys")),), **RELEASE)
 def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, rng, norm_bound=1.0,
-                                     clip=False, owner="release_output_perturbation_zcdp", secure=True):
-    """:func:`output_perturbation_zcdp` on validated inputs (rows in the unit ball, labels +-1.0).
+                                     clip=False, secure=True):
+    """:func:`output_perturbation_zcdp` on rows already in the unit ball and labels +-1.0.
 
     ``norm_bound`` and ``clip`` are only recorded in the result.
+
+    Raises
+    ------
+    ValueError
+        As :func:`release_output_perturbation`: rows of exact norm above 1,
+        labels other than +-1.0, mismatched lengths or out-of-range
+        parameters.
     """
-    rng = check_rng(rng)
+    return _release_zcdp(Z, ys, loss, rho, regularization, tol=tol, rng=rng, norm_bound=norm_bound,
+                         clip=clip, secure=secure, owner="release_output_perturbation_zcdp")
+
+
+def _release_zcdp(Z, ys, loss, rho, regularization, *, tol, rng, norm_bound, clip, secure, owner):
+    """The body of :func:`release_output_perturbation_zcdp`; ``owner`` names the public caller."""
     n, d = Z.shape
-    sigma = output_perturbation_sigma(rho, n, regularization, tol)
+    sigma = output_perturbation_sigma.__wrapped__(rho, n, regularization, tol)
     if math.isinf(sigma):
         raise parameter_error("rho", owner, "large enough that the noise scale S / sqrt(2 rho) is finite", rho)
     sol = minimise(loss, Z, ys, regularization, tol=tol)
     if secure:
-        s_float = output_perturbation_sensitivity(n, regularization, tol)
+        s_float = output_perturbation_sensitivity.__wrapped__(n, regularization, tol)
         theta = np.atleast_1d(gaussian_mechanism(sol.theta, rho, sensitivity=s_float, rng=rng))
         grid = gaussian_grid(rho, s_float, d)                                    # the recipe it used
     else:
@@ -371,7 +401,7 @@ def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, r
         grid = None
     return PrivateERMResult(theta=theta, method="output", loss=loss, epsilon=None,
                             regularization=regularization, n=n, d=d, noise_rate=None,
-                            sensitivity=output_perturbation_sensitivity(n, regularization, tol),
+                            sensitivity=output_perturbation_sensitivity.__wrapped__(n, regularization, tol),
                             epsilon_prime=None, extra_regularization=0.0, tol=tol,
                             norm_bound=float(norm_bound), clip=bool(clip), privacy="zcdp", rho=rho,
                             noise="gaussian", noise_scale=sigma, grid_noise=grid)

@@ -70,10 +70,11 @@ import numpy as np
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..utils.rounding import UNIT_ROUNDOFF, ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
-from ..utils.validation import check_flag
+from ..utils.constraints import FLAG, RNG, Checked, Nullable, constrained
 from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid, release
-from ._data import check_classes, signed_labels, unit_ball_rows
-from ..utils.losses import check_loss
+from ._data import signed_labels, unit_ball_rows
+from ._constraints import BINARY_CLASSES, LOSS
+from .output_perturbation import FEATURES, LABELS
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
            "vec_f_sensitivity", "symmetric_noise", "secure_symmetric_release", "floor_eigenvalues", "private_hessian", "private_gradient_covariance",
@@ -202,6 +203,7 @@ def _gradient_bound(loss):
     return ceil_fraction(L * L)
 
 
+@constrained(n=COUNT, bound=POSITIVE)
 def frobenius_sensitivity(n, bound=1.0):
     """Replace-one Frobenius sensitivity of ``(1/n) sum_i s_i x_i x_i^T`` with ``0 <= s_i <= bound``.
 
@@ -227,9 +229,7 @@ def frobenius_sensitivity(n, bound=1.0):
     >>> round(frobenius_sensitivity(100, 0.25), 12)   # sqrt(2) / 400
     0.003535533906
     """
-    owner = "frobenius_sensitivity"
-    n = check_scalar(n, "n", owner, COUNT)
-    b = Fraction(check_scalar(bound, "bound", owner, POSITIVE))
+    b = Fraction(bound)
     k = n + 2
     gamma = k * _U / (1 - k * _U)
     rounding = 2 * gamma * b
@@ -239,6 +239,7 @@ def frobenius_sensitivity(n, bound=1.0):
         return ceil_interval(value)
 
 
+@constrained(n=COUNT, bound=POSITIVE)
 def vec_f_sensitivity(n, bound=1.0):
     """L2 sensitivity of the *computed* ``vec_F`` of ``(1/n) sum_i s_i x_i x_i^T``, ``0 <= s_i <= bound``.
 
@@ -249,9 +250,7 @@ def vec_f_sensitivity(n, bound=1.0):
     ``(1 + gamma_{n+2}) bound`` (proof: ``docs/theory/erm_inference.rst``,
     "Float-safe release"). Rounded up.
     """
-    owner = "vec_f_sensitivity"
-    n = check_scalar(n, "n", owner, COUNT)
-    b = Fraction(check_scalar(bound, "bound", owner, POSITIVE))
+    b = Fraction(bound)
     k = n + 2
     gamma = k * _U / (1 - k * _U)
     extra = 2 * (2 * _U + _U * _U) * (1 + gamma) * b
@@ -418,14 +417,21 @@ def release_private_gradient_covariance(Z, ys, loss, theta, privacy, value, *, r
 
 
 def _validate(owner, X, y, loss, theta, norm_bound, clip, classes):
-    loss = check_loss(loss, owner)
+    """The data of the public matrix releases (loss, norm_bound, clip and classes declared and checked)."""
     Z = unit_ball_rows(X, owner, norm_bound=norm_bound, clip=clip)
-    classes = check_classes(classes, owner, binary=True)
     ys = signed_labels(y, classes, Z.shape[0], owner)
     theta = check_array(theta, "theta", owner, ndim=1, shape=(Z.shape[1],))
     return Z, ys, loss, theta
 
 
+THETA = Checked("a 1-dimensional array of finite floats, one per column of X",
+                invalid=("abc", None, np.zeros(0), np.array([np.nan, 0.0]), np.zeros((2, 2))))
+#: epsilon and rho: exactly one is given (checked in the body by check_privacy).
+BUDGETS = dict(epsilon=Nullable(POSITIVE), rho=Nullable(POSITIVE))
+
+
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, theta=THETA, regularization=NONNEGATIVE, norm_bound=POSITIVE,
+             clip=FLAG, classes=BINARY_CLASSES, rng=RNG, secure=FLAG, **BUDGETS)
 def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None, norm_bound=1.0,
                     clip=False, classes=(-1, 1), rng=None, secure=True):
     """Private ``H = (1/n) sum_i l''(m_i) x_i x_i^T + mu I`` at a public ``theta`` ([WKL19]_).
@@ -494,12 +500,13 @@ def private_hessian(X, y, loss, theta, regularization, *, epsilon=None, rho=None
     """
     owner = "private_hessian"
     privacy, value = check_privacy(epsilon, rho, owner)
-    mu = check_scalar(regularization, "regularization", owner, NONNEGATIVE)
-    secure = check_flag(secure, "secure", owner)
+    mu = regularization
     Z, ys, loss, theta = _validate(owner, X, y, loss, theta, norm_bound, clip, classes)
     return release_private_hessian(Z, ys, loss, theta, mu, privacy, value, rng=rng, owner=owner, secure=secure)
 
 
+@constrained(X=FEATURES, y=LABELS, loss=LOSS, theta=THETA, norm_bound=POSITIVE, clip=FLAG,
+             classes=BINARY_CLASSES, rng=RNG, secure=FLAG, **BUDGETS)
 def private_gradient_covariance(X, y, loss, theta, *, epsilon=None, rho=None, norm_bound=1.0, clip=False,
                                 classes=(-1, 1), rng=None, secure=True):
     """Private ``G = (1/n) sum_i l'(m_i)^2 x_i x_i^T`` at a public ``theta`` ([WKL19]_).
@@ -539,7 +546,6 @@ def private_gradient_covariance(X, y, loss, theta, *, epsilon=None, rho=None, no
     """
     owner = "private_gradient_covariance"
     privacy, value = check_privacy(epsilon, rho, owner)
-    secure = check_flag(secure, "secure", owner)
     Z, ys, loss, theta = _validate(owner, X, y, loss, theta, norm_bound, clip, classes)
     return release_private_gradient_covariance(Z, ys, loss, theta, privacy, value, rng=rng, owner=owner,
                                                secure=secure)

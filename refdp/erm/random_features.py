@@ -35,7 +35,8 @@ import math
 
 import numpy as np
 
-from ..utils.validation import Interval, check_rng, check_scalar
+from ..utils.constraints import RNG, Checked, constrained, declared, validate_declared
+from ..utils.validation import Interval
 from ._data import feature_array, shrink_into_ball
 from ._params import ParamsMixin
 from ._sklearn_compat import not_fitted
@@ -44,6 +45,9 @@ __all__ = ["RandomFourierFeatures"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 COMPONENTS = Interval(int, 1, None)
+#: Features: a finite 2-D float array (checked by feature_array in the body, with sklearn's messages).
+ROWS = Checked("a 2-dimensional array of finite floats (feature_array)",
+               invalid=("abc", None, np.zeros((0, 2)), np.zeros(3), np.array([[np.nan, 0.0]])))
 
 
 class RandomFourierFeatures(ParamsMixin):
@@ -78,6 +82,7 @@ class RandomFourierFeatures(ParamsMixin):
     ((2, 50), True)
     """
 
+    @declared(n_components=COMPONENTS, gamma=POSITIVE, rng=RNG)
     def __init__(self, n_components=100, gamma=1.0, rng=None):
         self.n_components = n_components
         self.gamma = gamma
@@ -89,6 +94,7 @@ class RandomFourierFeatures(ParamsMixin):
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
                     transformer_tags=TransformerTags(), input_tags=InputTags())
 
+    @constrained(X=ROWS, y=Checked("ignored", invalid=()))
     def fit(self, X, y=None):
         """Draw the ``D`` pairs ``(w_j, psi_j)``; only the number of columns of ``X`` is used.
 
@@ -102,16 +108,16 @@ class RandomFourierFeatures(ParamsMixin):
         self
         """
         owner = f"{type(self).__name__}.fit"
-        D = check_scalar(self.n_components, "n_components", owner, COMPONENTS)
-        gamma = check_scalar(self.gamma, "gamma", owner, POSITIVE)
+        p = validate_declared(type(self).__init__, self.get_params(), owner)   # scikit-learn: checked at fit
+        D, gamma, rng = p["n_components"], p["gamma"], p["rng"]
         X = feature_array(X, owner, min_rows=1)
-        rng = check_rng(self.rng)
         d = X.shape[1]
         self.omega_ = rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
         self.psi_ = rng.uniform(-math.pi, math.pi, size=D)
         self.n_features_in_ = d
         return self
 
+    @constrained(X=ROWS)
     def transform(self, X):
         """``phi(x) = D^{-1/2} cos(x^T omega_ + psi_)`` per row, each of norm at most 1.
 

@@ -32,10 +32,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
+from ..utils.constraints import DPS, FLAG, RNG, Array, Checked, constrained
+from ..utils.validation import Interval, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism, exponential_mechanism_distribution
 from ..utils.rng import spawn_streams
 from ._data import check_classes, feature_array, label_array, signed_labels
+from .output_perturbation import FEATURES, LABELS
 
 __all__ = ["TuningResult", "private_tuning", "tuning_selection_distribution", "split_parts"]
 
@@ -60,30 +62,28 @@ class TuningResult(NamedTuple):
     regularization: float
 
 
+@constrained(n=Interval(int, 1, 2**63 - 1), parts=Interval(int, 1, None), rng=RNG)
 def split_parts(n, parts, rng=None):
     """Indices of ``parts`` disjoint blocks of a uniformly random permutation of ``range(n)``.
 
     Block sizes differ by at most one (:func:`numpy.array_split`); the split
-    depends only on ``n``, ``parts`` and ``rng``.
-
-    Parameters
-    ----------
-    n : int in [0, 2**63 - 1]
-    parts : int >= 1
-    rng : None, int, SeedSequence, BitGenerator or Generator, optional
-        Normalised with :func:`refdp.utils.validation.check_rng` (a Generator
-        is used as it is).
-
-    Raises
-    ------
-    ValueError
-        ``n < 0``, ``parts < 1``, or a bad ``rng``.
+    depends only on ``n``, ``parts`` and ``rng`` (None, an int seed, a
+    SeedSequence, a BitGenerator or a Generator).
     """
-    n = check_scalar(n, "n", "split_parts", Interval(int, 0, 2**63 - 1))      # a NumPy array length
-    parts = check_scalar(parts, "parts", "split_parts", Interval(int, 1, None))
-    return np.array_split(check_rng(rng).permutation(n), parts)
+    if parts > n:
+        raise parameter_error("parts", "split_parts", f"an int in the range [1, {n}] (at most n)", parts)
+    try:
+        perm = rng.permutation(n)
+    except (MemoryError, ValueError):
+        raise parameter_error("n", "split_parts", "small enough that a permutation of n indices fits in memory",
+                              n) from None
+    return np.array_split(perm, parts)
 
 
+@constrained(mistakes=Array(ndim=1, dtype="integer", interval=Interval(int, 0, None)), epsilon=POSITIVE,
+             exact=FLAG, dps=DPS,
+             ctx=Checked("None or an mpmath context (checked by exponential_mechanism_distribution)",
+                         invalid=(1.5, "ctx", object())))
 def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50, ctx=None):
     """Law of the index chosen in step 4: ``P[i]`` proportional to ``exp(-epsilon z_i / 2)``.
 
@@ -112,12 +112,14 @@ def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50, ctx
     >>> tuning_selection_distribution([0, 2], 1.0).round(6).tolist()
     [0.731059, 0.268941]
     """
-    z = check_array(mistakes, "mistakes", "tuning_selection_distribution", dtype="integer", ndim=1,
-                    min_size=1, interval=Interval(int, 0, None))
-    return exponential_mechanism_distribution([-int(v) for v in z], epsilon, sensitivity=1.0,
+    return exponential_mechanism_distribution([-int(v) for v in mistakes], epsilon, sensitivity=1.0,
                                               exact=exact, dps=dps, ctx=ctx)
 
 
+@constrained(estimator=Checked("a PrivateLogisticRegression or PrivateHuberSVM with declared classes "
+                               "(checked in the body)", invalid=("abc", None, 1.5, object())),
+             X=FEATURES, y=LABELS,
+             regularizations=Array(ndim=1, interval=Interval(float, 0, None, closed="neither")), rng=RNG)
 def private_tuning(estimator, X, y, regularizations, *, rng=None):
     """Choose ``Lambda`` among candidates and release one model, epsilon-DP end to end ([CMS11]_ Algorithm 4).
 
@@ -172,8 +174,7 @@ def private_tuning(estimator, X, y, regularizations, *, rng=None):
         raise parameter_error("estimator", owner, "an estimator with declared classes (not 'infer': the "
                               "label set would leak)", estimator)
     epsilon = check_scalar(params["epsilon"], "estimator.epsilon", owner, POSITIVE)
-    lams = check_array(regularizations, "regularizations", owner, ndim=1, min_size=1,
-                       interval=Interval(float, 0, None, closed="neither"))
+    lams = regularizations
     X = feature_array(X, owner, min_rows=1)
     y = label_array(y, owner)
     n, m = X.shape[0], lams.shape[0]
@@ -181,8 +182,7 @@ def private_tuning(estimator, X, y, regularizations, *, rng=None):
     if n < m + 1:
         raise parameter_error("X", owner, f"an array with at least len(regularizations) + 1 = {m + 1} rows "
                               "(one part per candidate and a held-out part)", X)
-    rng = check_rng(rng)
-    parts = split_parts(n, m + 1, rng)
+    parts = split_parts.__wrapped__(n, m + 1, rng)
     streams = spawn_streams(rng, m)
     held_out = parts[m]
     models, mistakes = [], []

@@ -5,7 +5,6 @@ import numpy as np
 
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from ..accounting import DEFAULT_ORDERS
-from ..utils.votes import MAX_GAMMA_VOTES, check_gamma_votes  # noqa: F401  (the PATE modules read them here)
 
 __all__ = ["GAMMA", "DELTA", "POSITIVE", "check_gamma", "check_delta", "check_orders",
            "MIN_DISCRETE_GAMMA", "check_discrete_gamma"]

@@ -75,13 +75,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import core
-from ..utils.validation import Interval, Options, check_option, check_scalar, parameter_error
+from ..utils.constraints import FLAG, Checked, Nullable, constrained
+from ..utils.validation import Interval, Options, parameter_error
 from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
-from ..utils.validation import check_flag
-from ..utils.votes import check_counts, counts_from_votes
-from ._args import check_delta, check_discrete_gamma, check_gamma, check_gamma_votes, check_orders
-from .discrete_analysis import check_noise, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
+from ._args import DELTA, counts_from_votes
+from ._constraints import COUNTS, GAMMA, ORDERS, VOTES, RowsSumTo
+from .discrete_analysis import NOISES, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
+from ..utils.votes import check_gamma_votes
+from ._args import check_discrete_gamma
 from .exact import exact_analysis
 from ..twins.bounds import pate_theorem2_bound, pure_dp_log_moment_bound, upward_sum_factor
 
@@ -92,6 +94,8 @@ __all__ = ["ANALYSES", "PATEAccountant", "PATEAnalysis", "pate_analysis", "two_s
 ANALYSES = ("data_independent", "theorem3", "theorem3_exact_q", "exact")
 _ANALYSIS = Options(ANALYSES)
 _TEACHERS = Interval(int, 1, None)
+_CLASSES = Interval(int, 1, None)
+_NOISE = Options(NOISES)
 
 
 def two_sided_counts(counts):
@@ -176,18 +180,17 @@ class PATEAccountant:
     True
     """
 
+    @constrained(gamma=GAMMA, orders=ORDERS, n_classes=Nullable(_CLASSES), n_teachers=Nullable(_TEACHERS),
+                 exact=FLAG, two_sided=FLAG, noise=_NOISE)
     def __init__(self, gamma, *, orders=None, n_classes=None, n_teachers=None, exact=False,
                  two_sided=True, noise="discrete"):
-        owner = "PATEAccountant"
-        self.gamma = check_gamma(gamma, owner)
-        self.orders = check_orders(orders, owner)
-        self.n_classes = None if n_classes is None else check_scalar(n_classes, "n_classes", owner,
-                                                                     Interval(int, 1, None))
-        self.n_teachers = None if n_teachers is None else check_scalar(n_teachers, "n_teachers", owner,
-                                                                       _TEACHERS)
-        self.exact = check_flag(exact, "exact", owner)
-        self.two_sided = check_flag(two_sided, "two_sided", owner)
-        self.noise = check_noise(noise, owner)
+        self.gamma = gamma
+        self.orders = orders
+        self.n_classes = n_classes
+        self.n_teachers = n_teachers
+        self.exact = exact
+        self.two_sided = two_sided
+        self.noise = noise
         self._log_q = []
         self._log_q2 = []
         self._exact_q = []
@@ -205,6 +208,7 @@ class PATEAccountant:
         return params_repr(self, ("gamma", "n_classes", "n_teachers", "exact", "two_sided", "noise"),
                            {"n_orders": len(self.orders), "n_queries": self._n})
 
+    @constrained(owner="PATEAccountant.add_counts", counts=COUNTS)
     def add_counts(self, counts):
         """Account for LNMax answers given their vote counts, shape (Q, C).
 
@@ -224,7 +228,8 @@ class PATEAccountant:
             accountant is left unchanged then.
         """
         owner = "PATEAccountant.add_counts"
-        arr = check_counts(counts, owner, n_teachers=self.n_teachers)
+        arr = counts                              # validated once, by the declaration (or the caller)
+        RowsSumTo().check({"counts": arr, "n_teachers": self.n_teachers}, owner)
         if self.exact:
             check_gamma_votes(self.gamma, arr, owner)
             if self.noise == "discrete":
@@ -232,13 +237,13 @@ class PATEAccountant:
         if self.n_classes is not None and arr.shape[1] != self.n_classes:
             raise parameter_error("counts", owner, f"an array of shape (any, {self.n_classes})", arr)
         if self.noise == "discrete":
-            self._log_q.append(discrete_lemma4_log_q(arr, self.gamma))
-            self._log_q2.append(discrete_lemma4_two_sided_log_q(arr, self.gamma))
+            self._log_q.append(discrete_lemma4_log_q.__wrapped__(arr, self.gamma))
+            self._log_q2.append(discrete_lemma4_two_sided_log_q.__wrapped__(arr, self.gamma))
         else:
             self._log_q.append(core.lemma4_log_q(arr, self.gamma))
             self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
         if self.exact:
-            r = exact_analysis(arr, self.gamma, self.orders, noise=self.noise)
+            r = exact_analysis.__wrapped__(arr, self.gamma, self.orders, noise=self.noise)
             best = _best_bounds(self.gamma, self.orders)[None, :]
             self._exact_q.append(r.log_q)
             self._exact_q2.append(r.log_q_two_sided)
@@ -247,6 +252,9 @@ class PATEAccountant:
         self._n += arr.shape[0]
         return self
 
+    @constrained(owner="PATEAccountant.add_votes",
+                 votes=Checked("a 2-dimensional array of labels in [0, n_classes), checked while counted "
+                               "(refdp.pate._args.counts_from_votes)", invalid=tuple(VOTES.invalid_examples())))
     def add_votes(self, votes):
         """Account for LNMax answers given a (teachers x queries) array of labels in [0, n_classes).
 
@@ -257,9 +265,10 @@ class PATEAccountant:
         owner = "PATEAccountant.add_votes"
         if self.n_classes is None:
             raise parameter_error("n_classes", "PATEAccountant", "given to count votes (an int >= 1)", None)
-        counts = counts_from_votes(votes, self.n_classes, owner)
-        return self.add_counts(counts)
+        counts = counts_from_votes(votes, self.n_classes, owner)      # the votes' one validation
+        return self.add_counts.__wrapped__(self, counts)              # counted once, not re-validated
 
+    @constrained(owner="PATEAccountant.log_moments", analysis=_ANALYSIS, two_sided=Nullable(FLAG))
     def log_moments(self, analysis="theorem3", *, two_sided=None):
         """Composed log-moment bounds per order (Theorem 1.1), rounded upward.
 
@@ -274,8 +283,7 @@ class PATEAccountant:
         ndarray, shape (K,)
         """
         owner = "PATEAccountant.log_moments"
-        analysis = check_option(analysis, "analysis", owner, _ANALYSIS)
-        two = self.two_sided if two_sided is None else check_flag(two_sided, "two_sided", owner)
+        two = self.two_sided if two_sided is None else two_sided
         if analysis == "data_independent":
             return pate_data_independent_log_moments(self.gamma, self.orders, self._n)
         if analysis in ("theorem3_exact_q", "exact") and not self.exact:
@@ -293,6 +301,7 @@ class PATEAccountant:
         total = np.array([math.fsum(col) for col in np.array(parts).T])
         return total * upward_sum_factor(len(parts))
 
+    @constrained(owner="PATEAccountant.epsilon", delta=DELTA, analysis=_ANALYSIS, two_sided=Nullable(FLAG))
     def epsilon(self, delta, analysis="theorem3", *, two_sided=None):
         """(epsilon, delta) by the tail bound and the Rényi conversion.
 
@@ -310,14 +319,14 @@ class PATEAccountant:
             ``epsilon_rdp``/``order_rdp`` ([CKS20]_); ``.epsilon`` is the
             smaller.
         """
-        delta = check_delta(delta, "PATEAccountant.epsilon")
-        return moments_to_dp(self.log_moments(analysis, two_sided=two_sided), self.orders, delta=delta)
+        return moments_to_dp(self.log_moments.__wrapped__(self, analysis, two_sided=two_sided), self.orders,
+                             delta=delta)
 
+    @constrained(owner="PATEAccountant.report", delta=DELTA)
     def report(self, delta):
         """Every available analysis at ``delta``, as a :class:`PATEAnalysis`."""
-        delta = check_delta(delta, "PATEAccountant.report")
         names = ANALYSES if self.exact else ANALYSES[:2]
-        moments = {name: self.log_moments(name) for name in names}
+        moments = {name: self.log_moments.__wrapped__(self, name) for name in names}
         results = {name: moments_to_dp(m, self.orders, delta=delta) for name, m in moments.items()}
         quick = pate_quick_composition(self.gamma, self._n, delta) if self._n >= 1 else 0.0
         return PATEAnalysis(gamma=self.gamma, delta=delta, n_queries=self._n, orders=self.orders,
@@ -387,6 +396,8 @@ class PATEAnalysis:
         return "\n".join(lines)
 
 
+@constrained(counts=COUNTS, gamma=GAMMA, delta=DELTA, orders=ORDERS, exact=FLAG, two_sided=FLAG,
+             n_teachers=Nullable(_TEACHERS), noise=_NOISE, relations=(RowsSumTo(),))
 def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=True, n_teachers=None,
                   noise="discrete"):
     """Privacy of a set of LNMax answers under every analysis, in one call.
@@ -428,10 +439,9 @@ def pate_analysis(counts, gamma, delta, *, orders=None, exact=False, two_sided=T
     >>> round(r.results["data_independent"].epsilon_tail, 2), round(r.quick_composition, 2)
     (5.3, 5.8)
     """
-    owner = "pate_analysis"
-    gamma = check_gamma(gamma, owner)
-    delta = check_delta(delta, owner)
-    acc = PATEAccountant(gamma, orders=orders, exact=exact, two_sided=two_sided, n_teachers=n_teachers,
-                         noise=noise)
-    acc.add_counts(check_counts(counts, owner, n_teachers=n_teachers))
-    return acc.report(delta)
+    # every argument is validated once, above; the accountant's bodies take them as they are
+    acc = PATEAccountant.__new__(PATEAccountant)
+    PATEAccountant.__init__.__wrapped__(acc, gamma, orders=orders, exact=exact, two_sided=two_sided,
+                                        n_teachers=n_teachers, noise=noise)
+    acc.add_counts.__wrapped__(acc, counts)
+    return acc.report.__wrapped__(acc, delta)

@@ -41,12 +41,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..utils.validation import check_rng, parameter_error
+from ..utils.constraints import FLAG, RNG, constrained
+from ..utils.validation import parameter_error
 from ..utils.rounding import up_dyadic, upward_quotient
-from ..utils.validation import check_flag
 from ..mechanisms.discrete import discrete_laplace
-from ..utils.votes import check_counts
-from ._args import check_gamma
+from ._constraints import COUNT_VECTOR_OR_ROWS, GAMMA
 
 __all__ = ["lnmax_labels", "TextbookNoiseWarning"]
 
@@ -55,6 +54,7 @@ class TextbookNoiseWarning(UserWarning):
     """LNMax answers drawn with double-precision Laplace noise (``secure=False``): not private as implemented."""
 
 
+@constrained(counts=COUNT_VECTOR_OR_ROWS, gamma=GAMMA, rng=RNG, secure=FLAG)
 def lnmax_labels(counts, gamma, *, rng=None, secure=True):
     """Noisy plurality labels of a batch of queries (LNMax, [PATE17]_ Eq. 1).
 
@@ -124,14 +124,10 @@ def lnmax_labels(counts, gamma, *, rng=None, secure=True):
     >>> lnmax_labels([[240, 10, 0], [3, 4, 243]], 0.05, rng=0).tolist()
     [0, 2]
     """
-    owner = "lnmax_labels"
-    gamma = check_gamma(gamma, owner)
-    arr = check_counts(counts, owner, one_row=True)
+    arr = counts[None, :] if counts.ndim == 1 else counts
     scale = upward_quotient(1.0, gamma)
     if math.isinf(scale):
-        raise parameter_error("gamma", owner, "large enough that 1/gamma is a finite double", gamma)
-    secure = check_flag(secure, "secure", owner)
-    rng = check_rng(rng)
+        raise parameter_error("gamma", "lnmax_labels", "large enough that 1/gamma is a finite double", gamma)
     if secure:
         t = up_dyadic(1 / Fraction(gamma))
         z = np.asarray(discrete_laplace(t, size=arr.shape, rng=rng))
@@ -141,11 +137,11 @@ def lnmax_labels(counts, gamma, *, rng=None, secure=True):
         else:
             y = centred.astype(object) + z.astype(object)
         labels = np.argmax(y, axis=1).astype(np.int64)          # lowest index among the noisy maxima
-        return int(labels[0]) if np.ndim(counts) == 1 else labels
+        return int(labels[0]) if counts.ndim == 1 else labels
     warnings.warn("lnmax_labels(secure=False) adds double-precision Laplace noise: the textbook "
                   "mechanism, not private as implemented (Mironov 2012); use secure=True for releases",
                   TextbookNoiseWarning, stacklevel=2)
     centred = (arr - arr.max(axis=1, keepdims=True)).astype(np.float64)
     noise = rng.laplace(0.0, scale, size=arr.shape)
     labels = np.argmax(centred + noise, axis=1).astype(np.int64)
-    return int(labels[0]) if np.ndim(counts) == 1 else labels
+    return int(labels[0]) if counts.ndim == 1 else labels

@@ -61,12 +61,13 @@ import numpy as np
 
 from ..utils.precision import iv_context
 from ..utils.rounding import MACHINE_EPSILON, UNIT_ROUNDOFF, ceil_interval, up_dyadic
+from ..utils.constraints import FLAG, constrained
 from ..utils.validation import Options, check_option, parameter_error
-from ..utils.validation import check_flag
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.exact import to_mpf
-from ..utils.votes import check_counts
-from ._args import check_discrete_gamma, check_gamma, check_gamma_votes, check_orders
+from ._constraints import COUNT_ROWS, GAMMA, ORDERS
+from ..utils.votes import check_gamma_votes
+from ._args import check_discrete_gamma
 
 __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "difference_pmf",
            "discrete_lemma4_log_q", "discrete_lemma4_two_sided_log_q", "discrete_exact_log_q",
@@ -186,6 +187,7 @@ def _top_two(arr):
     return star, runner, arr[rows, star] - arr[rows, runner]
 
 
+@constrained(counts=COUNT_ROWS, gamma=GAMMA)
 def discrete_lemma4_log_q(counts, gamma):
     """Upper bound on ``log P[M(n) != j*]`` for the float-safe LNMax (discrete Lemma 4), per row.
 
@@ -203,21 +205,17 @@ def discrete_lemma4_log_q(counts, gamma):
     ndarray of float, shape (Q,)
         Rounded upward; ``-inf`` for one class.
     """
-    owner = "discrete_lemma4_log_q"
-    gamma = check_gamma(gamma, owner)
-    arr = check_counts(counts, owner, one_row=True)
-    return _rows_lemma4(arr, lnmax_scale(gamma))
+    return _rows_lemma4(counts, lnmax_scale(gamma))
 
 
+@constrained(counts=COUNT_ROWS, gamma=GAMMA)
 def discrete_lemma4_two_sided_log_q(counts, gamma):
     """Discrete Lemma 4 at the worst neighbour ``n^-`` (top-two gap >= 3); ``+inf`` for gaps <= 2.
 
     The largest discrete Lemma 4 ``q`` over ``n`` and all its neighbours
     (docs/theory/pate_discrete.rst, Lemma D3).
     """
-    owner = "discrete_lemma4_two_sided_log_q"
-    gamma = check_gamma(gamma, owner)
-    arr = check_counts(counts, owner, one_row=True)
+    arr = counts
     star, runner, gap = _top_two(arr)
     moved = arr.copy()
     ok = gap >= MIN_GAP
@@ -458,6 +456,7 @@ def neighbour_log_law_bounds(row, t: Fraction):
     return moves, lo - margin, hi + margin
 
 
+@constrained(counts=COUNT_ROWS, gamma=GAMMA, orders=ORDERS)
 def discrete_exact_log_moments(counts, gamma, orders=None):
     """Exact worst-case log-moments of float-safe LNMax answers over every neighbour, rounded upward.
 
@@ -479,14 +478,11 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
     (forward, both) : ndarrays, shape (Q, K)
         ``max_{n'} alpha(lambda; n, n')`` and the maximum over both directions.
     """
-    owner = "discrete_exact_log_moments"
-    gamma = check_gamma(gamma, owner)
-    arr = check_counts(counts, owner, one_row=True)
-    check_gamma_votes(gamma, arr, owner)
-    check_discrete_gamma(gamma, owner)
-    orders = check_orders(orders, owner)
+    arr = counts
+    check_gamma_votes(gamma, arr, "discrete_exact_log_moments")
+    check_discrete_gamma(gamma, "discrete_exact_log_moments")
     if arr.shape[1] > MAX_FAST_CLASSES:
-        raise parameter_error("counts", owner, f"an array with at most {MAX_FAST_CLASSES} classes", arr)
+        raise parameter_error("counts", "discrete_exact_log_moments", f"an array with at most {MAX_FAST_CLASSES} classes", arr)
     t = lnmax_scale(gamma)
     lam = orders[None, None, :]
     fwd = np.zeros((arr.shape[0], orders.size))
@@ -568,6 +564,7 @@ def exact_log_q_rows(arr, two_sided, log_miss):
     return out
 
 
+@constrained(counts=COUNT_ROWS, gamma=GAMMA, two_sided=FLAG, certified=FLAG)
 def discrete_exact_log_q(counts, gamma, *, two_sided=True, certified=False):
     """``log P[M(n) != j*]`` from the exact law of the float-safe LNMax, rounded upward, per row.
 
@@ -597,12 +594,8 @@ def discrete_exact_log_q(counts, gamma, *, two_sided=True, certified=False):
     ``j*``) of the other classes (two-sided). The rounded-up values are
     cached per (counts, class, scale): a pure function of its arguments.
     """
-    owner = "discrete_exact_log_q"
-    gamma = check_gamma(gamma, owner)
-    arr = check_counts(counts, owner, one_row=True)
-    check_gamma_votes(gamma, arr, owner)
-    check_discrete_gamma(gamma, owner)
+    check_gamma_votes(gamma, counts, "discrete_exact_log_q")
+    check_discrete_gamma(gamma, "discrete_exact_log_q")
     t = lnmax_scale(gamma)
-    certified = check_flag(certified, "certified", owner) or arr.shape[1] > MAX_FAST_CLASSES
-    miss = _log_miss_up if certified else _fast_cached
-    return exact_log_q_rows(arr, check_flag(two_sided, "two_sided", owner), lambda n, s: miss(n, s, t))
+    miss = _log_miss_up if certified or counts.shape[1] > MAX_FAST_CLASSES else _fast_cached
+    return exact_log_q_rows(counts, two_sided, lambda n, s: miss(n, s, t))

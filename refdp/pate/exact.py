@@ -59,8 +59,11 @@ import numpy as np
 
 from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Interval, check_scalar
-from ..utils.votes import check_counts
-from ._args import check_discrete_gamma, check_gamma, check_gamma_votes, check_orders
+from ..utils.votes import check_counts, check_gamma_votes
+from ._args import check_discrete_gamma, check_gamma, check_orders
+from ..utils.constraints import Nullable, Options, constrained
+from ._constraints import COUNT_ROWS, GAMMA, ORDERS
+from .discrete_analysis import NOISES
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
 from ..core import LNMAX_ETA as ETA
 from ..core import lnmax_exact_rows as exact_rows
@@ -106,6 +109,7 @@ def _round_moments(alpha, orders, big):
     return np.maximum(alpha, 0.0) + margin + 16.0 * _U * np.abs(alpha)
 
 
+@constrained(counts=COUNT_ROWS, gamma=GAMMA, orders=ORDERS, n_threads=Nullable(_THREADS), noise=Options(NOISES))
 def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discrete"):
     """Exact q and exact worst-case log-moments of LNMax answers, per query.
 
@@ -166,9 +170,9 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
         n_threads = check_scalar(n_threads, "n_threads", owner, _THREADS)
     if check_noise(noise, owner) == "discrete":
         check_discrete_gamma(gamma, owner)
-        fwd, both = discrete_exact_log_moments(arr, gamma, orders)
-        return ExactAnalysis(orders=orders, log_q=discrete_exact_log_q(arr, gamma, two_sided=False),
-                             log_q_two_sided=discrete_exact_log_q(arr, gamma, two_sided=True),
+        fwd, both = discrete_exact_log_moments.__wrapped__(arr, gamma, orders)
+        return ExactAnalysis(orders=orders, log_q=discrete_exact_log_q.__wrapped__(arr, gamma, two_sided=False),
+                             log_q_two_sided=discrete_exact_log_q.__wrapped__(arr, gamma, two_sided=True),
                              log_moments_forward=fwd, log_moments=both)
     lq, lq2, fwd, both, big = exact_rows(arr, gamma, orders, n_threads=n_threads)
     return ExactAnalysis(orders=orders, log_q=_round_log_q(lq), log_q_two_sided=_round_log_q(lq2),

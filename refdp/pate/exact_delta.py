@@ -50,17 +50,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..utils.precision import iv_context, raw_to_fraction
-from ..utils.validation import Described, Interval, check_scalar, parameter_error
+from ..utils.constraints import Options, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from ..accounting.profiles import pld_atoms, convolve_pld, pld_delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms.discrete_argmax import discrete_argmax_law
-from ..utils.votes import check_counts
-from ._args import check_gamma, check_gamma_votes
-from .discrete_analysis import check_noise, lnmax_scale
+from ._constraints import COUNTS, GAMMA
+from .discrete_analysis import NOISES, lnmax_scale
+from ..utils.votes import check_gamma_votes
 
 __all__ = ["ExactDelta", "exact_delta"]
 
 _OWNER = "exact_delta"
+#: The privacy-loss grid step: below 1e-6 the grids of ordinary compositions no longer fit in memory.
+GRID_STEP = Interval(float, 1e-6, 1, closed="left")
 _DPS = 30
 
 
@@ -199,6 +202,9 @@ def _dominating_pld(ctx, pairs, h, points=2000):
     return pld_atoms(losses, masses, ctx, h)[0]
 
 
+@constrained(counts=COUNTS, gamma=GAMMA, epsilon=Interval(float, 0, None, closed="left"),
+             grid_step=GRID_STEP, max_combinations=Interval(int, 1, None),
+             method=Options(("enumerate", "dominating", "auto")), noise=Options(NOISES))
 def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096, method="enumerate",
                 noise="discrete"):
     """Enclosure of the exact data-dependent delta(epsilon) of T LNMax answers on given counts.
@@ -210,7 +216,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     gamma : float > 0
         LNMax's inverse Laplace scale.
     epsilon : float >= 0
-    grid_step : float in (0, 1), default 1e-3
+    grid_step : float in [1e-6, 1), default 1e-3
         Privacy-loss grid of the composition (the enclosure's width shrinks with it).
     max_combinations : int >= 1, default 4096
         Most neighbour combinations enumerated.
@@ -247,17 +253,7 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
     >>> round(r.lower, 4), round(r.upper, 4)
     (0.1067, 0.1069)
     """
-    counts = check_counts(counts, _OWNER)
-    if counts.ndim == 1:
-        counts = counts[None, :]
-    gamma = check_gamma(gamma, _OWNER)
     check_gamma_votes(gamma, counts, _OWNER)
-    epsilon = check_scalar(epsilon, "epsilon", _OWNER, Interval(float, 0, None, closed="left"))
-    grid_step = check_scalar(grid_step, "grid_step", _OWNER, Interval(float, 0, 1, closed="neither"))
-    max_combinations = check_scalar(max_combinations, "max_combinations", _OWNER, Interval(int, 1, None))
-    if method not in ("enumerate", "dominating", "auto"):
-        raise parameter_error("method", _OWNER, "one of 'enumerate', 'dominating', 'auto'", method)
-    noise = check_noise(noise, _OWNER)
     ctx = iv_context(_DPS)
     h = Fraction(grid_step)
     if noise == "discrete":

@@ -43,13 +43,16 @@ from ..utils.precision import iv_context, mp_context, mpf_values
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from .discrete_analysis import lnmax_scale
 from ..utils.validation import check_scalar
-from ..utils.votes import check_counts
-from ._args import check_gamma, check_gamma_votes
+from ..utils.votes import check_counts, check_gamma_votes
+from ._args import check_gamma
+from ..utils.constraints import FLAG, constrained
+from ._constraints import CONTEXT, COUNT_VECTOR_OR_ROWS, GAMMA
 from ..core import lnmax_log_law_rows as log_law_rows
 
 __all__ = ["lnmax_distribution"]
 
 
+@constrained(counts=COUNT_VECTOR_OR_ROWS, gamma=GAMMA, log=FLAG, exact=FLAG, dps=DPS, ctx=CONTEXT, secure=FLAG)
 def lnmax_distribution(counts, gamma, *, log=False, exact=False, dps=50, ctx=None, secure=False):
     """Exact output law of LNMax, ``argmax_j (n_j + Lap(1/gamma))`` ([PATE17]_ Eq. 1).
 

@@ -89,15 +89,17 @@ import mpmath
 import numpy as np
 
 from .. import core
-from ..utils.validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, constrained
+from ..utils.validation import Interval, Options, parameter_error
 from ..utils.rounding import MACHINE_EPSILON as _EPS, UNIT_ROUNDOFF, ceil_interval, ceil_mpf, interval_context
 from ..accounting import pate_data_independent_log_moments
-from ..utils.validation import check_flag
 from ..mechanisms.float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
-from ..utils.votes import check_counts
-from ._args import POSITIVE, check_delta, check_discrete_gamma, check_gamma, check_gamma_votes
+from ._args import DELTA, POSITIVE
+from ._constraints import COUNTS, GAMMA
+from ..utils.votes import check_gamma_votes
+from ._args import check_discrete_gamma
 from .accountant import lemma4_two_sided_log_q
-from .discrete_analysis import (check_noise, discrete_exact_log_q, discrete_lemma4_log_q,
+from .discrete_analysis import (NOISES, discrete_exact_log_q, discrete_lemma4_log_q,
                                 discrete_lemma4_two_sided_log_q, statistic_slack)
 from .exact import ETA, exact_analysis
 from ..twins.bounds import pate_theorem2, pure_dp_log_moment
@@ -110,6 +112,7 @@ PRIVATE_MECHANISMS = ("refdp.pate.release_epsilon",)
 
 _STATISTIC = Options(("lemma4", "exact"))
 _BETA = Interval(float, 0, None, closed="neither")
+_NOISE = Options(NOISES)
 #: Cells of the grid of log q values (spacing c / 8); below it one bound covers all.
 GRID_CELLS = 1024
 #: Relative slack added to the accountant's float value of f (its rounding, see
@@ -229,12 +232,12 @@ def statistic_step(gamma, statistic="lemma4", two_sided=True, noise="discrete"):
 def _statistic(counts, gamma, statistic, two_sided, order, noise):
     if noise == "discrete":
         if statistic == "lemma4":
-            return (discrete_lemma4_two_sided_log_q(counts, gamma) if two_sided
-                    else discrete_lemma4_log_q(counts, gamma))
-        return discrete_exact_log_q(counts, gamma, two_sided=two_sided)
+            return (discrete_lemma4_two_sided_log_q.__wrapped__(counts, gamma) if two_sided
+                    else discrete_lemma4_log_q.__wrapped__(counts, gamma))
+        return discrete_exact_log_q.__wrapped__(counts, gamma, two_sided=two_sided)
     if statistic == "lemma4":
         return lemma4_two_sided_log_q(counts, gamma) if two_sided else core.lemma4_log_q(counts, gamma)
-    r = exact_analysis(counts, gamma, [order], noise="continuous")
+    r = exact_analysis.__wrapped__(counts, gamma, np.array([order]), noise="continuous")
     return r.log_q_two_sided if two_sided else r.log_q
 
 
@@ -338,6 +341,8 @@ def _range_max(table, lo, hi):
     return out
 
 
+@constrained(counts=COUNTS, gamma=GAMMA, order=POSITIVE, beta=_BETA, statistic=_STATISTIC, two_sided=FLAG,
+             noise=_NOISE)
 def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_sided=True, noise="discrete"):
     """Smooth sensitivity bound of the composed data-dependent log-moment ([PATE17]_ Sec. 3.3).
 
@@ -374,13 +379,7 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
         On invalid arguments (one message shape, naming the parameter).
     """
     owner = "smooth_sensitivity"
-    gamma = check_gamma(gamma, owner)
-    lam = check_scalar(order, "order", owner, POSITIVE)
-    beta = check_scalar(beta, "beta", owner, _BETA)
-    statistic = check_option(statistic, "statistic", owner, _STATISTIC)
-    two_sided = check_flag(two_sided, "two_sided", owner)
-    noise = check_noise(noise, owner)
-    arr = check_counts(counts, owner)
+    lam, arr = order, counts
     check_gamma_votes(gamma, arr, owner)          # gamma = 1e308 overflowed the grid (inf - inf) and hung
     if statistic == "exact":
         if noise == "discrete":
@@ -435,6 +434,7 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
                              log_moment=f_value, noise=noise)
 
 
+@constrained(epsilon=POSITIVE, delta=DELTA)
 def smooth_laplace_parameters(epsilon, delta):
     """Sliding ``a`` and smoothing ``beta`` of Laplace noise for (epsilon, delta)-DP ([NRS07]_ Lemma 2.9).
 
@@ -454,9 +454,6 @@ def smooth_laplace_parameters(epsilon, delta):
     (a, beta) : tuple of float
         ``a`` rounded down and ``beta`` rounded down (both conservative).
     """
-    owner = "smooth_laplace_parameters"
-    epsilon = check_scalar(epsilon, "epsilon", owner, POSITIVE)
-    delta = check_delta(delta, owner)
     with interval_context() as iv:
         e = iv.mpf(epsilon)
         log_inv = e / 2 - iv.log(iv.mpf(delta))
@@ -472,19 +469,21 @@ def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided,
     # the discrete Laplace tail is heavier than the continuous one by 2 / (1 + exp(-1/t)),
     # t >= 1/a; lower delta accordingly (the product is rounded down by the factor 1 - 2**-40)
     delta_tail = delta_r * (1.0 + math.exp(-a)) / 2.0 * (1.0 - 2.0**-40)
-    a, beta = smooth_laplace_parameters(eps_r, delta_tail)
+    a, beta = smooth_laplace_parameters.__wrapped__(eps_r, delta_tail)
     beta_s = beta - SMOOTH_BETA_MARGIN
     if not beta_s > 0:
         raise parameter_error("epsilon_release", owner,
                               "large enough that the smoothing parameter beta exceeds 2**-46", eps_r)
-    counts_arr = check_counts(counts, owner)
-    check_gamma_votes(gamma, counts_arr, owner)
-    ss = smooth_sensitivity(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided, noise=noise)
-    bound = counts_arr.shape[0] * min(pate_theorem2(gamma, lam), pure_dp_log_moment(gamma, lam))
+    check_gamma_votes(gamma, counts, owner)
+    ss = smooth_sensitivity.__wrapped__(counts, gamma, lam, beta_s, statistic=statistic, two_sided=two_sided,
+                                        noise=noise)
+    bound = counts.shape[0] * min(pate_theorem2(gamma, lam), pure_dp_log_moment(gamma, lam))
     step = math.ldexp(1.0, max(math.frexp(bound)[1] - 51, -1074))   # <= Q B 2**-50, public
     return ss, a, step
 
 
+@constrained(counts=COUNTS, gamma=GAMMA, delta=DELTA, order=POSITIVE, epsilon_release=POSITIVE,
+             delta_release=DELTA, statistic=_STATISTIC, two_sided=FLAG, rng=RNG, secure=FLAG, noise=_NOISE)
 def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_release,
                     statistic="lemma4", two_sided=True, rng=None, secure=True, noise="discrete"):
     """Release PATE's data-dependent epsilon with smooth-sensitivity noise ([PATE17]_ Sec. 3.3).
@@ -545,17 +544,10 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     implementation of the real-valued mechanism only (Mironov 2012).
     """
     owner = "release_epsilon"
-    gamma = check_gamma(gamma, owner)
-    delta = check_delta(delta, owner)
-    lam = check_scalar(order, "order", owner, POSITIVE)
-    eps_r = check_scalar(epsilon_release, "epsilon_release", owner, POSITIVE)
-    delta_r = check_delta(delta_release, owner, name="delta_release")
-    secure = check_flag(secure, "secure", owner)
-    noise = check_noise(noise, owner)
-    rng = check_rng(rng)
+    lam, eps_r, delta_r = order, epsilon_release, delta_release
     if not secure:
-        a, beta = smooth_laplace_parameters(eps_r, delta_r)
-        ss = smooth_sensitivity(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided,
+        a, beta = smooth_laplace_parameters.__wrapped__(eps_r, delta_r)
+        ss = smooth_sensitivity.__wrapped__(counts, gamma, lam, beta, statistic=statistic, two_sided=two_sided,
                                 noise=noise)
         scale = math.nextafter(ss.value / a, math.inf)
         noisy = ss.log_moment + scale * float(rng.laplace(0.0, 1.0))
@@ -566,7 +558,7 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
                                               name="counts")
     # Post-processing (free): every log-moment lies in [0, Q B_lambda], so the
     # released value is clamped to that public range.
-    n_queries = int(np.atleast_2d(np.asarray(counts)).shape[0])
+    n_queries = int(counts.shape[0])
     upper_lm = float(pate_data_independent_log_moments(gamma, np.array([lam]), n_queries)[0])
     released = min(max(noisy, 0.0), upper_lm)
     log_inv = -math.log(delta)

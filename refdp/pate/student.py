@@ -44,14 +44,15 @@ import time
 
 import numpy as np
 
-from ..utils.validation import Described, Interval, Options, check_option, check_rng, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, Checked, Nullable, constrained
+from ..utils.validation import Described, Interval, Options, parameter_error
 from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments
 from ..accounting.budget import check_budget
 from ..utils.partition import check_features, learner_factory, train_teacher
 from ..utils.rng import spawn_streams
-from ..utils.validation import check_flag
-from ._args import POSITIVE, check_delta, check_gamma, check_orders
+from ._args import DELTA, POSITIVE
+from ._constraints import GAMMA, ORDERS
 from .accountant import PATEAccountant
 from .aggregation import lnmax_labels
 
@@ -63,8 +64,15 @@ PRIVATE_MECHANISMS = ("refdp.pate.PATEStudent.fit",)
 _SELECTION = Options(("random", "least_confident"))
 _COUNT = Interval(int, 0, None)
 _BATCH = Interval(int, 1, None)
+#: A learner: a class or a zero-argument factory of objects with fit and predict.
+LEARNER = Checked("a class or zero-argument factory of objects with fit and predict (learner_factory)",
+                  invalid=("abc", 1.5, None, object()))
+#: Public points to label or predict (checked against the fitted model's number of features).
+QUERIES = Checked("a 2-dimensional array of finite floats with n_features_in_ columns",
+                  invalid=("abc", None, np.zeros(3), np.array([[np.nan]]), np.zeros((1, 9)), np.zeros((0, 1))))
 
 
+@constrained(gamma=GAMMA, delta=DELTA, n_queries=_COUNT, orders=ORDERS)
 def data_independent_epsilon(gamma, delta, n_queries, orders=None):
     """Smaller of the tail-bound and Rényi epsilons of ``n_queries`` LNMax answers (PATE Theorem 2).
 
@@ -73,17 +81,13 @@ def data_independent_epsilon(gamma, delta, n_queries, orders=None):
     float
         An upper bound (interval arithmetic, rounded up); 0 for no answer.
     """
-    owner = "data_independent_epsilon"
-    gamma = check_gamma(gamma, owner)
-    delta = check_delta(delta, owner)
-    n_queries = check_scalar(n_queries, "n_queries", owner, _COUNT)
-    orders = check_orders(orders, owner)
     if n_queries == 0:
         return 0.0
     moments = pate_data_independent_log_moments(gamma, orders, n_queries)
     return moments_to_dp(moments, orders, delta=delta).epsilon
 
 
+@constrained(gamma=GAMMA, delta=DELTA, target_epsilon=POSITIVE, orders=ORDERS, limit=_COUNT)
 def data_independent_budget(gamma, delta, target_epsilon, orders=None, *, limit=10**9):
     """Largest number of LNMax answers whose data-independent epsilon is at most ``target_epsilon``.
 
@@ -104,15 +108,10 @@ def data_independent_budget(gamma, delta, target_epsilon, orders=None, *, limit=
     -------
     int
     """
-    owner = "data_independent_budget"
-    gamma = check_gamma(gamma, owner)
-    delta = check_delta(delta, owner)
-    target = check_scalar(target_epsilon, "target_epsilon", owner, POSITIVE)
-    orders = check_orders(orders, owner)
-    limit = check_scalar(limit, "limit", owner, _COUNT)
+    target = target_epsilon
 
     def fits(t):
-        return data_independent_epsilon(gamma, delta, t, orders) <= target
+        return data_independent_epsilon.__wrapped__(gamma, delta, t, orders) <= target
 
     lo, hi = 0, 1
     while hi <= limit and fits(hi):
@@ -190,31 +189,37 @@ class PATEStudent:
         analyses such as :func:`refdp.pate.pate_analysis`).
     """
 
+    @constrained(learner=LEARNER, gamma=GAMMA, delta=DELTA, target_epsilon=POSITIVE, max_queries=Nullable(_COUNT),
+                 selection=_SELECTION, batch_size=Nullable(_BATCH), orders=ORDERS, rng=RNG, exact=FLAG,
+                 verbose=FLAG, budget=Checked("None or a refdp.accounting.PrivacyBudget (check_budget)",
+                                              invalid=("abc", 1.5, object())), secure=FLAG)
     def __init__(self, learner, *, gamma, delta, target_epsilon, max_queries=None,
                  selection="random", batch_size=None, orders=None, rng=None, exact=False, verbose=False,
                  budget=None, secure=True):
         owner = "PATEStudent"
         self.learner = learner
         self._make = learner_factory(learner, owner)
-        self.gamma = check_gamma(gamma, owner)
-        self.delta = check_delta(delta, owner)
-        self.target_epsilon = check_scalar(target_epsilon, "target_epsilon", owner, POSITIVE)
-        self.max_queries = None if max_queries is None else check_scalar(max_queries, "max_queries",
-                                                                         owner, _COUNT)
-        self.selection = check_option(selection, "selection", owner, _SELECTION)
-        self.batch_size = None if batch_size is None else check_scalar(batch_size, "batch_size",
-                                                                       owner, _BATCH)
-        self.orders = check_orders(orders, owner)
-        self._rng = check_rng(rng)
-        self.exact = check_flag(exact, "exact", owner)
-        self.verbose = check_flag(verbose, "verbose", owner)
+        self.gamma = gamma
+        self.delta = delta
+        self.target_epsilon = target_epsilon
+        self.max_queries = max_queries
+        self.selection = selection
+        self.batch_size = batch_size
+        self.orders = orders
+        self._rng = rng
+        self.exact = exact
+        self.verbose = verbose
         self.budget = check_budget(budget, owner)
-        self.secure = check_flag(secure, "secure", owner)
+        self.secure = secure
 
     def __repr__(self):
         return params_repr(self, ("learner", "gamma", "delta", "target_epsilon", "max_queries", "selection",
                                   "batch_size", "exact", "budget", "secure"))
 
+    @constrained(owner="PATEStudent",
+                 teachers=Checked("a fitted PATETeachers", invalid=("abc", None, 1.5, object())),
+                 X_public=Checked("a 2-dimensional array of finite floats with the teachers' number of "
+                                  "columns", invalid=("abc", None, np.zeros(3), np.array([[np.nan]]))))
     def fit(self, teachers, X_public):
         """Label public points with the teachers' LNMax within the budget, then train the student.
 
@@ -240,7 +245,9 @@ class PATEStudent:
             raise parameter_error("teachers", owner, "a fitted PATETeachers", teachers)
         X = check_features(X_public, "X_public", owner, teachers.n_features_in_)
         n = X.shape[0]
-        self.budget_ = data_independent_budget(self.gamma, self.delta, self.target_epsilon, self.orders)
+        # the parameters were validated by the constructor: the analyses' bodies take them as they are
+        self.budget_ = data_independent_budget.__wrapped__(self.gamma, self.delta, self.target_epsilon,
+                                                           self.orders)
         total = min(self.budget_, n)
         if self.max_queries is not None:
             total = min(total, self.max_queries)
@@ -265,17 +272,17 @@ class PATEStudent:
         while asked.size < total:
             size = min(batch, total - asked.size)
             # the check: answering this batch keeps the data-independent epsilon <= target
-            if data_independent_epsilon(self.gamma, self.delta, asked.size + size,
-                                        self.orders) > self.target_epsilon:  # pragma: no cover
+            if data_independent_epsilon.__wrapped__(self.gamma, self.delta, asked.size + size,
+                                                    self.orders) > self.target_epsilon:  # pragma: no cover
                 break
             if self.selection == "random" or student is None:
                 pick = order[asked.size:asked.size + size]
             else:
                 pick = self._least_confident(student, X, remaining, size)
-            counts = teachers.vote_counts(X[pick])
-            self.accountant_.add_counts(counts)
+            counts = teachers.vote_counts(X[pick])            # counted (and the votes checked) once
+            self.accountant_.add_counts.__wrapped__(self.accountant_, counts)
             asked_counts.append(counts)
-            new = lnmax_labels(counts, self.gamma, rng=self._rng, secure=self.secure)
+            new = lnmax_labels.__wrapped__(counts, self.gamma, rng=self._rng, secure=self.secure)
             asked = np.concatenate([asked, pick])
             labels = np.concatenate([labels, new])
             remaining = np.setdiff1d(remaining, pick, assume_unique=True)
@@ -285,7 +292,7 @@ class PATEStudent:
                     raise parameter_error("learner", owner, "a student with predict_proba for "
                                           "least_confident selection", Described(type(student).__name__))
             if self.verbose:
-                eps = data_independent_epsilon(self.gamma, self.delta, asked.size, self.orders)
+                eps = data_independent_epsilon.__wrapped__(self.gamma, self.delta, asked.size, self.orders)
                 print(f"PATEStudent.fit: {asked.size}/{total} labels, data-independent epsilon {eps:.4g} "
                       f"(target {self.target_epsilon:g}), {time.perf_counter() - started:.1f}s",
                       file=sys.stderr, flush=True)
@@ -294,9 +301,10 @@ class PATEStudent:
                              else np.zeros((0, len(classes)), dtype=np.int64))
         self.labels_ = classes[labels] if labels.size else classes[:0]
         self.n_queries_ = int(asked.size)
-        self.epsilon_ = data_independent_epsilon(self.gamma, self.delta, self.n_queries_, self.orders)
+        self.epsilon_ = data_independent_epsilon.__wrapped__(self.gamma, self.delta, self.n_queries_, self.orders)
         self.student_ = train_teacher(self._make, X[asked], self.labels_, stream, classes)
         self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
         return self
 
     @staticmethod
@@ -308,19 +316,25 @@ class PATEStudent:
         conf = proba.max(axis=1)
         return remaining[np.argsort(conf, kind="stable")[:size]]
 
+    @constrained(owner="PATEStudent.predict", X=QUERIES)
     def predict(self, X):
         """Predictions of the trained student (public: post-processing of the private labels)."""
         if not hasattr(self, "student_"):
             raise ValueError("This PATEStudent instance is not fitted yet; call fit(teachers, X_public) first.")
+        X = check_features(X, "X", "PATEStudent.predict", self.n_features_in_)
+        if X.shape[0] < 1:
+            raise parameter_error("X", "PATEStudent.predict", "an array with at least 1 row", X)
         return self.student_.predict(X)
 
+    @constrained(owner="PATEStudent.score", X=QUERIES,
+                 y=Checked("labels, one per row of X", invalid=(None, np.zeros(0), np.zeros((3, 2)))))
     def score(self, X, y):
         """Accuracy of :meth:`predict` on ``(X, y)`` (scikit-learn's ``score``).
 
         The student is public, so this costs no privacy; ``y`` are the
         evaluator's labels.
         """
-        pred = np.asarray(self.predict(X))
+        pred = np.asarray(self.predict.__wrapped__(self, X))
         y = np.asarray(y)
         if y.shape != pred.shape:
             raise parameter_error("y", "PATEStudent.score", f"an array of shape {pred.shape}", y)

@@ -41,12 +41,14 @@ import hashlib
 import numpy as np
 
 from .. import core
-from ..utils.validation import Described, Interval, check_rng, check_scalar, parameter_error
+from ..utils.constraints import FLAG, RNG, Checked, constrained
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.repr import params_repr
 from ..distributed import check_client
 from ..utils.partition import (check_classes, check_features, fit_teachers, labels_to_indices,
                                learner_factory, teacher_votes)
 from ..utils.rng import spawn_streams
+from ._constraints import GAMMA, ClassCount, GroupKeys, NotAbove
 from .aggregation import lnmax_labels
 
 __all__ = ["PATETeachers", "partition_by_record", "partition_by_group", "PRIVATE_MECHANISMS"]
@@ -55,8 +57,11 @@ __all__ = ["PATETeachers", "partition_by_record", "partition_by_group", "PRIVATE
 PRIVATE_MECHANISMS = ("refdp.pate.PATETeachers.noisy_labels",)
 
 _K = Interval(int, 1, None)
+#: A number of teachers of the group partition (a hash modulo it is stored as int64).
+_GROUP_K = Interval(int, 1, 2**63 - 1)
 
 
+@constrained(n=Interval(int, 1, 2**63 - 1), n_teachers=_K, rng=RNG, relations=(NotAbove("n_teachers", "n"),))
 def partition_by_record(n, n_teachers, rng=None):
     """Teacher of each of ``n`` records: a random permutation cut into equal blocks.
 
@@ -78,17 +83,18 @@ def partition_by_record(n, n_teachers, rng=None):
     ValueError
         ``n < 1``, ``n_teachers`` outside ``[1, n]``, or a bad ``rng``.
     """
-    owner = "partition_by_record"
-    n = check_scalar(n, "n", owner, Interval(int, 1, 2**63 - 1))       # a NumPy array length
-    n_teachers = check_scalar(n_teachers, "n_teachers", owner, Interval(int, 1, n))
-    rng = check_rng(rng)
-    perm = rng.permutation(n)
-    assignment = np.empty(n, dtype=np.int64)
+    try:
+        perm = rng.permutation(n)
+        assignment = np.empty(n, dtype=np.int64)
+    except (MemoryError, ValueError):
+        raise parameter_error("n", "partition_by_record", "small enough that a permutation of n records "
+                              "fits in memory", n) from None
     for j, block in enumerate(np.array_split(perm, n_teachers)):
         assignment[block] = j
     return assignment
 
 
+@constrained(groups=GroupKeys(), n_teachers=_GROUP_K, rng=RNG)
 def partition_by_group(groups, n_teachers, rng=None):
     """Teacher of each record from its group key: keyed BLAKE2b hash of the key, modulo ``n_teachers``.
 
@@ -112,14 +118,8 @@ def partition_by_group(groups, n_teachers, rng=None):
     ValueError
         ``groups`` not one-dimensional, ``n_teachers < 1``, or a bad ``rng``.
     """
-    owner = "partition_by_group"
-    n_teachers = check_scalar(n_teachers, "n_teachers", owner, _K)
-    rng = check_rng(rng)
-    keys = np.asarray(groups, dtype=object)
-    if keys.ndim != 1:
-        raise parameter_error("groups", owner, "a 1-dimensional sequence", keys)
     salt = rng.integers(0, 2**63, size=2, dtype=np.int64).tobytes()
-    keys = keys.tolist()
+    keys = np.asarray(groups, dtype=object).tolist()
     cache = {}
     out = np.empty(len(keys), dtype=np.int64)
     for i, key in enumerate(keys):
@@ -177,19 +177,32 @@ class PATETeachers:
     [[20, 0], [0, 20]]
     """
 
+    @constrained(n_teachers=_K,
+                 learner=Checked("a class or zero-argument factory of objects with fit and predict "
+                                 "(learner_factory)", invalid=("abc", 1.5, None, object())),
+                 classes=ClassCount(),
+                 rng=RNG,
+                 client=Checked("None, a dask.distributed Client or a scheduler address (check_client)",
+                                invalid=(1.5, object())))
     def __init__(self, n_teachers, learner, classes=(0, 1), *, rng=None, client=None):
         owner = "PATETeachers"
-        self.n_teachers = check_scalar(n_teachers, "n_teachers", owner, _K)
+        self.n_teachers = n_teachers
         self.classes_ = check_classes(classes, owner)
         self.learner = learner
         self._make = learner_factory(learner, owner)
-        self._rng = check_rng(rng)
+        self._rng = rng
         self.client = check_client(client, owner)
 
     def __repr__(self):
         fitted = {"fitted": hasattr(self, "teachers_")}
         return params_repr(self, ("n_teachers", "learner"), dict(classes=self.classes_, **fitted))
 
+    @constrained(owner="PATETeachers",
+                 X=Checked("a 2-dimensional array of finite floats with at least one row (check_features)",
+                           invalid=("abc", None, np.zeros((0, 2)), np.zeros(3), np.array([[np.nan]]))),
+                 y=Checked("labels among the declared classes, one per row of X",
+                           invalid=(None, np.zeros(0), np.array([7] * 200))),
+                 groups=Checked("None or one group key per row of X", invalid=(np.zeros(1),)))
     def fit(self, X, y, groups=None):
         """Partition the sensitive data and train one teacher per part.
 
@@ -224,13 +237,13 @@ class PATETeachers:
             if self.n_teachers > n:
                 raise parameter_error("n_teachers", owner, f"an int in the range [1, {n}] (at most the "
                                       "number of records)", self.n_teachers)
-            assignment = partition_by_record(n, self.n_teachers, self._rng)
+            assignment = partition_by_record.__wrapped__(n, self.n_teachers, self._rng)
         else:
             g = np.asarray(groups, dtype=object)
             if g.shape != (n,):
                 raise parameter_error("groups", owner, f"an array of shape ({n},)",
                                       Described(f"an array of shape {g.shape}"))
-            assignment = partition_by_group(g, self.n_teachers, self._rng)
+            assignment = partition_by_group.__wrapped__(g, self.n_teachers, self._rng)
         streams = spawn_streams(self._rng, self.n_teachers)
         self.teachers_ = fit_teachers(self._make, X, y, assignment, self.n_teachers, streams,
                                       self.classes_, client=self.client, owner="PATETeachers.fit")
@@ -259,6 +272,10 @@ class PATETeachers:
         """Vote histograms, shape (Q, C), counted with :func:`refdp.core.count_votes` (not private)."""
         return core.count_votes(self.votes(Xq), len(self.classes_))
 
+    @constrained(owner="PATETeachers",
+                 Xq=Checked("a 2-dimensional array of finite floats with n_features_in_ columns",
+                            invalid=("abc", None, np.zeros((0, 1)), np.zeros(3), np.array([[np.nan]]))),
+                 gamma=GAMMA, rng=RNG, secure=FLAG)
     def noisy_labels(self, Xq, gamma, *, rng=None, secure=True):
         """LNMax labels of the queries ([PATE17]_ Eq. 1), each (2 gamma, 0)-DP.
 
@@ -278,5 +295,5 @@ class PATETeachers:
             them with :class:`refdp.pate.PATEAccountant` (``noise="discrete"``
             for ``secure=True``, ``"continuous"`` otherwise).
         """
-        counts = self.vote_counts(Xq)
-        return self.classes_[lnmax_labels(counts, gamma, rng=rng, secure=secure)]
+        counts = self.vote_counts(Xq)          # the votes are checked while counted, once
+        return self.classes_[lnmax_labels.__wrapped__(counts, gamma, rng=rng, secure=secure)]

@@ -92,6 +92,8 @@ __all__ = [
     "MAX_SAMPLES",
     "MAX_DPS",
     "items_of",
+    "declared",
+    "validate_declared",
 ]
 
 # --- scalar constraints ---------------------------------------------------------------
@@ -821,6 +823,30 @@ def constrained_fields(owner: str | None = None, relations: tuple = (), unchecke
     return decorate
 
 
+# --- estimators (scikit-learn protocol) ---------------------------------------------------
+
+
+def declared(owner: str | None = None, relations: tuple = (), **constraints):
+    """Declare the constraints of an estimator's ``__init__`` without enforcing them there.
+
+    scikit-learn's protocol stores constructor arguments unchanged and
+    validates them when they are used (``fit``), so ``__init__`` and
+    ``set_params`` never raise. This decorator checks that every parameter is
+    declared (as :func:`constrained` does) and attaches ``__constraints__``,
+    ``__relations__`` and ``__owner__`` to the unchanged function; ``fit``
+    then calls :func:`validate_declared` on ``get_params()``.
+    """
+
+    def decorate(func):
+        checked = constrained(owner, relations, **constraints)(func)
+        func.__constraints__ = checked.__constraints__
+        func.__relations__ = checked.__relations__
+        func.__owner__ = checked.__owner__
+        return func
+
+    return decorate
+
+
 @dataclass(frozen=True)
 class Ordered:
     """A relation: the scalars ``names`` are in non-decreasing order (``None`` skipped)."""
@@ -881,4 +907,19 @@ def items_of(value, name: str, owner: str, what: str, kind=None, length=None) ->
         raise parameter_error(name, owner, what, value)
     if length is not None and len(out) != length:
         raise parameter_error(name, owner, f"{what} ({length} of them)", value)
+    return out
+
+
+def validate_declared(func, arguments: dict, owner: str | None = None) -> dict:
+    """Validate ``arguments`` (name -> value) against ``func``'s declaration; return them converted.
+
+    ``owner`` overrides the name used in messages (e.g. ``"PrivateLogisticRegression.fit"``).
+    """
+    who = owner or func.__owner__
+    out = dict(arguments)
+    for name, constraint in func.__constraints__.items():
+        if name in out:
+            out[name] = validate_with(constraint, out[name], name, who)
+    for relation in func.__relations__:
+        relation.check(out, who)
     return out

@@ -44,7 +44,9 @@ import scipy.special
 from .precision import ctx_rational, is_interval_context
 from .rounding import UNIT_ROUNDOFF
 from .validation import Interval, check_array, check_scalar, parameter_error
-from .constraints import constrained
+from types import MappingProxyType
+
+from .constraints import Checked, InstanceOf, constrained
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "HuberLoss", "check_loss", "exact_number"]
 
@@ -325,9 +327,20 @@ def check_loss(loss, owner: str) -> MarginLoss:
         If ``loss`` is not a :class:`MarginLoss`, declares a curvature ``c``
         outside ``(0, inf)`` or a Lipschitz bound outside ``(0, 1]``.
     """
+    if not isinstance(owner, str):
+        raise parameter_error("owner", "check_loss", "a str (the name used in error messages)", owner)
     if not isinstance(loss, MarginLoss):
         raise parameter_error("loss", owner, "a MarginLoss instance (e.g. LogisticLoss() or "
                               "HuberHingeLoss(h))", loss)
     check_scalar(loss.curvature, "loss.curvature", owner, POSITIVE)
     check_scalar(loss.lipschitz, "loss.lipschitz", owner, UNIT)
     return loss
+
+
+# check_loss is itself the check of a loss; its second parameter is named like the
+# decorator's own ``owner``, so its declaration is attached directly (the body enforces it).
+check_loss.__constraints__ = MappingProxyType({
+    "loss": Checked("a MarginLoss with curvature in (0, inf) and lipschitz in (0, 1] (this check)",
+                    invalid=("logistic", 1.0, None, object())),
+    "owner": InstanceOf((str,), "a str (the name used in error messages)"),
+})
