@@ -49,7 +49,8 @@ from hypothesis.extra import numpy as hnp
 
 from refdp.utils.constraints import constraints_of, invalid_examples_of
 
-PACKAGES = ("refdp.mechanisms", "refdp.learning", "refdp.prediction")
+PACKAGES = ("refdp.mechanisms", "refdp.learning", "refdp.prediction", "refdp.accounting", "refdp.audit",
+            "refdp.verify", "refdp.erm", "refdp.pate")
 
 #: Public methods that take data and are therefore fuzzed like functions (any
 #: other public method carrying ``__constraints__`` is fuzzed too).

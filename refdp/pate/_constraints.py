@@ -20,6 +20,7 @@ from ..utils.rounding import upward_quotient
 from ..utils.constraints import InstanceOf, Nullable
 from ..utils.validation import Described, check_array, parameter_error
 from . import _args
+from ..utils import votes
 
 __all__ = ["Counts", "Gamma", "Orders", "Votes", "RowsSumTo", "COUNTS", "COUNT_ROWS", "COUNT_VECTOR_OR_ROWS",
            "GAMMA", "ORDERS", "VOTES", "CONTEXT", "GroupKeys", "NotAbove", "ClassCount", "MAX_CLASSES"]
@@ -27,7 +28,7 @@ __all__ = ["Counts", "Gamma", "Orders", "Votes", "RowsSumTo", "COUNTS", "COUNT_R
 
 @dataclass(frozen=True)
 class Counts:
-    """Vote counts of LNMax queries (:func:`refdp.pate._args.check_counts`).
+    """Vote counts of LNMax queries (:func:`refdp.pate.votes.check_counts`).
 
     ``one_row`` accepts a single count vector of shape (C,); it is returned
     as shape (1, C) unless ``keep_shape``, for functions whose result has the
@@ -44,7 +45,7 @@ class Counts:
     def validate(self, value, name, owner):
         if isinstance(value, (str, bytes)) or value is None:
             raise parameter_error(name, owner, self.describe(), value)
-        arr = _args.check_counts(value, owner, name=name, one_row=self.one_row)
+        arr = votes.check_counts(value, owner, name=name, one_row=self.one_row)
         if self.keep_shape and np.ndim(value) == 1:
             return arr[0]
         return arr

@@ -79,7 +79,8 @@ from ..utils.constraints import FLAG, Checked, Nullable, constrained
 from ..utils.validation import Interval, Options, parameter_error
 from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
-from ._args import DELTA, counts_from_votes
+from ._args import DELTA
+from ..utils.votes import counts_from_votes
 from ._constraints import COUNTS, GAMMA, ORDERS, VOTES, RowsSumTo
 from .discrete_analysis import NOISES, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from ..utils.votes import check_gamma_votes
