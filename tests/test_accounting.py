@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from proofs_checks._accounting import kov_sum, rr_log_moment, rr_product_hockey_stick
+from proofs_checks.common.accounting import kov_sum, rr_log_moment, rr_product_hockey_stick
 from refdp.accounting import (DEFAULT_ORDERS, EpsilonDelta, MomentsConversion,
                               advanced_composition, basic_composition, moments_to_dp,
                               optimal_composition_delta, optimal_composition_epsilon,

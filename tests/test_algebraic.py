@@ -105,13 +105,13 @@ def test_for_all_epsilon_holds_and_fails_with_exact_ranges():
 # --- registered proofs and their wrong variants ------------------------------
 
 def test_registered_proofs_hold_and_wrong_variants_fail():
-    from proofs_checks import (chaudhuri_algorithm_4_private_tuning_all_epsilon as tuning,
-                               dwork_feldman_section_5_walk_all_epsilon as walk,
-                               dwork_feldman_theorem_4_1_soft_majority_all_epsilon as soft,
-                               dwork_roth_randomised_response_all_epsilon as rresp,
-                               ghosh_roughgarden_sundararajan_geometric_mechanism_all_epsilon as geo,
-                               lecture_notes_learners_all_epsilon as learners,
-                               mcsherry_talwar_exponential_mechanism_all_epsilon as expmech)
+    from proofs_checks.chaudhuri import algorithm_4_private_tuning_all_epsilon as tuning
+    from proofs_checks.dwork_feldman import section_5_walk_all_epsilon as walk
+    from proofs_checks.dwork_feldman import theorem_4_1_soft_majority_all_epsilon as soft
+    from proofs_checks.dwork_roth import randomised_response_all_epsilon as rresp
+    from proofs_checks.ghosh_roughgarden_sundararajan import geometric_mechanism_all_epsilon as geo
+    from proofs_checks.lecture_notes import learners_all_epsilon as learners
+    from proofs_checks.mcsherry_talwar import exponential_mechanism_all_epsilon as expmech
     good = [[rresp.proof(3)], geo.proofs(max_size=2)[0], expmech.proofs(max_size=2)[0],
             [tuning.proof(max_size=2)], soft.proofs(((( 0, 1), (0, 1), 2),))[0],
             walk.proofs(max_size=3, ks=(2,))[0], learners.learner_proofs(max_size=1)[0],
@@ -132,7 +132,7 @@ def test_registered_proofs_hold_and_wrong_variants_fail():
 
 
 def test_algebraic_exponential_law_equals_the_library_law():
-    from proofs_checks.mcsherry_talwar_exponential_mechanism_all_epsilon import law
+    from proofs_checks.mcsherry_talwar.exponential_mechanism_all_epsilon import law
     from refdp.mechanisms import exponential_mechanism_distribution
 
     e = sympy.exp(sympy.Rational(1, 2))   # t = e^(eps/2) at eps = 1

@@ -6,9 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from proofs_checks._sampler_law import binomial_acceptance
-from proofs_checks.dwork_feldman_corollary_4_7_averaging_error import quadrature
-from proofs_checks.dwork_feldman_corollary_4_7_averaging_privacy import QUICK, sweep
+from proofs_checks.common.sampler_law import binomial_acceptance
+from proofs_checks.dwork_feldman.corollary_4_7_averaging_error import quadrature
+from proofs_checks.dwork_feldman.corollary_4_7_averaging_privacy import QUICK, sweep
 from refdp.prediction import AveragedPrediction, averaging_extra_error_bound, clipped_laplace_mean
 from refdp.verify.check import summarise
 from refdp.verify.verdict import Verdict

@@ -327,7 +327,7 @@ def test_excess_risk_bounds_not_contradicted(algo):
 
 def test_exhaustive_search_finds_the_attained_rates():
     """The Huber cases attain the rates exactly, so any smaller declared rate would fail."""
-    from proofs_checks._stability_search import erm_search, psgd_search
+    from proofs_checks.common.stability_search import erm_search, psgd_search
     F = Fraction
     res = erm_search("huber", F(1), 4, 1, F(1, 4))
     assert res.worst == res.beta == F(1, 8)

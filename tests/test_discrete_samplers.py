@@ -320,8 +320,8 @@ def test_bad_rng():
 # ---------------------------------------------------- registered checks ----
 
 def test_privacy_checks_hold_and_flag_wrong_variants():
-    from proofs_checks.canonne_kamath_steinke_discrete_laplace_privacy import privacy_result
-    from proofs_checks.canonne_kamath_steinke_theorem_4_discrete_gaussian_zcdp import zcdp_result
+    from proofs_checks.canonne_kamath_steinke.discrete_laplace_privacy import privacy_result
+    from proofs_checks.canonne_kamath_steinke.theorem_4_discrete_gaussian_zcdp import zcdp_result
     from refdp.verify import Verdict
 
     assert privacy_result().verdict is Verdict.HOLDS

@@ -9,8 +9,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from proofs_checks import chaudhuri_theorem_1_output_perturbation as thm1
-from proofs_checks import chaudhuri_theorem_2_objective_perturbation as thm2
+from proofs_checks.chaudhuri import theorem_1_output_perturbation as thm1
+from proofs_checks.chaudhuri import theorem_2_objective_perturbation as thm2
 from refdp.erm import objective_perturbation_budget
 from refdp.verify.verdict import Verdict
 

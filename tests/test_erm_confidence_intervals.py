@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from proofs_checks._wang_kifer_lee_population import sample
+from proofs_checks.wang_kifer_lee.population import sample
 from refdp.accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from refdp.erm import (HuberHingeLoss, LogisticLoss, PrivateConfidenceIntervals, PrivateHuberSVM,
                        PrivateLogisticRegression, confidence_intervals, frobenius_sensitivity,
@@ -441,7 +441,7 @@ def test_inference_page_tables_match_the_saved_study():
 @pytest.mark.slow
 def test_coverage_sanity_objective_pure():
     """Objective perturbation, epsilon = 2, n = 5000: 400 repetitions, coverage >= 0.90 (CP lower, 1e-3)."""
-    from proofs_checks._wang_kifer_lee_population import population_minimiser
+    from proofs_checks.wang_kifer_lee.population import population_minimiser
     from refdp.audit import clopper_pearson_lower
 
     loss = LogisticLoss()

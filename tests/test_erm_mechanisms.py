@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from proofs_checks._chaudhuri_erm import gradient_norm_upper
+from proofs_checks.common.chaudhuri_erm import gradient_norm_upper
 from refdp.erm import (HuberHingeLoss, LogisticLoss, PrivateERMResult, objective_perturbation,
                        objective_perturbation_budget, output_perturbation, output_perturbation_rate,
                        output_perturbation_sensitivity, release_objective_perturbation)
@@ -126,7 +126,7 @@ def test_objective_perturbation_solves_the_seeded_perturbed_objective(loss, eps,
     same = release_objective_perturbation(X, y.astype(float), loss, lam, bud, rng=7, secure=False)
     assert np.array_equal(same.theta, res.theta)
     # the float-safe default: the grid cell of the exact minimiser for the replayed exact draw
-    from proofs_checks._chaudhuri_erm import grid_release_verdict
+    from proofs_checks.common.chaudhuri_erm import grid_release_verdict
     from refdp.mechanisms._lazy import BitSource, LazySphericalLaplace
     secure = objective_perturbation(X, y, loss, epsilon=eps, regularization=lam, rng=7)
     replay = LazySphericalLaplace(BitSource(np.random.default_rng(7).bit_generator), 3, F(bud.noise_rate))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import refdp.erm._solver as solver
-from proofs_checks._chaudhuri_erm import gradient_norm_upper
+from proofs_checks.common.chaudhuri_erm import gradient_norm_upper
 from refdp.erm import HuberHingeLoss, LogisticLoss
 
 

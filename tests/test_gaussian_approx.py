@@ -167,7 +167,7 @@ def test_listed_as_a_private_mechanism():
 def test_registered_check_fails_on_a_noise_below_the_calibration(monkeypatch):
     import dataclasses
 
-    from proofs_checks import balle_wang_analytic_gaussian_mechanism as check
+    from proofs_checks.balle_wang import analytic_gaussian_mechanism as check
 
     real = check.gaussian_calibration_approx
 

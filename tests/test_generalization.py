@@ -7,7 +7,7 @@ import mpmath
 import pytest
 from hypothesis import given, strategies as st
 
-from proofs_checks.dwork_feldman_lemma_6_4_generalization import POP, exact_means
+from proofs_checks.dwork_feldman.lemma_6_4_generalization import POP, exact_means
 from refdp.prediction.generalization import lemma_6_4_bounds
 
 

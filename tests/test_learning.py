@@ -376,7 +376,7 @@ def test_sampled_failure_rate_at_most_beta():
     # (1 - 1e-6)-quantile of Binomial(N, beta) (stochastically larger when p_fail <= beta), or
     # falls below c_lo, the 1e-6-quantile of Binomial(N, p_fail) (the sampler realises p_fail):
     # false-failure rate <= 2e-6.
-    from proofs_checks.lecture_notes_utility_bound import adversarial_errors, failing_hypotheses, \
+    from proofs_checks.lecture_notes.utility_bound import adversarial_errors, failing_hypotheses, \
         failure_probability
     n, eps, beta, draws = 50, 1.0, 0.2, 4000
     errors = adversarial_errors(17, n, eps, beta)

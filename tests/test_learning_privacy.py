@@ -11,13 +11,13 @@ from collections import Counter
 import mpmath
 import pytest
 
-from proofs_checks.lecture_notes_exponential_mechanism_learner_privacy import (
+from proofs_checks.lecture_notes.exponential_mechanism_learner_privacy import (
     CLASSES,
     DOMAIN,
     learner_law,
     total_losses,
 )
-from proofs_checks.lecture_notes_one_posterior_sample_privacy import RECORDS, loss_table, posterior_law
+from proofs_checks.lecture_notes.one_posterior_sample_privacy import RECORDS, loss_table, posterior_law
 from refdp._precision import mp_context
 from refdp.learning import posterior_temperature
 from refdp.verify import Verdict, all_datasets, check_mechanism, replace_one_neighbours

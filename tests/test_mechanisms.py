@@ -530,11 +530,11 @@ def test_private_mechanisms_resolve():
 
 
 def test_continuous_checks_detect_broken_mechanisms():
-    from proofs_checks import (bun_steinke_gaussian_mechanism_noise_law as gauss_law,
-                               bun_steinke_gaussian_zcdp as gauss_zcdp,
-                               chaudhuri_spherical_laplace_density as sph_law,
-                               dwork_roth_laplace_mechanism_noise_law as lap_law,
-                               dwork_roth_laplace_mechanism_privacy as lap_ratio)
+    from proofs_checks.bun_steinke import gaussian_mechanism_noise_law as gauss_law
+    from proofs_checks.bun_steinke import gaussian_zcdp as gauss_zcdp
+    from proofs_checks.chaudhuri import spherical_laplace_density as sph_law
+    from proofs_checks.dwork_roth import laplace_mechanism_noise_law as lap_law
+    from proofs_checks.dwork_roth import laplace_mechanism_privacy as lap_ratio
 
     # a scale one unit in the last place too small breaks the exact bounds
     assert lap_ratio.density_ratio_result(

@@ -202,7 +202,7 @@ def test_replayed_certificate_detects_a_wrong_cell():
     """The checks' independent certificate (proofs_checks._chaudhuri_erm.grid_release_verdict) can fail."""
     import dataclasses
 
-    from proofs_checks._chaudhuri_erm import grid_release_verdict
+    from proofs_checks.common.chaudhuri_erm import grid_release_verdict
     X, y = _data(8, 2, 21)
     loss = LogisticLoss()
     budget = objective_perturbation_budget(1.0, loss.curvature, 8, 0.3)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofs_checks._pate_reference import lemma4_two_sided_q
+from proofs_checks.pate.reference import lemma4_two_sided_q
 from refdp.accounting import DEFAULT_ORDERS, pate_quick_composition
 from refdp.pate import ANALYSES, PATEAccountant, pate_analysis
 from refdp.verify import reference as ref

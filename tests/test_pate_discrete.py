@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from proofs_checks import pate_discrete_lnmax_analyses as checks
+from proofs_checks.pate import discrete_lnmax_analyses as checks
 from refdp import core
 from refdp._precision import iv_context, mp_context
 from refdp.mechanisms._discrete_argmax import discrete_argmax_law

@@ -5,7 +5,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from proofs_checks import _pate_reference as R
+from proofs_checks.pate import reference as R
 from refdp import core
 from refdp.pate import _kernels, exact_analysis
 from refdp.pate.accountant import lemma4_two_sided_log_q, two_sided_counts

@@ -6,10 +6,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from proofs_checks._partition_votes import PointMajority, VoteLaw
-from proofs_checks._sampler_law import binomial_acceptance
-from proofs_checks.dwork_feldman_theorem_4_1_soft_majority_accuracy import error_probability
-from proofs_checks.dwork_feldman_theorem_4_1_soft_majority_privacy import mixture, sweep
+from proofs_checks.dwork_feldman.partition_votes import PointMajority, VoteLaw
+from proofs_checks.common.sampler_law import binomial_acceptance
+from proofs_checks.dwork_feldman.theorem_4_1_soft_majority_accuracy import error_probability
+from proofs_checks.dwork_feldman.theorem_4_1_soft_majority_privacy import mixture, sweep
 from refdp.mechanisms import exponential_mechanism_distribution
 from refdp.prediction import SoftMajority, soft_majority_k, soft_majority_probabilities
 from refdp.prediction._partition import ConstantPredictor, random_partition, spawn_streams

@@ -5,8 +5,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from proofs_checks.dwork_feldman_section_5_walk_privacy import walk_privacy
-from proofs_checks.dwork_feldman_section_5_walk_error import empirical_error
+from proofs_checks.dwork_feldman.section_5_walk_privacy import walk_privacy
+from proofs_checks.dwork_feldman.section_5_walk_error import empirical_error
 from refdp.prediction import ProjectedWalk, walk_empirical_error_bound, walk_step
 from refdp.prediction.walk import exact_walk_log_odds, exact_walk_state
 from refdp.verify.verdict import Verdict

@@ -48,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from proofs_checks._wang_kifer_lee_population import LOSSES, W, population_minimiser, sample  # noqa: E402
+from proofs_checks.wang_kifer_lee.population import LOSSES, W, population_minimiser, sample  # noqa: E402
 from refdp.erm import private_confidence_intervals  # noqa: E402
 
 OUT = ROOT / "docs" / "_static"
