@@ -4,7 +4,7 @@ Statistical outcomes here are deterministic (fixed seeds). Over random seeds,
 an audit of a correct mechanism would report a violation with probability at
 most 1 - confidence (5%); the seeds below are not chosen for luck: each test
 also states the margin by which it passes, and the calibration itself is
-checked over many seeds by proofs_checks/audit_clopper_pearson_coverage.py.
+checked over many seeds by proofs_checks/audit/clopper_pearson_coverage.py.
 """
 import math
 

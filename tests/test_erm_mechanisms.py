@@ -1,8 +1,8 @@
 """refdp.erm output and objective perturbation: budgets, wiring, validation, data assumption, solver.
 
 The privacy claims themselves are decided by the registered checks
-(proofs_checks/chaudhuri_theorem_1_output_perturbation.py and
-proofs_checks/chaudhuri_theorem_2_objective_perturbation.py, run by
+(proofs_checks/chaudhuri/theorem_1_output_perturbation.py and
+proofs_checks/chaudhuri/theorem_2_objective_perturbation.py, run by
 tests/test_proofs_checks.py). Here: every rounded float is on the safe side of
 its exact value (mpmath), the releases are wired as documented (the noise is
 reproduced from the seed), and bad input is rejected.

@@ -371,7 +371,7 @@ def test_certified_inversion_never_returns_a_zero_probability():
 
 def test_sampled_failure_rate_at_most_beta():
     # Nearly tight profile: one risk 0, 16 risks k/n just above the bound; its exact failure
-    # probability p_fail <= beta (checked exactly in proofs_checks/lecture_notes_utility_bound.py).
+    # probability p_fail <= beta (checked exactly in proofs_checks/lecture_notes/utility_bound.py).
     # Failures among N draws ~ Binomial(N, p_fail). Reject if the count exceeds c_hi, the
     # (1 - 1e-6)-quantile of Binomial(N, beta) (stochastically larger when p_fail <= beta), or
     # falls below c_lo, the 1e-6-quantile of Binomial(N, p_fail) (the sampler realises p_fail):

@@ -199,7 +199,7 @@ def test_secure_flag_is_validated():
 
 
 def test_replayed_certificate_detects_a_wrong_cell():
-    """The checks' independent certificate (proofs_checks._chaudhuri_erm.grid_release_verdict) can fail."""
+    """The checks' independent certificate (proofs_checks.common.chaudhuri_erm.grid_release_verdict) can fail."""
     import dataclasses
 
     from proofs_checks.common.chaudhuri_erm import grid_release_verdict

@@ -11,7 +11,7 @@ Claim
     spherical-Laplace step is checked by mechanisms.spherical_laplace_density_ratio).
 Setting
     Every multiset of n records over a grid alphabet, and every replace-one
-    neighbour of it (proofs_checks._stability_search._worst_pairs). Quick:
+    neighbour of it (proofs_checks.common.stability_search._worst_pairs). Quick:
     1-D alphabet x in {-1, -1/2, 0, 1/2, 1}, y = +-1, n = 4 (715 datasets,
     9900 pairs) for the logistic loss with Lambda = 1/8 and the Huber hinge
     loss with (h, Lambda) in {(1/4, 2), (1/2, 1/4)}. With h = 1/4 and

@@ -14,8 +14,8 @@ Setting
     numerical integration is checked by
     dwork_feldman_corollary_4_7_averaging_error). The exact output law is the
     mixture of g(n_1/k) over all k**n assignments of records to parts (vote-count
-    law from :mod:`proofs_checks._partition_votes`, learner
-    :class:`proofs_checks._partition_votes.PointMajority`, binary labels).
+    law from :mod:`proofs_checks.dwork_feldman.partition_votes`, learner
+    :class:`proofs_checks.dwork_feldman.partition_votes.PointMajority`, binary labels).
     Every neighbouring pair of datasets (multisets) is examined, pairs with the
     same two vote-count laws decided once. Full sweep: 4 points, every dataset
     of size <= 6, k in {2, 3}, eps in {0.5, 1, 2}, both relations, query at

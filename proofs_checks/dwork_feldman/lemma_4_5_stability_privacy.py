@@ -15,7 +15,7 @@ Claim
     order alpha is at most rho alpha.
 Setting
     The pairs are the worst replace-one pairs found by the exhaustive
-    searches of Theorems 4.9 and 4.12 (proofs_checks._stability_search):
+    searches of Theorems 4.9 and 4.12 (proofs_checks.common.stability_search):
     Huber ERM (lam = 1, attains beta), logistic ERM (lam = 1) and Huber SGD
     (eta = 1/2, attains beta), all 1-D with n = 4 and the worst query x = 1.
     a and a' are the library's own predictions: StablePredictor (k = 1) wraps

@@ -23,7 +23,7 @@ Setting
     sensitivity must equal beta_2 / 2.
 Precision
     Exact rational arithmetic throughout (the part learners run in
-    rationals, as in proofs_checks._stability_search); the comparison
+    rationals, as in proofs_checks.common.stability_search); the comparison
     max - min <= beta_m / k over each group of neighbours is exact.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ Claim
     on replace-one neighbours. (The reference sheet's 2 eta L R T / n bounds
     the weights and has T/n = 1 for one pass.)
 Setting
-    Exhaustive search (proofs_checks._stability_search) over every sequence
+    Exhaustive search (proofs_checks.common.stability_search) over every sequence
     of n records from a grid of the unit ball with labels +-1 and every
     replace-one neighbour. Quick: 1-D grid {-1, -1/2, 0, 1/2, 1}; Huber
     (delta = 1/4, sigma_l = 1) with eta in {1/2, 2} (2 is the largest step

@@ -10,7 +10,7 @@ Claim
 Setting
     As soft_majority.privacy_exhaustive: the exact mixture over all k**n
     assignments of records to parts (vote-count law from
-    :mod:`proofs_checks._partition_votes`, the library's teacher training,
+    :mod:`proofs_checks.dwork_feldman.partition_votes`, the library's teacher training,
     learner PointMajority), binary labels on 2 points with datasets of size
     <= 3 and three classes on 2 points with size <= 2 (quick; full: <= 4 and
     <= 3), k in {2, 3}, both

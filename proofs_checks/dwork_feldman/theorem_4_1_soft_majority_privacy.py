@@ -10,10 +10,10 @@ Claim
 Setting
     The exact output law is the mixture over all k**n assignments of records
     to parts (not a worst case over assignments): the law of the vote counts
-    is computed in exact integers by :mod:`proofs_checks._partition_votes`
+    is computed in exact integers by :mod:`proofs_checks.dwork_feldman.partition_votes`
     with the library's teacher training, and each count vector's output law
     by :func:`refdp.prediction.soft_majority_probabilities` (exact). The
-    learner is :class:`proofs_checks._partition_votes.PointMajority`. Every
+    learner is :class:`proofs_checks.dwork_feldman.partition_votes.PointMajority`. Every
     neighbouring pair of datasets (multisets) is examined; pairs whose two
     vote-count laws coincide with those of an earlier pair are decided once
     (the output law is a function of the vote-count law). Full sweep: binary

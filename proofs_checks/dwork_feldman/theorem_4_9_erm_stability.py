@@ -9,7 +9,7 @@ Claim
     (The reference sheet's 4LR/(lam n), or 2LR/(lam n), bounds ||w_S - w_S'||;
     the prediction moves by up to R times that.)
 Setting
-    Exhaustive search (proofs_checks._stability_search): every multiset of n
+    Exhaustive search (proofs_checks.common.stability_search): every multiset of n
     records over a grid of points of the unit ball with labels +-1, every
     replace-one neighbour, the supremum over the ball (attained on the grid in
     1-D). Quick: 1-D grid {-1, -1/2, 0, 1/2, 1}, n = 4, Huber loss

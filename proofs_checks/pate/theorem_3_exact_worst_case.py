@@ -23,7 +23,7 @@ Claim
     The detail also reports where the paper's one-sided bound falls below
     the exact two-sided worst case (a finding, not a failure).
 Reference
-    ``proofs_checks._pate_reference``: the LNMax law by exact integration
+    ``proofs_checks.pate.reference``: the LNMax law by exact integration
     (``report_noisy_max_distribution``), every single-vote neighbour
     (no symmetry reduction), ``refdp.verify.log_moment`` for both
     directions, Lemma 4 and Theorem 3 from ``refdp.verify.reference``.

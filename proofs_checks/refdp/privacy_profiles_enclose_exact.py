@@ -4,7 +4,7 @@ Claim
     (1) For k-fold randomized response, ``privacy_profile_delta`` and
     ``privacy_profile_epsilon`` return enclosures containing the exact
     optimal composition (Kairouz, Oh and Viswanath 2015, Thm. 3.3), here the
-    full binomial sum of ``proofs_checks/_accounting.py``.
+    full binomial sum of ``proofs_checks/common/accounting.py``.
     (2) For the k-fold Gaussian mechanism, the enclosure of delta(epsilon)
     contains Balle and Wang's (2018, Thm. 8) analytic value
     ``Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``, ``mu = sqrt(k) Delta/sigma``,

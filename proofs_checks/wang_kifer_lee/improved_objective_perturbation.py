@@ -16,7 +16,7 @@ Claim
     lemma: the determinant ratio lies in [1/(1 + q), 1 + q],
     q = c/(n (Lambda + Delta))).
 Setting
-    The exhaustive sweep of proofs_checks.chaudhuri_theorem_2_objective_perturbation
+    The exhaustive sweep of proofs_checks.chaudhuri.theorem_2_objective_perturbation
     (density_ratio_sweep: alphabets of records u = y x closed under negation,
     every pair of datasets sharing n - 1 records, a regular output grid plus
     every dataset's minimiser). Quick: its five quick settings and the 1-D

@@ -8,7 +8,7 @@ Claim
     docs/erm_inference.rst and passes if, for each coordinate, the one-sided
     99% Clopper-Pearson lower bound on the coverage is at least 0.90.
 Setting
-    Population of proofs_checks/_wang_kifer_lee_population.py (x uniform on
+    Population of proofs_checks/wang_kifer_lee/population.py (x uniform on
     the unit disc, P[y = 1 | x] = 1 / (1 + exp(-(3, -1.5)^T x))), logistic
     loss, Lambda = 0.05, n = 5000, output perturbation under zCDP with
     rho = 2 (closed-form intervals), default split (0.8, 0.1, 0.1);

@@ -10,7 +10,7 @@ Claim
     for every order alpha > 1 and every replace-one pair, both for the exact
     minimisers and for the points the library computes.
 Setting
-    The exhaustive pairs of proofs_checks.chaudhuri_theorem_1_output_perturbation
+    The exhaustive pairs of proofs_checks.chaudhuri.theorem_1_output_perturbation
     (sweep): 1-D alphabet x in {-1, -1/2, 0, 1/2, 1}, y = +-1, n = 4 (9900
     pairs), logistic Lambda = 1/8 and Huber hinge (h, Lambda) = (1/4, 2), where
     the bound 2/(n Lambda) is attained; rho in {1/100, 1/2, 4}; orders alpha in

@@ -18,8 +18,8 @@ they differ from the reference sheet's ``4LR/(lam n)`` and ``2 eta L R T/n``,
 which bound the movement of the weight vector, not of the prediction (a
 prediction ``<w, x>`` moves by up to ``R`` times the weight movement), and
 whose ``T/n`` factor is ``1`` for one pass. The checks
-``proofs_checks/dwork_feldman_theorem_4_9_erm_stability.py`` and
-``proofs_checks/dwork_feldman_theorem_4_12_psgd_stability.py`` search all
+``proofs_checks/dwork_feldman/theorem_4_9_erm_stability.py`` and
+``proofs_checks/dwork_feldman/theorem_4_12_psgd_stability.py`` search all
 replace-one neighbours of small datasets exhaustively.
 
 The excess-risk bounds are callables: :func:`theorem_4_9_excess_risk_bound`,
