@@ -74,3 +74,20 @@ def test_check_names_are_unique_and_documented():
     for c in CHECKS:
         mod = importlib.import_module(c.module)
         assert mod.__doc__ and "Claim" in mod.__doc__ and "Precision" in mod.__doc__, c.module
+
+
+def test_check_names_carry_their_source():
+    """Every check is named ``<source>.<claim>`` with ``<source>`` the subpackage of
+    ``proofs_checks`` it lives in, so ``refdp verify --only <source>.`` selects exactly
+    that source's checks (the CLI selects by substring)."""
+    sources = {}
+    for c in CHECKS:
+        parts = c.module.split(".")
+        assert parts[0] == "proofs_checks" and len(parts) == 3, c.module
+        source, claim = c.name.split(".", 1)
+        assert source == parts[1], (c.name, c.module)
+        assert claim and "." not in claim and claim.isidentifier(), c.name
+        sources.setdefault(source, set()).add(c.name)
+    assert {"dwork_feldman", "chaudhuri", "wang_kifer_lee", "pate", "refdp", "audit"} <= set(sources)
+    for source, names in sources.items():
+        assert {c.name for c in CHECKS if f"{source}." in c.name} == names, source

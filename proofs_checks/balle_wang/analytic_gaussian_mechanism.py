@@ -19,7 +19,7 @@ Claim
     exactly (the zCDP grid release of Theorem 2).
 Preconditions
     Exact integer samplers (their own checks); the grid Lemma (checked by
-    ``mechanisms.secure_noise_discrete_gaussian_law``).
+    ``canonne_kamath_steinke.secure_noise_discrete_gaussian_law``).
 Precision
     Interval enclosures at 50 digits in a context owned by the check
     (``gaussian_delta``: series and Laplace's continued fraction with bounded
@@ -116,7 +116,7 @@ def analytic_gaussian_result(continuous=CONTINUOUS, discrete=DISCRETE, several=S
                        f"closest: {detail}", method="certified")
 
 
-@register("mechanisms.analytic_gaussian_exact_profile",
+@register("balle_wang.analytic_gaussian_exact_profile",
           "(epsilon, delta) Gaussian release: the exact privacy profile at the calibrated noise is <= delta "
           "(continuous analytic Gaussian and the discrete Gaussian on the grid at epsilon = 1, delta = 1e-5; "
           "every setting in the full run), and a smaller noise fails",
@@ -125,7 +125,7 @@ def analytic_gaussian_exact_profile() -> CheckResult:
     return analytic_gaussian_result(CONTINUOUS[1:2], DISCRETE_QUICK, ())
 
 
-@register("mechanisms.analytic_gaussian_exact_profile_full",
+@register("balle_wang.analytic_gaussian_exact_profile_full",
           "(epsilon, delta) Gaussian release: exact profile <= delta at the calibrated noise for every "
           "setting (five continuous, three grid settings, two multi-coordinate ones)",
           covers=("refdp.mechanisms.gaussian_mechanism_approx",), quick=False)

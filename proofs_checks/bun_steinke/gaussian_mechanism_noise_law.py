@@ -49,7 +49,7 @@ def noise_law_result(mechanism=_textbook) -> CheckResult:
     return ks_result(tests, SEED)
 
 
-@register("mechanisms.gaussian_mechanism_noise_law",
+@register("bun_steinke.gaussian_mechanism_noise_law",
           "gaussian_mechanism(secure=False) adds N(0, sensitivity^2/(2 rho)) noise (KS, family-wise alpha = 1e-6)",
           covers=("refdp.mechanisms.gaussian_mechanism",), quick=True)
 def gaussian_noise_law() -> CheckResult:

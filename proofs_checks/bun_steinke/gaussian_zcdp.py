@@ -77,7 +77,7 @@ def zcdp_result(sigma_fn=gaussian_sigma_zcdp) -> CheckResult:
                        f"of D_alpha / (rho alpha), at {where}; closed form matches quadrature", method="estimated")
 
 
-@register("mechanisms.gaussian_mechanism_zcdp",
+@register("bun_steinke.gaussian_mechanism_zcdp",
           "N(0, sigma^2), sigma = sensitivity/sqrt(2 rho): D_alpha <= rho alpha for alpha in 5/4..64",
           covers=("refdp.mechanisms.gaussian_mechanism",), quick=True)
 def gaussian_zcdp() -> CheckResult:

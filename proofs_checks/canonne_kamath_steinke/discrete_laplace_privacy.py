@@ -11,7 +11,7 @@ Claim
 Preconditions
     The noise follows the discrete Laplace law exactly; the sampler's
     exactness is proved in docs/theory/discrete_samplers.rst and its output
-    law is tested by ``mechanisms.discrete_noise_law``.
+    law is tested by ``canonne_kamath_steinke.discrete_noise_law``.
 Precision
     Exact rational arithmetic. Writing u = exp(1/scale), every probability is
     c times an integer power of u, so ln P_x(o) - ln P_x'(o) = (|o - x'| -
@@ -62,7 +62,7 @@ def privacy_result(scale_fn=discrete_laplace_scale) -> CheckResult:
                        f"{gap} (exact) at {where}", method="certified")
 
 
-@register("mechanisms.discrete_laplace_mechanism_privacy",
+@register("canonne_kamath_steinke.discrete_laplace_mechanism_privacy",
           "discrete Laplace of scale sensitivity/epsilon: |ln P_x(o)/P_x'(o)| <= epsilon, exactly",
           covers=("refdp.mechanisms.discrete_laplace_mechanism",), quick=True)
 def discrete_laplace_privacy() -> CheckResult:

@@ -87,7 +87,7 @@ def noise_law_result(laplace=discrete_laplace_mechanism, gaussian=discrete_gauss
                        f"{len(results)} settings; worst: {worst.detail[:300]}", method="statistical")
 
 
-@register("mechanisms.discrete_noise_law",
+@register("canonne_kamath_steinke.discrete_noise_law",
           "discrete mechanisms add exact discrete Laplace / Gaussian noise (binomial cells, alpha = 1e-6)",
           covers=("refdp.mechanisms.discrete_laplace_mechanism",
                   "refdp.mechanisms.discrete_gaussian_mechanism",

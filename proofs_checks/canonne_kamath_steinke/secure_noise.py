@@ -189,7 +189,7 @@ def discrete_gaussian_result(settings=GAUSSIAN_SETTINGS) -> CheckResult:
                        f"{detail}", method="certified")   # decided by the exact rational identity
 
 
-@register("mechanisms.secure_noise_discrete_laplace_law",
+@register("canonne_kamath_steinke.secure_noise_discrete_laplace_law",
           "float-safe Laplace releases: exact discrete Laplace law of the grid index is epsilon-DP "
           "(check_pairs with closed-form tails) and the grid index moves by at most Delta_Z",
           covers=("refdp.mechanisms.laplace_mechanism", "refdp.mechanisms.spherical_laplace"), quick=True)
@@ -197,7 +197,7 @@ def secure_noise_discrete_laplace_law() -> CheckResult:
     return discrete_laplace_result()
 
 
-@register("mechanisms.secure_noise_discrete_gaussian_law",
+@register("canonne_kamath_steinke.secure_noise_discrete_gaussian_law",
           "float-safe Gaussian release: Renyi divergence of the discrete Gaussians on the grid <= alpha rho "
           "(rho = 8, sensitivity 1, one dimension; all four settings in the full run)",
           covers=("refdp.mechanisms.gaussian_mechanism",), quick=True)
@@ -205,7 +205,7 @@ def secure_noise_discrete_gaussian_law() -> CheckResult:
     return discrete_gaussian_result(GAUSSIAN_SETTINGS[:1])
 
 
-@register("mechanisms.secure_noise_discrete_gaussian_law_full",
+@register("canonne_kamath_steinke.secure_noise_discrete_gaussian_law_full",
           "float-safe Gaussian release: Renyi divergence of the discrete Gaussians on the grid <= alpha rho "
           "for four settings (rho from 0.5 to 8, one to four dimensions, sensitivities from about 1 to 2.5)",
           covers=("refdp.mechanisms.gaussian_mechanism",), quick=False)

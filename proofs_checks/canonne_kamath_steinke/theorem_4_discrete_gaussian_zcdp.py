@@ -88,7 +88,7 @@ def zcdp_result(sigma2_fn=discrete_gaussian_sigma2) -> CheckResult:
                        f"{len(verdicts)} (setting, shift, order) cases; largest D_alpha / alpha at {where}", method="certified")
 
 
-@register("mechanisms.discrete_gaussian_mechanism_zcdp",
+@register("canonne_kamath_steinke.discrete_gaussian_mechanism_zcdp",
           "N_Z(0, sensitivity^2/(2 rho)) noise: D_alpha <= alpha rho on integer shifts (interval arithmetic)",
           covers=("refdp.mechanisms.discrete_gaussian_mechanism",), quick=True)
 def discrete_gaussian_zcdp() -> CheckResult:

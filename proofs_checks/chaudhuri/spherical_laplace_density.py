@@ -64,7 +64,7 @@ def noise_law_result(sampler=spherical_laplace) -> CheckResult:
     return ks_result(tests, SEED)
 
 
-@register("mechanisms.spherical_laplace_noise_law",
+@register("chaudhuri.spherical_laplace_noise_law",
           "spherical_laplace: norm ~ Gamma(d, 1/beta), direction uniform and independent (KS, alpha = 1e-6)",
           covers=("refdp.mechanisms.spherical_laplace",), quick=True)
 def spherical_laplace_noise_law() -> CheckResult:

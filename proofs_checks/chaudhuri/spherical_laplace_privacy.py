@@ -13,7 +13,7 @@ Claim
 Preconditions
     The noise is real-valued; the floating-point sampler is not exactly
     private (Mironov 2012). The law of the sampler is checked separately
-    (``mechanisms.spherical_laplace_noise_law``).
+    (``chaudhuri.spherical_laplace_noise_law``).
 Precision
     The normalising constants cancel and beta > 0, so the claim is
     ||P|| <= ||Q|| + Delta for (P, Q) = (x - mu', x - mu) and (x - mu, x - mu').
@@ -94,7 +94,7 @@ def density_ratio_result(cases=CASES) -> CheckResult:
                        f"(attained on the line through the centres)", method="certified")
 
 
-@register("mechanisms.spherical_laplace_density_ratio",
+@register("chaudhuri.spherical_laplace_density_ratio",
           "density ~ exp(-beta ||b||): |ln p(x)/p'(x)| <= beta ||mu - mu'|| on output grids, d = 2, 3",
           covers=("refdp.mechanisms.spherical_laplace",), quick=True)
 def spherical_laplace_density_ratio() -> CheckResult:

@@ -8,7 +8,7 @@ Claim
     of density proportional to exp(-beta ||b||), beta = n Lambda epsilon / 2,
     the log-ratio of the output densities at any output o is
     beta (||o - f_D'|| - ||o - f_D||) <= beta ||f_D - f_D'|| <= epsilon (the
-    spherical-Laplace step is checked by mechanisms.spherical_laplace_density_ratio).
+    spherical-Laplace step is checked by chaudhuri.spherical_laplace_density_ratio).
 Setting
     Every multiset of n records over a grid alphabet, and every replace-one
     neighbour of it (proofs_checks.common.stability_search._worst_pairs). Quick:

@@ -113,7 +113,7 @@ def closed_form_result(v_grid, b_grid):
     return CheckResult(main[1], main[2], verdict, DPS, detail, method="estimated")
 
 
-@register("averaging.closed_form",
+@register("dwork_feldman.averaging_closed_form",
           "E[clip(v + Lap(b), 0, 1)] = v + (b/2)(e^(-v/b) - e^(-(1-v)/b)): closed form equals mpmath "
           "quadrature to 1e-25 (v in {0, 1/3, 1/2, 5/8, 1}, b in {1e-3, 1/2, 7/3, 1e3}) and the "
           "double-precision version is within 2^-50 of it (19 v x 7 b)",
@@ -124,8 +124,8 @@ def closed_form():
                               (Fraction(1, 1000), Fraction(1, 2), Fraction(7, 3), Fraction(1000)))
 
 
-@register("averaging.closed_form_full",
-          "as averaging.closed_form, quadrature on 19 values of v in [0, 1] and 7 of b in [1e-3, 1e3]",
+@register("dwork_feldman.averaging_closed_form_full",
+          "as dwork_feldman.averaging_closed_form, quadrature on 19 values of v in [0, 1] and 7 of b in [1e-3, 1e3]",
           covers=("refdp.prediction.averaging.clipped_laplace_mean",),
           quick=False)
 def closed_form_full():
@@ -163,7 +163,7 @@ def extra_error_rows(epsilons=(0.1, 0.5, 1.0, 4.0), ks=(1, 2, 5, 20, 100)):
     return worst_verdict(verdicts), rows
 
 
-@register("averaging.extra_error",
+@register("dwork_feldman.averaging_extra_error",
           "extra expected error of the averaged private bit, max_v |g(v) - v| = (b/2)(1 - e^(-1/b)), is "
           "<= 1/(eps k); averaging_extra_error_bound never below the exact values (eps in {0.1..4}, "
           "k in {1..100})",

@@ -106,7 +106,7 @@ QUICK = (((0, 1), 4),)
 FULL = (((0, 1, 2, 3), 6),)
 
 
-@register("averaging.privacy_exhaustive",
+@register("dwork_feldman.averaging_privacy_exhaustive",
           "averaged prediction, bit ~ Bernoulli(clip(v + Lap(1/(eps k)), 0, 1)), is eps-DP "
           "(replace-one and add/remove): exact mixture over all assignments, every neighbour of every "
           "dataset of size <= 4 on 2 points, k in {2, 3}, eps = 1",
@@ -116,8 +116,8 @@ def privacy_quick():
     return summarise(*sweep(QUICK, (1.0,)))
 
 
-@register("averaging.privacy_exhaustive_full",
-          "as averaging.privacy_exhaustive: 4 points, datasets of size <= 6, eps in {0.5, 1, 2}",
+@register("dwork_feldman.averaging_privacy_exhaustive_full",
+          "as dwork_feldman.averaging_privacy_exhaustive: 4 points, datasets of size <= 6, eps in {0.5, 1, 2}",
           covers=("refdp.prediction.averaging.AveragedPrediction.predict",
                   "refdp.prediction.averaging.clipped_laplace_mean"),
           quick=False)
@@ -137,7 +137,7 @@ class _Threshold:
         return (np.asarray(X)[:, 0] >= self.t).astype(np.int64)
 
 
-@register("averaging.predict_law",
+@register("dwork_feldman.averaging_predict_law",
           "AveragedPrediction.predict outputs 1 with probability g(v(x)) (k = 8, eps = 0.5, threshold "
           "learner on noisy labels; exact binomial test per query, Bonferroni over queries, "
           "false-failure rate 1e-6)",

@@ -125,7 +125,7 @@ def grid_result(epsilons, alphas, classes):
                        f"(largest P_err/(alpha/2)): {text}", method="certified")
 
 
-@register("soft_majority.accuracy_vote_patterns",
+@register("dwork_feldman.soft_majority_accuracy_vote_patterns",
           "with k = soft_majority_k(eps, alpha, C), every vote pattern with at most k/4 wrong votes gives "
           "error probability <= alpha/2 (eps in {0.5, 1, 4}, alpha in {0.05, 0.3}, C in {2, 3, 6}; exact)",
           covers=("refdp.prediction.soft_majority.soft_majority_k",
@@ -134,8 +134,8 @@ def accuracy_vote_patterns():
     return grid_result((0.5, 1.0, 4.0), (0.05, 0.3), (2, 3, 6))
 
 
-@register("soft_majority.accuracy_vote_patterns_full",
-          "as soft_majority.accuracy_vote_patterns on the grid eps in {0.25, 0.5, 1, 2, 4}, "
+@register("dwork_feldman.soft_majority_accuracy_vote_patterns_full",
+          "as dwork_feldman.soft_majority_accuracy_vote_patterns on the grid eps in {0.25, 0.5, 1, 2, 4}, "
           "alpha in {0.01, 0.05, 0.1, 0.3}, C in {2, 3, 4, 6}",
           covers=("refdp.prediction.soft_majority.soft_majority_k",
                   "refdp.prediction.soft_majority.soft_majority_probabilities"),
@@ -188,7 +188,7 @@ def learned_example(epsilon=1.0, alpha=0.05, n=600, seed=41):
     return CheckResult(l_val, r_val, verdict, DPS, detail, method="certified")
 
 
-@register("soft_majority.accuracy_learned_example",
+@register("dwork_feldman.soft_majority_accuracy_learned_example",
           "SoftMajority of threshold learners (k from soft_majority_k): at every query point with at most "
           "k/4 wrong votes, exact_proba and predict_proba give error probability <= alpha/2",
           covers=("refdp.prediction.soft_majority.soft_majority_k",

@@ -8,7 +8,7 @@ Claim
     teachers trained on the k parts of a random partition, is eps-DP for
     replace-one and add/remove neighbours.
 Setting
-    As soft_majority.privacy_exhaustive: the exact mixture over all k**n
+    As dwork_feldman.soft_majority_privacy_exhaustive: the exact mixture over all k**n
     assignments of records to parts (vote-count law from
     :mod:`proofs_checks.dwork_feldman.partition_votes`, the library's teacher training,
     learner PointMajority), binary labels on 2 points with datasets of size
@@ -68,7 +68,7 @@ def proofs(configs=QUICK, power=1):
     return results, labels
 
 
-@register("soft_majority.all_epsilon",
+@register("dwork_feldman.soft_majority_all_epsilon",
           "soft majority exp(eps n_y/2) on a random partition is eps-DP for every eps > 0 (replace-one and "
           "add/remove; binary labels n <= 3, 3 classes n <= 2, k in {2, 3}; exact: root isolation)",
           covers=("refdp.prediction.soft_majority.SoftMajority.predict",
@@ -77,8 +77,8 @@ def all_epsilon():
     return summarise_proofs(*proofs())
 
 
-@register("soft_majority.all_epsilon_full",
-          "as soft_majority.all_epsilon, binary labels n <= 4, 3 classes n <= 3",
+@register("dwork_feldman.soft_majority_all_epsilon_full",
+          "as dwork_feldman.soft_majority_all_epsilon, binary labels n <= 4, 3 classes n <= 3",
           covers=("refdp.prediction.soft_majority.SoftMajority.predict",
                   "refdp.prediction.soft_majority.soft_majority_probabilities"),
           quick=False)

@@ -121,7 +121,7 @@ QUICK = (((0, 1), (0, 1), 4), ((0, 1), (0, 1, 2), 3))
 FULL = (((0, 1, 2, 3), (0, 1), 6), ((0, 1), (0, 1, 2), 5))
 
 
-@register("soft_majority.privacy_exhaustive",
+@register("dwork_feldman.soft_majority_privacy_exhaustive",
           "soft majority exp(eps n_y/2) on a random partition is eps-DP (replace-one and add/remove): "
           "exact mixture over all assignments, every neighbour of every dataset of size <= 4 (binary) "
           "or <= 3 (3 classes) on 2 points, k in {2, 3}, eps = 1",
@@ -131,8 +131,8 @@ def privacy_quick():
     return summarise(*sweep(QUICK, (1.0,)))
 
 
-@register("soft_majority.privacy_exhaustive_full",
-          "as soft_majority.privacy_exhaustive: binary labels on 4 points with datasets of size <= 6, "
+@register("dwork_feldman.soft_majority_privacy_exhaustive_full",
+          "as dwork_feldman.soft_majority_privacy_exhaustive: binary labels on 4 points with datasets of size <= 6, "
           "3 classes on 2 points with size <= 5, eps in {0.5, 1, 2}, every query point",
           covers=("refdp.prediction.soft_majority.SoftMajority.predict",
                   "refdp.prediction.soft_majority.soft_majority_probabilities"),
@@ -141,7 +141,7 @@ def privacy_full():
     return summarise(*sweep(FULL, (0.5, 1.0, 2.0)))
 
 
-@register("soft_majority.partition_law",
+@register("dwork_feldman.soft_majority_partition_law",
           "random_partition assigns records independently and uniformly: the joint law of the "
           "assignment of 3 records to 3 parts is uniform on the 27 assignments (exact binomial test, "
           "false-failure rate 1e-6)",
@@ -152,7 +152,7 @@ def partition_law():
     return sampler_check(draws, [Fraction(1, 27)] * 27, ALPHA, SEED, "n = 3 records, k = 3 parts")
 
 
-@register("soft_majority.fit_predict_law",
+@register("dwork_feldman.soft_majority_fit_predict_law",
           "SoftMajority fit + predict, repeated with fresh partitions, follows the exact mixture law "
           "(PointMajority learner, k = 3, eps = 1; exact binomial test, false-failure rate 1e-6)",
           covers=("refdp.prediction.soft_majority.SoftMajority.predict",))

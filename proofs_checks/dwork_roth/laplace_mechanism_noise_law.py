@@ -51,7 +51,7 @@ def noise_law_result(mechanism=_textbook) -> CheckResult:
     return ks_result(tests, SEED)
 
 
-@register("mechanisms.laplace_mechanism_noise_law",
+@register("dwork_roth.laplace_mechanism_noise_law",
           "laplace_mechanism(secure=False) adds Lap(sensitivity/epsilon) noise (KS, family-wise alpha = 1e-6)",
           covers=("refdp.mechanisms.laplace_mechanism",), quick=True)
 def laplace_noise_law() -> CheckResult:

@@ -84,7 +84,7 @@ def density_ratio_result(scale=laplace_scale) -> CheckResult:
                        f"epsilon at {detail} (the bound is attained)", method="certified")
 
 
-@register("mechanisms.laplace_mechanism_density_ratio",
+@register("dwork_roth.laplace_mechanism_density_ratio",
           "Lap(sensitivity/epsilon) noise: |ln p(x)/p'(x)| <= epsilon on output grids, 1-D and 2-D",
           covers=("refdp.mechanisms.laplace_mechanism",), quick=True)
 def laplace_density_ratio() -> CheckResult:

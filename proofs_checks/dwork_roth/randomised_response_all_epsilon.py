@@ -37,7 +37,7 @@ def proof(k, power=1):
     return prove_for_all_epsilon(law(k, power), [(v,) for v in range(k)], m=1, domain=range(k))
 
 
-@register("randomised_response.all_epsilon",
+@register("dwork_roth.randomised_response_all_epsilon",
           "randomised response on k in {2, 3, 4} values is eps-DP for every eps > 0 "
           "(exact: real-root isolation over QQ in t = e^eps)",
           covers=("refdp.verify.prove_for_all_epsilon",))

@@ -44,7 +44,7 @@ SEED = 20140
 ALPHA = 1e-6  # false-failure rate of each sampler configuration
 
 
-@register("report_noisy_max.privacy_exhaustive",
+@register("dwork_roth.report_noisy_max_privacy_exhaustive",
           "argmax of counts + Lap(2/eps) is eps-DP (replace-one) and + Lap(1/eps) is eps-DP "
           "(add/remove): exact max divergence over all neighbours, datasets of size <= 3, domain <= 4, "
           "eps = 1",
@@ -54,8 +54,8 @@ def privacy_quick():
     return summarise(*sweep(report_noisy_max_distribution, 3, QUICK_EPSILONS))
 
 
-@register("report_noisy_max.privacy_exhaustive_full",
-          "as report_noisy_max.privacy_exhaustive, datasets of size <= 4, eps in {0.5, 1, 2}",
+@register("dwork_roth.report_noisy_max_privacy_exhaustive_full",
+          "as dwork_roth.report_noisy_max_privacy_exhaustive, datasets of size <= 4, eps in {0.5, 1, 2}",
           covers=("refdp.mechanisms.report_noisy_max",
                   "refdp.mechanisms.report_noisy_max_distribution"),
           quick=False)
@@ -63,7 +63,7 @@ def privacy_full():
     return summarise(*sweep(report_noisy_max_distribution, 4, EPSILONS))
 
 
-@register("report_noisy_max.sampler_matches_law",
+@register("dwork_roth.report_noisy_max_sampler_matches_law",
           "report_noisy_max(secure=False) samples agree with report_noisy_max_distribution "
           "(exact binomial test, false-failure rate 2e-6)",
           covers=("refdp.mechanisms.report_noisy_max",))
@@ -85,7 +85,7 @@ def _secure_law(scores, epsilon, *, monotone, ctx):
     return report_noisy_max_distribution(scores, epsilon, monotone=monotone, ctx=ctx, secure=True)
 
 
-@register("report_noisy_max.secure_privacy_exhaustive",
+@register("dwork_roth.report_noisy_max_secure_privacy_exhaustive",
           "float-safe report-noisy-max (grid indices + exact discrete Laplace, lowest-index ties) is eps-DP: "
           "exact max divergence of its law over all neighbours, datasets of size <= 3, domain <= 4, eps = 1",
           covers=("refdp.mechanisms.report_noisy_max",
@@ -94,8 +94,8 @@ def secure_privacy_quick():
     return summarise(*sweep(_secure_law, 3, QUICK_EPSILONS))
 
 
-@register("report_noisy_max.secure_privacy_exhaustive_full",
-          "as report_noisy_max.secure_privacy_exhaustive, datasets of size <= 4, eps in {0.5, 1, 2}",
+@register("dwork_roth.report_noisy_max_secure_privacy_exhaustive_full",
+          "as dwork_roth.report_noisy_max_secure_privacy_exhaustive, datasets of size <= 4, eps in {0.5, 1, 2}",
           covers=("refdp.mechanisms.report_noisy_max",
                   "refdp.mechanisms.report_noisy_max_distribution"),
           quick=False)
@@ -103,7 +103,7 @@ def secure_privacy_full():
     return summarise(*sweep(_secure_law, 4, EPSILONS))
 
 
-@register("report_noisy_max.secure_sampler_matches_law",
+@register("dwork_roth.report_noisy_max_secure_sampler_matches_law",
           "report_noisy_max(secure=True) samples agree with report_noisy_max_distribution(secure=True) "
           "(exact binomial test, false-failure rate 3e-6)",
           covers=("refdp.mechanisms.report_noisy_max",))

@@ -71,7 +71,7 @@ def proofs(power=1, max_size=MAX_SIZE):
     return results, labels
 
 
-@register("geometric_mechanism.all_epsilon",
+@register("ghosh_roughgarden_sundararajan.geometric_mechanism_all_epsilon",
           "the geometric mechanism and its truncation to {0..n} are eps-DP for every eps > 0 on counts "
           "of bits, datasets of size <= 4, replace-one and add/remove (exact: root isolation in t = e^eps)",
           covers=("refdp.verify.prove_for_all_epsilon",))

@@ -50,7 +50,7 @@ def brute(epsilon, k, epsilon_total, ctx):
     return _brute(epsilon, k, epsilon_total, ctx.prec)
 
 
-@register("accounting.optimal_composition_equals_bruteforce",
+@register("kairouz_oh_viswanath.optimal_composition_equals_bruteforce",
           "KOV binomial sum == hockey-stick over all 2^k RR sequences; optimal_composition_delta "
           "is >= it and within 2^-50 relative",
           covers=("refdp.accounting.optimal_composition_delta",))
@@ -95,7 +95,7 @@ def _bounds(epsilon, k, delta):
     }
 
 
-@register("accounting.composition_bounds_dominate_optimal",
+@register("kairouz_oh_viswanath.composition_bounds_dominate_optimal",
           "basic, advanced, zCDP, PATE quick and optimal epsilons are valid for every k-fold "
           "composition of epsilon-DP mechanisms; optimal <= basic and is tight; zCDP <= quick <= advanced",
           covers=("refdp.accounting.basic_composition", "refdp.accounting.advanced_composition",

@@ -161,7 +161,7 @@ def packing(grid_sizes, sizes, epsilons):
 PACKING_GRIDS = (3, 4) + tuple(2**k for k in range(4, 41, 4))
 
 
-@register("claim_9_10.hard_datasets_and_success",
+@register("lecture_notes.claim_9_10_hard_datasets_and_success",
           "on the grid hard datasets D_i only threshold i is consistent, the others err on >= floor(n/2) "
           "records, and threshold_learner_success equals the learner's exact law (m <= 6, n <= 5)",
           covers=COVERS)
@@ -169,7 +169,7 @@ def structure_quick():
     return structure_and_closed_form(range(2, 7), range(2, 6))
 
 
-@register("claim_9_10.group_privacy_hard_pairs",
+@register("lecture_notes.claim_9_10_group_privacy_hard_pairs",
           "the learner's laws on two hard datasets (n records apart) have max divergence <= eps n "
           "(step (9.12)); all pairs, m <= 6, n <= 5, eps in {0.5, 1, 2}",
           covers=COVERS)
@@ -177,7 +177,7 @@ def group_privacy_quick():
     return group_privacy(range(3, 7), range(2, 6))
 
 
-@register("claim_9_10.packing_bound",
+@register("lecture_notes.claim_9_10_packing_bound",
           "the exponential-mechanism learner's worst success on the hard datasets is <= "
           "1 / (1 + (m - 2) e^{-eps n}), the packing bound of every eps-DP learner (m up to 2^40)",
           covers=COVERS)
@@ -185,7 +185,7 @@ def packing_quick():
     return packing(PACKING_GRIDS, (2, 5, 10, 20, 40, 80), (0.25, 0.5, 1.0, 2.0))
 
 
-@register("claim_9_10.full",
+@register("lecture_notes.claim_9_10_full",
           "as the three claim_9_10 checks with m <= 9, n <= 7 for (a) and (b) and n up to 320 for (c)",
           covers=COVERS, quick=False)
 def full():

@@ -92,7 +92,7 @@ def sweep(max_size, epsilons, exact_kinds=(True, False)):
     return results, labels
 
 
-@register("exponential_mechanism_learner.privacy_exhaustive",
+@register("lecture_notes.exponential_mechanism_learner_privacy_exhaustive",
           "exp(-eps n R(h)/2) over a finite class, loss in [0, 1], is eps-DP (replace-one): exact max "
           "divergence over all neighbours of datasets of 1..3 labelled records, 8 labelings and 27 soft "
           "predictors, eps = 1, exact and float laws (eps in {0.5, 1, 2} and 4 records in the full run)",
@@ -101,15 +101,15 @@ def privacy_quick():
     return summarise(*sweep(3, (1.0,)))
 
 
-@register("exponential_mechanism_learner.privacy_exhaustive_full",
-          "as exponential_mechanism_learner.privacy_exhaustive, datasets of 1..4 records, "
+@register("lecture_notes.exponential_mechanism_learner_privacy_exhaustive_full",
+          "as lecture_notes.exponential_mechanism_learner_privacy_exhaustive, datasets of 1..4 records, "
           "eps in {0.5, 1, 2}, exact law",
           covers=COVERS, quick=False)
 def privacy_full():
     return summarise(*sweep(4, (0.5, 1.0, 2.0), exact_kinds=(True,)))
 
 
-@register("exponential_mechanism_learner.sampler_matches_law",
+@register("lecture_notes.exponential_mechanism_learner_sampler_matches_law",
           "exponential_mechanism_learner samples agree with its exact law (exact binomial test, "
           "false-failure rate 1e-6)",
           covers=("refdp.learning.finite_class.exponential_mechanism_learner",))

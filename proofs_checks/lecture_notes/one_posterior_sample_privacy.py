@@ -102,7 +102,7 @@ def sweep(max_size, bounds, epsilons):
     return results, labels
 
 
-@register("one_posterior_sample.privacy_exhaustive",
+@register("lecture_notes.one_posterior_sample_privacy_exhaustive",
           "one posterior sample with loss in [0, B] is 2tB-DP (replace-one) and tB-DP (add/remove); "
           "t = posterior_temperature(eps, B) is eps-DP: exact max divergence over all neighbours of "
           "datasets of <= 3 records, B = 1, t = 1 and eps = 1, exact and float laws",
@@ -111,15 +111,15 @@ def privacy_quick():
     return summarise(*sweep(3, (1.0,), (1.0,)))
 
 
-@register("one_posterior_sample.privacy_exhaustive_full",
-          "as one_posterior_sample.privacy_exhaustive, datasets of <= 4 records, B in {0.5, 1, 2}, "
+@register("lecture_notes.one_posterior_sample_privacy_exhaustive_full",
+          "as lecture_notes.one_posterior_sample_privacy_exhaustive, datasets of <= 4 records, B in {0.5, 1, 2}, "
           "t = 1 and eps in {0.25, 1, 4}",
           covers=COVERS, quick=False)
 def privacy_full():
     return summarise(*sweep(4, (0.5, 1.0, 2.0), (0.25, 1.0, 4.0)))
 
 
-@register("one_posterior_sample.sampler_matches_law",
+@register("lecture_notes.one_posterior_sample_sampler_matches_law",
           "one_posterior_sample draws agree with its exact law (exact binomial test, false-failure "
           "rate 1e-6)",
           covers=("refdp.learning.posterior.one_posterior_sample",))

@@ -135,7 +135,7 @@ def adversarial_cases(classes, sizes, epsilons, betas):
             yield f"adversarial |H|={h}", errors, n, eps, beta
 
 
-@register("exponential_mechanism_learner.utility_bound_simulated",
+@register("lecture_notes.exponential_mechanism_learner_utility_bound_simulated",
           "P[excess empirical risk > (2/(n eps))(ln|H| + ln(1/beta))] <= beta, computed exactly from the "
           "learner's law on noisy grid-threshold data (n in {20, 200}, eps in {0.5, 1, 2}, "
           "beta in {0.05, 0.2}, 5 seeds)",
@@ -144,7 +144,7 @@ def simulated_quick():
     return run(simulated_cases((20, 200), EPSILONS, (0.05, 0.2), range(5)))
 
 
-@register("exponential_mechanism_learner.utility_bound_adversarial",
+@register("lecture_notes.exponential_mechanism_learner_utility_bound_adversarial",
           "P[excess > bound] <= beta exactly on the nearly tight risk profile (one risk 0, |H| - 1 just "
           "above the bound), |H| in {2, 17, 1000}, n in {50, 1000}, eps in {0.5, 1, 2}, "
           "beta in {0.01, 0.05, 0.2}",
@@ -153,7 +153,7 @@ def adversarial_quick():
     return run(adversarial_cases(CLASSES, (50, 1000), EPSILONS, BETAS))
 
 
-@register("exponential_mechanism_learner.utility_bound_full",
+@register("lecture_notes.exponential_mechanism_learner_utility_bound_full",
           "as the two utility-bound checks on the full grids: simulated n in {20, 60, 200, 600, 2000}, "
           "beta in {0.01, 0.05, 0.2}, 10 seeds; adversarial n in {50, 200, 1000, 5000}",
           covers=COVERS, quick=False)

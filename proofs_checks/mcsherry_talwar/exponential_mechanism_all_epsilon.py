@@ -7,7 +7,7 @@ Claim
     is eps-DP, and c = eps / Delta suffices when every neighbour moves all
     utilities in the same direction (``monotone=True``).
 Setting
-    As exponential_mechanism.privacy_exhaustive: multisets over range(k),
+    As mcsherry_talwar.exponential_mechanism_privacy_exhaustive: multisets over range(k),
     k = 1..4, of size <= 3; candidates are the domain elements, the utility
     is the histogram count (Delta = 1). Replace-one with the general scale,
     law written in t = e^(eps/2) (m = 2, P[h] = t^u_h / sum t^u_h');
@@ -53,7 +53,7 @@ def proofs(max_size=MAX_SIZE, power=1):
     return results, labels
 
 
-@register("exponential_mechanism.all_epsilon",
+@register("mcsherry_talwar.exponential_mechanism_all_epsilon",
           "exp(eps u/2) (replace-one) and exp(eps u) for monotone u (add/remove) are eps-DP for every "
           "eps > 0: histogram counts over <= 4 candidates, datasets of size <= 3 (exact: root isolation)",
           covers=COVERS)

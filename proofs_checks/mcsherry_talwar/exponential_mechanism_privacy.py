@@ -39,7 +39,7 @@ SEED = 20070
 ALPHA = 1e-6  # false-failure rate of the sampler check
 
 
-@register("exponential_mechanism.privacy_exhaustive",
+@register("mcsherry_talwar.exponential_mechanism_privacy_exhaustive",
           "exp(eps u/(2 Delta)) is eps-DP (replace-one) and exp(eps u/Delta) is eps-DP for monotone u "
           "(add/remove): exact max divergence over all neighbours, datasets of size <= 3, domain <= 4, "
           "eps = 1",
@@ -49,8 +49,8 @@ def privacy_quick():
     return summarise(*sweep(exponential_mechanism_distribution, 3, QUICK_EPSILONS))
 
 
-@register("exponential_mechanism.privacy_exhaustive_full",
-          "as exponential_mechanism.privacy_exhaustive, datasets of size <= 4, eps in {0.5, 1, 2}",
+@register("mcsherry_talwar.exponential_mechanism_privacy_exhaustive_full",
+          "as mcsherry_talwar.exponential_mechanism_privacy_exhaustive, datasets of size <= 4, eps in {0.5, 1, 2}",
           covers=("refdp.mechanisms.exponential_mechanism",
                   "refdp.mechanisms.exponential_mechanism_distribution"),
           quick=False)
@@ -58,7 +58,7 @@ def privacy_full():
     return summarise(*sweep(exponential_mechanism_distribution, 4, EPSILONS))
 
 
-@register("exponential_mechanism.sampler_matches_law",
+@register("mcsherry_talwar.exponential_mechanism_sampler_matches_law",
           "exponential_mechanism samples agree with exponential_mechanism_distribution "
           "(exact binomial test, false-failure rate 1e-6)",
           covers=("refdp.mechanisms.exponential_mechanism",))

@@ -29,7 +29,7 @@ from refdp.verify.verdict import Verdict, decide_leq_interval, worst_verdict
 DPS = 40
 
 
-@register("accounting.pure_dp_to_zcdp_bounds_renyi",
+@register("mironov.pure_dp_to_zcdp_bounds_renyi",
           "D_alpha(RR_eps) <= alpha * pure_dp_to_zcdp(eps) for a grid of eps and alpha > 1",
           covers=("refdp.accounting.pure_dp_to_zcdp",))
 def pure_to_zcdp():
@@ -48,7 +48,7 @@ def pure_to_zcdp():
                        method="certified")
 
 
-@register("accounting.rdp_and_zcdp_to_dp_valid_for_rr_product",
+@register("mironov.rdp_and_zcdp_to_dp_valid_for_rr_product",
           "rdp_to_dp (cks, classic) and zcdp_to_dp give epsilon with exact_delta(epsilon) <= delta "
           "for the k-fold RR product",
           covers=("refdp.accounting.rdp_to_dp", "refdp.accounting.zcdp_to_dp"))

@@ -46,7 +46,7 @@ def rr_log_moments_above(epsilon0, k):
     return [float_above(lambda c, lam=lam: rr_log_moment(epsilon0, lam, k, c)) for lam in DEFAULT_ORDERS]
 
 
-@register("accounting.pate_theorem_1_conversions_valid_for_rr_product",
+@register("pate.theorem_1_conversions_valid_for_rr_product",
           "tail-bound and Renyi conversions of exact RR-product log-moments give (epsilon, delta) "
           "with exact_delta(epsilon) <= delta, both given delta and given epsilon",
           covers=("refdp.accounting.moments_to_dp",))
@@ -79,7 +79,7 @@ def conversions_valid():
                        f"for {where}", method="certified")
 
 
-@register("accounting.pate_theorem_2_bounds_exact_log_moments",
+@register("pate.theorem_2_bounds_exact_log_moments",
           "T min(2 gamma^2 lambda (lambda+1), 2 gamma lambda) >= exact log-moment of the T-fold "
           "RR product with parameter 2 gamma, at every default order",
           covers=("refdp.accounting.pate_data_independent_log_moments",))

@@ -130,7 +130,7 @@ def compare(n_laws):
     return CheckResult(mismatches, 0, verdict, 0, detail, method="certified")
 
 
-@register("learning.certified_inversion_equals_exact",
+@register("refdp.certified_inversion_equals_exact",
           "the certified float inversion returns the exact-integer path's index for every tested (law, u, "
           "further bits), boundary u included (100 stress laws)",
           covers=COVERS)
@@ -138,8 +138,8 @@ def quick():
     return compare(100)
 
 
-@register("learning.certified_inversion_equals_exact_full",
-          "as learning.certified_inversion_equals_exact with 400 stress laws",
+@register("refdp.certified_inversion_equals_exact_full",
+          "as refdp.certified_inversion_equals_exact with 400 stress laws",
           covers=COVERS, quick=False)
 def full():
     return compare(400)

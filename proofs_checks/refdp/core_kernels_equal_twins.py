@@ -25,7 +25,7 @@ def _result(measured, bound, detail):
     return CheckResult(float(measured), float(bound), verdict, 0, detail, method="estimated")
 
 
-@register("core.walk_sweep_equals_per_query_walk",
+@register("refdp.core_walk_sweep_equals_per_query_walk",
           "sorted sweep O(n+q log q) == per-query O(nq) walk, exactly (n=1500, q=400, ties)",
           covers=("refdp.core.projected_walk_log_odds",))
 def walk_sweep():
@@ -44,7 +44,7 @@ def walk_sweep():
     return _result(diff, 0.0, f"max |kernel - twin| over {qs.size} queries")
 
 
-@register("core.count_votes_equals_twin",
+@register("refdp.core_count_votes_equals_twin",
           "vote counting kernel == twin for every integer dtype, exactly",
           covers=("refdp.core.count_votes",))
 def votes():
@@ -56,7 +56,7 @@ def votes():
     return _result(worst, 0, "max |kernel - twin| count over 8 dtypes")
 
 
-@register("core.float_kernels_equal_twins",
+@register("refdp.core_float_kernels_equal_twins",
           "Lemma 4 log q, accountant log-moments and log-sum-exp == twins to 1e-12 relative",
           covers=("refdp.core.lemma4_log_q", "refdp.core.accountant_log_moments", "refdp.core.logsumexp"))
 def float_kernels():
@@ -78,7 +78,7 @@ def float_kernels():
     return _result(rel, 1e-12, "max relative difference over the three kernels")
 
 
-@register("core.discrete_samplers_equal_twins",
+@register("refdp.core_discrete_samplers_equal_twins",
           "exact discrete Laplace / Gaussian kernels == their integer twins, bit for bit on the same words",
           covers=("refdp.mechanisms.discrete_laplace", "refdp.mechanisms.discrete_gaussian"))
 def discrete_samplers():

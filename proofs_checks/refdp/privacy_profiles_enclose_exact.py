@@ -70,7 +70,7 @@ def _contains(enclosure, iv_value):
     return Verdict.UNDECIDED
 
 
-@register("accounting.privacy_profiles_enclose_exact",
+@register("refdp.privacy_profiles_enclose_exact",
           "privacy-profile enclosures contain the exact RR-composition and analytic Gaussian profiles",
           covers=("refdp.accounting.profiles.privacy_profile_delta",
                   "refdp.accounting.profiles.privacy_profile_epsilon"))
@@ -139,7 +139,7 @@ def _brute(iv, eps0, k, et):
     return total
 
 
-@register("accounting.fast_optimal_composition_equals_bruteforce",
+@register("refdp.fast_optimal_composition_equals_bruteforce",
           "windowed optimal_composition_delta >= the hockey-stick sum over all 2^k sequences, "
           "within 2^-50 relative",
           covers=("refdp.accounting.optimal_composition_delta",

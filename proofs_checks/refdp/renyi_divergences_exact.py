@@ -77,7 +77,7 @@ def _contains(enc, ref):
     return Verdict.UNDECIDED
 
 
-@register("accounting.renyi_divergences_exact",
+@register("refdp.renyi_divergences_exact",
           "Rényi divergence enclosures contain two-point sums, piecewise Laplace integrals and "
           "lattice sums at integer and fractional orders",
           covers=("refdp.accounting.renyi.renyi_divergence",))
