@@ -16,30 +16,17 @@ import mpmath
 import pytest
 
 from refdp.verify import Verdict, check_mechanism
-try:  # tests/ is a package
-    from .wrong_mechanisms import (
-        CATALOGUE,
-        CORRECT,
-        WRONG,
-        cumulative_counts,
-        exponential_mechanism,
-        histogram,
-        noisy_max_index,
-        noisy_max_with_value,
-        projected_walk,
-    )
-except ImportError:  # tests/ on sys.path
-    from wrong_mechanisms import (
-        CATALOGUE,
-        CORRECT,
-        WRONG,
-        cumulative_counts,
-        exponential_mechanism,
-        histogram,
-        noisy_max_index,
-        noisy_max_with_value,
-        projected_walk,
-    )
+from tests._support.wrong_mechanisms import (
+    CATALOGUE,
+    CORRECT,
+    WRONG,
+    cumulative_counts,
+    exponential_mechanism,
+    histogram,
+    noisy_max_index,
+    noisy_max_with_value,
+    projected_walk,
+)
 
 
 @functools.lru_cache(maxsize=None)

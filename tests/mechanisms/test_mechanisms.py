@@ -10,7 +10,6 @@ import importlib
 import itertools
 import math
 import re
-from pathlib import Path
 from fractions import Fraction
 
 import mpmath
@@ -28,6 +27,7 @@ from refdp.mechanisms import (
     report_noisy_max_distribution, spherical_laplace,
 )
 from refdp.verify.verdict import Verdict
+from tests._support.paths import ROOT
 
 ALPHA = 1e-6
 POSITIVE_BAD = Interval(float, 0, None, closed="neither").invalid_examples()   # nan, -1, 0, inf
@@ -572,7 +572,7 @@ def test_docstrings_state_the_floating_point_caveat():
 
 
 def test_user_guide_examples():
-    path = Path(__file__).resolve().parent.parent / "docs" / "mechanisms.rst"
+    path = ROOT / "docs" / "mechanisms.rst"
     result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10 and result.failed == 0
 

@@ -33,6 +33,7 @@ from refdp.verify import (
     summarise,
     worst_verdict,
 )
+from tests._support.paths import DOCS
 
 MESSAGE = re.compile(r"^The '[^']+' parameter of .+ must be .+\. Got .+ instead\.$", re.S)
 
@@ -541,7 +542,7 @@ def _rst_blocks(path):
 def test_verification_page_examples(capsys):
     import os
 
-    page = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "verification.rst")
+    page = os.path.join(DOCS, "verification.rst")
     blocks = _rst_blocks(page)
     pairs = [(code, out) for (lang, code), (lang2, out) in zip(blocks, blocks[1:])
              if lang == "python" and lang2 == "text"]

@@ -20,8 +20,8 @@ from refdp.accounting import (DEFAULT_ORDERS, EpsilonDelta, MomentsConversion,
 from refdp._rounding import (ceil_fraction, ceil_interval, ceil_mpf, floor_fraction, floor_interval,
                              interval_context)
 from refdp.verify.verdict import Verdict, decide_leq
+from tests._support.paths import DOCS
 
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 ULP = mpmath.mpf(2) ** -52
 # A returned bound may exceed the exact value by the final upward rounding (one
 # ulp) plus the width of a 160-bit interval: 4 ulps relative is ample.

@@ -1,7 +1,7 @@
 """``refdp audit`` (refdp.audit.cli): targets, pairs, JSON, exit status, clear errors.
 
 The callables below are audit targets named on the command line as
-``tests.test_audit_cli:<name>``. Audits use fixed seeds (deterministic).
+``tests.audit.test_cli:<name>``. Audits use fixed seeds (deterministic).
 """
 import argparse
 import json
@@ -60,7 +60,7 @@ def _run(argv):
 
 
 def test_broken_mechanism_exits_1_with_a_summary(capsys):
-    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "40000",
+    rc = _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "40000",
                "--seed", "1", "--quiet"])
     out = capsys.readouterr()
     assert rc == 1
@@ -68,7 +68,7 @@ def test_broken_mechanism_exits_1_with_a_summary(capsys):
 
 
 def test_json_output_and_pair_option(capsys):
-    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "3", "--samples", "40000",
+    rc = _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "3", "--samples", "40000",
                "--seed", "2", "--json", "--quiet", "--pair", "[0, 1, \"given\"]"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0
@@ -78,14 +78,14 @@ def test_json_output_and_pair_option(capsys):
 
 
 def test_vector_pairs_from_json_become_arrays(capsys):
-    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--samples", "20000",
+    rc = _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--samples", "20000",
                "--seed", "3", "--quiet", "--json", "--pair", "[[0], [1]]"])
     assert rc == 1
     assert sorted(json.loads(capsys.readouterr().out)["pair"]) == [[0.0], [1.0]]
 
 
 def test_per_call_attribute_and_delta(capsys):
-    rc = _run(["tests.test_audit_cli:rr_one", "--claimed-epsilon", "1.2", "--samples", "20000",
+    rc = _run(["tests.audit.test_cli:rr_one", "--claimed-epsilon", "1.2", "--samples", "20000",
                "--seed", "4", "--quiet", "--delta-at-epsilon", "0.5", "--confidence", "0.9"])
     out = capsys.readouterr().out
     assert rc == 0
@@ -93,17 +93,17 @@ def test_per_call_attribute_and_delta(capsys):
 
 
 def test_exact_mode(capsys):
-    rc = _run(["tests.test_audit_cli:rr_law", "--claimed-epsilon", "1.0", "--orders", "2"])
+    rc = _run(["tests.audit.test_cli:rr_law", "--claimed-epsilon", "1.0", "--orders", "2"])
     out = capsys.readouterr().out
     assert rc == 1 and "FAILS" in out and "1.09861228867" in out and "Renyi" in out
-    rc = _run(["tests.test_audit_cli:rr_law", "--exact", "--claimed-epsilon", "1.1", "--json",
+    rc = _run(["tests.audit.test_cli:rr_law", "--exact", "--claimed-epsilon", "1.1", "--json",
                "--pair", "[[0], [1]]"])
     data = json.loads(capsys.readouterr().out)
     assert rc == 0 and data["mode"] == "exact" and data["verdict"] == "holds"
 
 
 def test_file_path_target(capsys):
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_audit_cli.py")
+    path = os.path.abspath(__file__)
     rc = _run([f"{path}:broken_rr", "--claimed-epsilon", "1", "--samples", "20000", "--seed", "5",
                "--quiet"])
     assert rc == 1
@@ -112,16 +112,16 @@ def test_file_path_target(capsys):
 @pytest.mark.parametrize("argv,message", [
     (["nodots", "--claimed-epsilon", "1"], "module:callable"),
     (["tests.no_such_module:f", "--claimed-epsilon", "1"], "cannot import"),
-    (["tests.test_audit_cli:missing", "--claimed-epsilon", "1"], "has no attribute"),
-    (["tests.test_audit_cli:NOT_CALLABLE", "--claimed-epsilon", "1"], "is not callable"),
-    (["tests.test_audit_cli:no_pairs", "--claimed-epsilon", "1"], "audit_pairs"),
-    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0, 1"], "is not JSON"),
-    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0]"], "must be a JSON array"),
-    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0, 0]"],
+    (["tests.audit.test_cli:missing", "--claimed-epsilon", "1"], "has no attribute"),
+    (["tests.audit.test_cli:NOT_CALLABLE", "--claimed-epsilon", "1"], "is not callable"),
+    (["tests.audit.test_cli:no_pairs", "--claimed-epsilon", "1"], "audit_pairs"),
+    (["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0, 1"], "is not JSON"),
+    (["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0]"], "must be a JSON array"),
+    (["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--pair", "[0, 0]"],
      "pairs of two different datasets"),
-    (["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1", "--confidence", "1.5"],
+    (["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--confidence", "1.5"],
      "'confidence' parameter"),
-    (["tests.test_audit_cli:raising", "--claimed-epsilon", "1", "--pair", "[0, 1]"],
+    (["tests.audit.test_cli:raising", "--claimed-epsilon", "1", "--pair", "[0, 1]"],
      "RuntimeError: the mechanism is broken"),
 ])
 def test_errors_exit_2_with_a_message(argv, message, capsys):
@@ -131,7 +131,7 @@ def test_errors_exit_2_with_a_message(argv, message, capsys):
 
 
 def test_main_entry_point(capsys):
-    assert cli.main(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "5", "--samples", "20000",
+    assert cli.main(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "5", "--samples", "20000",
                      "--seed", "6", "--quiet"]) == 0
     assert "no violation found" in capsys.readouterr().out
 
@@ -152,16 +152,16 @@ def test_help_states_the_signature_and_the_pair_conversion(capsys):
 
 
 def test_wrong_signature_suggests_per_call(capsys):
-    rc = _run(["tests.test_audit_cli:rr_per_call_unmarked", "--claimed-epsilon", "1.1", "--pair", "[0, 1]",
+    rc = _run(["tests.audit.test_cli:rr_per_call_unmarked", "--claimed-epsilon", "1.1", "--pair", "[0, 1]",
                "--samples", "200000", "--seed", "1", "--quiet"])
     assert rc == 2 and "--per-call" in capsys.readouterr().err
-    rc = _run(["tests.test_audit_cli:rr_per_call_unmarked", "--per-call", "--claimed-epsilon", "1.1",
+    rc = _run(["tests.audit.test_cli:rr_per_call_unmarked", "--per-call", "--claimed-epsilon", "1.1",
                "--pair", "[0, 1]", "--samples", "200000", "--seed", "1", "--quiet"])
     assert rc == 0
 
 
 def test_small_budget_warns(capsys):
-    _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "2000", "--seed", "1"])
+    _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "2000", "--seed", "1"])
     assert "warning: --samples 2000 is below" in capsys.readouterr().err
 
 
@@ -178,7 +178,7 @@ def test_a_py_file_can_import_its_neighbours(tmp_path, capsys):
 
 
 def test_json_pairs_are_arrays(capsys):
-    rc = _run(["tests.test_audit_cli:broken_rr", "--claimed-epsilon", "1.0986", "--pair", "[[0, 0], [1, 0]]",
+    rc = _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1.0986", "--pair", "[[0, 0], [1, 0]]",
                "--samples", "200000", "--seed", "3", "--json", "--quiet"])
     out = json.loads(capsys.readouterr().out)
     assert rc in (0, 1)
@@ -190,6 +190,6 @@ def test_exact_summary_prints_the_claim_exactly(capsys):
     # ln 3 = 1.0986122886681098; a claim just above it holds, and must not be
     # printed rounded (1.09861) below the exact value printed to 12 digits.
     claim = "1.09861228866811"
-    rc = _run(["tests.test_audit_cli:rr_law", "--claimed-epsilon", claim])
+    rc = _run(["tests.audit.test_cli:rr_law", "--claimed-epsilon", claim])
     out = capsys.readouterr().out
     assert rc == 0 and f"claim {float(claim)!r}-DP: HOLDS" in out

@@ -16,8 +16,9 @@ from scipy import stats
 
 from refdp.audit import audit_black_box, query_answer_pairs
 from refdp.mechanisms import report_noisy_max_distribution
+from tests._support.paths import BENCHMARKS
 
-BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "audit")
+BENCH = os.path.join(BENCHMARKS, "audit")
 sys.path.insert(0, BENCH)
 import run_suite  # noqa: E402
 import suite  # noqa: E402

@@ -28,6 +28,7 @@ from refdp.mechanisms._inversion import certified_inverse_cdf_index
 from refdp._rounding import float_at_least, float_at_most
 from refdp.mechanisms import exponential_mechanism, exponential_mechanism_distribution
 from refdp.mechanisms._inversion import inverse_cdf_index, refined_index
+from tests._support.paths import DOCS
 
 BAD_EPSILONS = [0, 0.0, -1.0, math.nan, math.inf, "1", None, True]
 LOSSES = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
@@ -402,7 +403,7 @@ def test_docstring_examples(module):
 
 
 def test_docs_page_examples_run():
-    docs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "learning.rst")
+    docs = os.path.join(DOCS, "learning.rst")
     result = doctest.testfile(docs, module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
 
