@@ -155,7 +155,7 @@ def moment_bounds(sets, orders):
         gamma, laws = st.gamma, st.laws
         indep = PATEAccountant(gamma, orders=orders).add_counts(st.arr[:1]).log_moments("data_independent")
         # the accountant's per-query bounds: its log_moments are sums of these over the queries
-        # (tests/test_pate_discrete.py checks PATEAccountant against them)
+        # (tests/pate/test_discrete.py checks PATEAccountant against them)
         per = {key: [core.accountant_log_moments(lq[i:i + 1], orders, gamma) for i in range(len(st.vs))]
                for key, lq in st.stats.items()}
         # the "exact" analysis: worst-case log-moments per vector (before the minimum with B_lambda)

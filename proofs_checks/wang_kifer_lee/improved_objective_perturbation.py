@@ -11,7 +11,7 @@ Claim
     every replace-one pair, with the library's rounded budget
     (refdp.erm.objective_perturbation_budget(..., improved=True)) used exactly.
     The estimators pass improved=True through to this budget
-    (tests/test_erm_improved_zcdp.py).
+    (tests/erm/test_improved_zcdp.py).
     Proof: docs/theory/erm_inference_mechanisms.rst (matrix determinant
     lemma: the determinant ratio lies in [1/(1 + q), 1 + q],
     q = c/(n (Lambda + Delta))).

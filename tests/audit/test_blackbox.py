@@ -132,7 +132,7 @@ def test_float_bits_detects_the_floating_point_laplace_mechanism():
     # Mironov (2012): numpy's Laplace sampler added to f(D) = 0 or 1 leaves
     # bit patterns in the output that identify f(D); refdp's laplace_mechanism
     # documents this for its textbook path (secure=False; the secure default is
-    # audited in test_float_safe.py). Ignoring the bits the audit sees an honest
+    # audited in tests/mechanisms/test_float_safe.py). Ignoring the bits the audit sees an honest
     # Laplace law.
     def mech(value, n, rng):
         return laplace_mechanism(np.full(n, float(value)), 0.5, rng=rng, secure=False)

@@ -413,9 +413,10 @@ def test_docstring_examples(name):
 
 
 def test_inference_page_example_runs_and_says_what_the_page_says():
-    from tests.test_docs import DOCS, _python_blocks
+    from tests._support.paths import DOCS
+    from tests._support.rst import python_blocks
 
-    blocks = _python_blocks(os.path.join(DOCS, "erm_inference.rst"))
+    blocks = python_blocks(os.path.join(DOCS, "erm_inference.rst"))
     assert len(blocks) == 1
     ns = {"__name__": "erm_inference_example"}
     exec(compile(blocks[0], "erm_inference.rst", "exec"), ns)
@@ -423,7 +424,7 @@ def test_inference_page_example_runs_and_says_what_the_page_says():
 
 
 def test_inference_page_tables_match_the_saved_study():
-    from tests.test_docs import DOCS
+    from tests._support.paths import DOCS
 
     static = os.path.join(DOCS, "_static")
     with open(os.path.join(static, "erm_inference_coverage.json"), encoding="utf-8") as fh:

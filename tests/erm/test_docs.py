@@ -3,11 +3,12 @@ import os
 
 import numpy as np
 
-from tests.test_docs import DOCS, _python_blocks
+from tests._support.paths import DOCS
+from tests._support.rst import python_blocks
 
 
 def test_erm_page_examples_run():
-    blocks = _python_blocks(os.path.join(DOCS, "erm.rst"))
+    blocks = python_blocks(os.path.join(DOCS, "erm.rst"))
     assert len(blocks) == 3
     ns = {"__name__": "erm_example"}
     for code in blocks:

@@ -154,7 +154,7 @@ def test_gaussian_output_noise_law():
 def test_gaussian_objective_noise_enters_the_first_order_condition():
     # textbook path: theta minimises J(f) + b^T f / n + Delta ||f||^2/2 with
     # b = Generator(seed).normal(0, sigma, d) (the float-safe path draws b exactly:
-    # tests/test_objective_float_safe.py)
+    # tests/erm/test_objective_float_safe.py)
     X, y = _data(n=30)
     loss = HuberHingeLoss(0.5)
     res = objective_perturbation_zcdp(X, y, loss, rho=1.5, regularization=0.2, rng=7, secure=False)

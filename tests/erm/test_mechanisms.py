@@ -3,7 +3,7 @@
 The privacy claims themselves are decided by the registered checks
 (proofs_checks/chaudhuri/theorem_1_output_perturbation.py and
 proofs_checks/chaudhuri/theorem_2_objective_perturbation.py, run by
-tests/test_proofs_checks.py). Here: every rounded float is on the safe side of
+tests/proofs_checks/test_registered_checks.py). Here: every rounded float is on the safe side of
 its exact value (mpmath), the releases are wired as documented (the noise is
 reproduced from the seed), and bad input is rejected.
 """

@@ -1,6 +1,6 @@
 """The Chaudhuri et al. privacy checks have power: they hold for the algorithms and flag broken variants.
 
-The registered checks themselves run in tests/test_proofs_checks.py; here the
+The registered checks themselves run in tests/proofs_checks/test_registered_checks.py; here the
 pieces are exercised on single 1-D settings (fast), including the variants of
 Algorithm 2 the density check must reject.
 """
