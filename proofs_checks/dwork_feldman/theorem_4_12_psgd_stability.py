@@ -7,8 +7,9 @@ Claim
     convex, L-Lipschitz and sigma_l-smooth in the prediction, ||x|| <= R and
     eta <= 2 / (sigma_l R^2), returning the average of w_0 .. w_{n-1}, gives
     sup_{||x|| <= R} |<w_bar_S - w_bar_S', x>| <= beta = 2 eta L R^2 (n-1)/n
-    on replace-one neighbours. (The reference sheet's 2 eta L R T / n bounds
-    the weights and has T/n = 1 for one pass.)
+    on replace-one neighbours. (Hardt, Recht and Singer 2016, Theorem 3.8 and
+    its proof, bound the weights by 2 eta L R T / n after T steps with records
+    drawn at random; T/n is 1 for one pass.)
 Setting
     Exhaustive search (proofs_checks.common.stability_search) over every sequence
     of n records from a grid of the unit ball with labels +-1 and every

@@ -6,8 +6,9 @@ Claim
     F_S(w) = (1/n) sum_i l(<w, x_i>, y_i) + (lam/2) ||w||^2 on replace-one
     neighbours, with l convex and L-Lipschitz in the prediction and
     ||x|| <= R, sup_{||x|| <= R} |<w_S - w_S', x>| <= beta = 2 L R^2 / (lam n).
-    (The reference sheet's 4LR/(lam n), or 2LR/(lam n), bounds ||w_S - w_S'||;
-    the prediction moves by up to R times that.)
+    (The strong-convexity argument of Shalev-Shwartz, Shamir, Srebro and
+    Sridharan 2010, which Dwork and Feldman cite, bounds the weights,
+    ||w_S - w_S'|| <= 2LR/(lam n); the prediction moves by up to R times that.)
 Setting
     Exhaustive search (proofs_checks.common.stability_search): every multiset of n
     records over a grid of points of the unit ball with labels +-1, every

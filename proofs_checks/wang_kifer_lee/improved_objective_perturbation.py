@@ -2,8 +2,8 @@
 
 Claim
     Objective perturbation (Chaudhuri, Monteleoni and Sarwate 2011,
-    Algorithm 2) with the single-factor Jacobian slack (reference sheet
-    section 5; Wang, Kifer and Lee): epsilon' = epsilon - ln(1 + c/(n Lambda));
+    Algorithm 2) with the single-factor Jacobian slack of Wang, Kifer and Lee
+    (2019, Algorithm 1; proof in docs/theory/erm_inference_mechanisms.rst): epsilon' = epsilon - ln(1 + c/(n Lambda));
     if epsilon' <= 0, Lambda + Delta >= c/(n (e^{epsilon/2} - 1)) and
     epsilon' = epsilon/2; beta = epsilon'/2. The output density is
     p_D(f) = nu(b_D(f)) det H_D(f) (see chaudhuri.objective_perturbation_density_ratio)

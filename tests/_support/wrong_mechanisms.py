@@ -14,8 +14,8 @@ fractions), independently of refdp's mechanisms, so that the checker of
   discretised into buckets of a fixed grid (post-processing, so a violation on
   buckets is a violation of the continuous mechanism); the bucket masses are
   closed-form integrals of piecewise exponentials.
-* ``projected_walk``: the exponential projected walk of SPEC section 2 (Dwork &
-  Feldman 2018, Sec. 5). Step s = eps/2 is eps-DP under replace-one, s = eps is
+* ``projected_walk``: the exponential projected walk (Dwork & Feldman 2018,
+  Sec. 5; docs/theory/projected_walk_error.rst). Step s = eps/2 is eps-DP under replace-one, s = eps is
   eps-DP under add/remove and not under replace-one.
 * ``soft_majority``: exp(eps n_y / 2) over the votes of k learners trained on
   a fixed split of the data (Dwork & Feldman 2018, Theorem 4.1). Wrong:
@@ -157,7 +157,7 @@ def noisy_max_index(epsilon, domain, grid):
 
 
 def projected_walk(step, alpha, query):
-    """Exact law of the exponential projected walk's prediction at ``query`` (SPEC section 2).
+    """Exact law of the exponential projected walk's prediction at ``query`` (Dwork & Feldman 2018, Sec. 5).
 
     l starts at 0; for each record (x_i, y_i) with x_i <= query, in increasing
     order of (x_i, y_i), l = clip(l + step (2 y_i - 1), -B, B) with

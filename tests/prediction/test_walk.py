@@ -126,9 +126,10 @@ def test_privacy_check_flags_step_epsilon_under_replace_one():
     assert ok.verdict is Verdict.HOLDS and ok.measured <= 1
 
 
-def test_spec_bound_counterexample_and_corrected_bound():
+def test_simpler_bound_counterexample_and_corrected_bound():
     # Realizable threshold, eps = 0.1 (s = 0.05), alpha = 0.01, n = 2000 with the
-    # threshold in the middle: SPEC's alpha + (B/s + 1)/n is exceeded; the proved
+    # threshold in the middle: the simpler alpha + (B/s + 1)/n of
+    # docs/theory/projected_walk_error.rst is exceeded; the proved
     # bound alpha + (B + ln 2)/(s n) is not.
     n, eps, alpha = 2000, 0.1, 0.01
     x = np.arange(n, dtype=float)
