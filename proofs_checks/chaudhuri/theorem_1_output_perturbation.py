@@ -11,7 +11,7 @@ Claim
     spherical-Laplace step is checked by chaudhuri.spherical_laplace_density_ratio).
 Setting
     Every multiset of n records over a grid alphabet, and every replace-one
-    neighbour of it (proofs_checks.common.stability_search._worst_pairs). Quick:
+    neighbour of it (proofs_checks.common.stability_search.worst_pairs). Quick:
     1-D alphabet x in {-1, -1/2, 0, 1/2, 1}, y = +-1, n = 4 (715 datasets,
     9900 pairs) for the logistic loss with Lambda = 1/8 and the Huber hinge
     loss with (h, Lambda) in {(1/4, 2), (1/2, 1/4)}. With h = 1/4 and
@@ -46,7 +46,7 @@ from fractions import Fraction
 import numpy as np
 
 from proofs_checks.common.chaudhuri_erm import exact_minimiser
-from proofs_checks.common.stability_search import _norm_upper, _worst_pairs, records_1d, records_2d
+from proofs_checks.common.stability_search import norm_upper, worst_pairs, records_1d, records_2d
 from refdp._rounding import floor_fraction
 from refdp.erm import (HuberHingeLoss, LogisticLoss, output_perturbation_rate, output_perturbation_sensitivity,
                        release_output_perturbation)
@@ -70,7 +70,7 @@ def make_loss(name, h):
 
 def _distance(values, radii, a, c):
     sq = sum((u - v) ** 2 for u, v in zip(values[a], values[c]))
-    return _norm_upper(sq) + radii[a] + radii[c]
+    return norm_upper(sq) + radii[a] + radii[c]
 
 
 def released_as_declared(loss, recs, ds, lam, epsilon, point, seed=31):
@@ -107,10 +107,10 @@ def sweep(name, h, lam, n, dim, epsilon=EPSILON):
         exact_rad.append(r)
         impl_vals.append(tuple(F(float(v)) for v in theta))
         impl_ok &= grad_norm <= F(DEFAULT_TOL)
-    holds, (sa, sb, a, c), count = _worst_pairs(exact_vals, exact_rad, datasets, m, n, bound)
+    holds, (sa, sb, a, c), count = worst_pairs(exact_vals, exact_rad, datasets, m, n, bound)
     worst = _distance(exact_vals, exact_rad, a, c)
     sens = bound + 2 * F(DEFAULT_TOL) / lam
-    impl_holds, (_, _, ia, ic), _ = _worst_pairs(impl_vals, [F(0)] * len(datasets), datasets, m, n, sens)
+    impl_holds, (_, _, ia, ic), _ = worst_pairs(impl_vals, [F(0)] * len(datasets), datasets, m, n, sens)
     beta = F(output_perturbation_rate(epsilon, n, float(lam), DEFAULT_TOL))
     rate_ok = beta * sens <= F(epsilon)
     wired = released_as_declared(loss, recs, datasets[a], lam, epsilon, impl_vals[a])

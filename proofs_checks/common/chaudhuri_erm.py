@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from proofs_checks.common.stability_search import IV, IV_PREC, _norm_upper, iv_bounds, q
+from proofs_checks.common.stability_search import IV, IV_PREC, norm_upper, iv_bounds, q
 from refdp.erm._solver import minimise
 from refdp.erm.losses import HuberHingeLoss
 from refdp.verify.verdict import enclose
@@ -65,7 +65,7 @@ def gradient_bounds(loss, data, mu, f, g=None):
 def gradient_norm_upper(loss, data, mu, f, g=None):
     """Rational upper bound of ``||grad F(f)||``."""
     sq = sum(max(abs(a), abs(b)) ** 2 for a, b in gradient_bounds(loss, data, mu, f, g))
-    return _norm_upper(sq)
+    return norm_upper(sq)
 
 
 def certified_radius(loss, data, mu, f, g=None):

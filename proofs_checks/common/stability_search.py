@@ -205,7 +205,7 @@ def _certified_radius(w, data, lam):
     g = _logistic_grad_iv(w, data, lam)
     sq = sum(max(abs(a), abs(b)) ** 2 for a, b in (iv_bounds(gi) for gi in g))
     # sqrt upper bound in rationals: smallest dyadic s with s^2 >= sq, from a float guess
-    return _norm_upper(sq) / lam
+    return norm_upper(sq) / lam
 
 
 def _erm_float_1d(datasets, lam, loss, delta=0.25):
@@ -229,7 +229,7 @@ def _erm_float_1d(datasets, lam, loss, delta=0.25):
     return 0.5 * (lo + hi)
 
 
-def _worst_pairs(values, radii, datasets, m, n, beta):
+def worst_pairs(values, radii, datasets, m, n, beta):
     """Every replace-one pair of multisets, decided exactly; returns (all hold, worst pair, count).
 
     Two multisets are replace-one neighbours iff they share a sub-multiset
@@ -262,7 +262,7 @@ def _worst_pairs(values, radii, datasets, m, n, beta):
     return holds, arg, count
 
 
-def _norm_upper(sq):
+def norm_upper(sq):
     """Rational upper bound of sqrt(sq): exact for squares of rationals, else two Newton steps."""
     if sq == 0:
         return F(0)
@@ -328,9 +328,9 @@ def erm_search(loss: str, lam: Fraction, n: int, dim: int = 1, delta: Fraction =
             w = erm(X, y).w
             values.append(tuple(F(float(v)) for v in w))
             radii.append(_certified_radius(tuple(float(v) for v in w), [recs[i] for i in ds], lam))
-    holds, (sa, sb, a, c), count = _worst_pairs(values, radii, datasets, m, n, beta)
+    holds, (sa, sb, a, c), count = worst_pairs(values, radii, datasets, m, n, beta)
     sq = sum((u - v) ** 2 for u, v in zip(values[a], values[c]))
-    worst = R * (_norm_upper(sq) + radii[a] + radii[c])
+    worst = R * (norm_upper(sq) + radii[a] + radii[c])
     grid_worst = _grid_max(values[a], values[c], grid) + R * (radii[a] + radii[c])
     if not holds:
         verdict = Verdict.FAILS
@@ -343,7 +343,7 @@ def erm_search(loss: str, lam: Fraction, n: int, dim: int = 1, delta: Fraction =
 # One-pass projected SGD
 # ---------------------------------------------------------------------------
 
-def _huber_step(state, rec, eta, delta, W):
+def huber_step(state, rec, eta, delta, W):
     w, total = state
     x, y = rec
     total = tuple(t + wi for t, wi in zip(total, w))
@@ -366,7 +366,7 @@ def _logistic_step(state, rec, eta, delta, W):
     return w, total
 
 
-def _all_runs(recs, n, step, zero, eta, delta, W):
+def all_runs(recs, n, step, zero, eta, delta, W):
     """Averaged iterate (1/n) sum_{t<n} w_t of every sequence of n records, sharing prefixes."""
     d = len(recs[0][0])
     out = {}
@@ -399,10 +399,10 @@ def psgd_search(loss: str, eta: Fraction, n: int, dim: int = 1, delta: Fraction 
     L = F(1) if loss == "logistic" else delta
     beta = 2 * eta * L * R * R * F(n - 1, n)
     if loss == "huber":
-        raw = _all_runs(recs, n, _huber_step, F(0), eta, delta, projection)
+        raw = all_runs(recs, n, huber_step, F(0), eta, delta, projection)
         out = {s: tuple((v, v) for v in val) for s, val in raw.items()}
     else:
-        raw = _all_runs(recs, n, _logistic_step, IV.mpf(0), eta, delta, None)
+        raw = all_runs(recs, n, _logistic_step, IV.mpf(0), eta, delta, None)
         out = {s: tuple(iv_bounds(v) for v in val) for s, val in raw.items()}
     best, count, holds = None, 0, True
     bound_sq = (beta / R) ** 2
@@ -428,7 +428,7 @@ def psgd_search(loss: str, eta: Fraction, n: int, dim: int = 1, delta: Fraction 
                 if best is None or sq > best[0]:
                     best = (sq, a, b)
     sq, a, b = best
-    worst = R * _norm_upper(sq)
+    worst = R * norm_upper(sq)
     centre = lambda s: tuple((lo + hi) / 2 for lo, hi in out[s])   # noqa: E731
     grid_worst = _grid_max(centre(a), centre(b), grid)
     verdict = Verdict.HOLDS if holds else Verdict.FAILS

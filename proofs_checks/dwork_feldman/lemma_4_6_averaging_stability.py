@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from proofs_checks.common.stability_search import _all_runs, _huber_step, huber_erm_exact_1d
+from proofs_checks.common.stability_search import all_runs, huber_step, huber_erm_exact_1d
 from refdp.prediction.convex import HuberLoss, ProjectedSGD
 from refdp.prediction.stability import StablePredictor, lemma_4_6_averaged_rate
 from refdp.verify.registry import CheckResult, register
@@ -51,7 +51,7 @@ AGREEMENT = 1e-12
 def part_values(kind):
     """Exact w of the learner on every part (sequence of M record indices)."""
     if kind == "sgd":
-        runs = _all_runs(RECORDS, M, _huber_step, F(0), ETA, DELTA, None)
+        runs = all_runs(RECORDS, M, huber_step, F(0), ETA, DELTA, None)
         beta_m = 2 * ETA * DELTA * F(M - 1, M)
         return {s: v[0] for s, v in runs.items()}, beta_m
     vals = {}
