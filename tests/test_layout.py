@@ -8,7 +8,8 @@
 * no test module imports another test module (shared helpers live in
   ``tests/_support/`` or in ``tests/conftest.py`` fixtures);
 * no test imports a private module or name of ``proofs_checks`` (a helper a
-  test needs is public in the checks).
+  test needs is public in the checks), and no check imports another check's
+  private parts; every check module lives in a source's subpackage.
 """
 import ast
 from pathlib import Path
@@ -89,6 +90,17 @@ def test_no_test_imports_another_test():
 def test_no_test_imports_private_parts_of_the_checks():
     offending = _private_check_imports(_modules())
     assert not offending, offending
+
+
+def test_no_check_imports_private_parts_of_another_check():
+    """The checks share helpers through public modules (proofs_checks/common/ or the source's own)."""
+    paths = sorted((ROOT / "proofs_checks").rglob("*.py"))
+    assert len(paths) > 50
+    offending = _private_check_imports(paths)
+    assert not offending, offending
+    for path in paths:   # every module lives in a source's subpackage
+        rel = path.relative_to(ROOT / "proofs_checks").parts
+        assert len(rel) == 2 or rel == ("__init__.py",), path
 
 
 def test_the_layout_checks_catch_what_they_forbid(tmp_path):
