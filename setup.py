@@ -35,9 +35,10 @@ extensions = [
 ]
 
 setup(
-    # proofs_checks is installed as a top-level package so that an installed
-    # `refdp verify` finds the checks without the source tree.
-    packages=find_packages(include=["refdp", "refdp.*", "proofs_checks"]),
+    # proofs_checks (one subpackage per source) is installed as a top-level
+    # package so that an installed `refdp verify` finds the checks without the
+    # source tree.
+    packages=find_packages(include=["refdp", "refdp.*", "proofs_checks", "proofs_checks.*"]),
     package_data={"refdp": ["*.pyx", "*.pxd"]},
     ext_modules=cythonize(extensions, compiler_directives=COMPILER_DIRECTIVES),
     zip_safe=False,

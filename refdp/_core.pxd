@@ -19,7 +19,7 @@ Example
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 
-# 1. Sorted-walk prediction (exponential projected walk, SPEC section 2).
+# 1. Sorted-walk prediction (exponential projected walk, Dwork & Feldman 2018, Sec. 5).
 #    x[n] sorted ascending with the per-record steps in the same order,
 #    queries[n_queries] sorted ascending; out[k] is the log-odds after every
 #    record with x <= queries[k], starting at `start`, clipped to [lower, upper]

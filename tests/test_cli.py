@@ -12,7 +12,7 @@ from refdp.verify.verdict import Verdict
 
 
 def test_verify_json_runs_selected_checks(capsys):
-    rc = cli.main(["verify", "--json", "--only", "core."])
+    rc = cli.main(["verify", "--json", "--only", "refdp.core_"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert out["failed"] == 0 and len(out["checks"]) >= 3
@@ -22,13 +22,13 @@ def test_verify_json_runs_selected_checks(capsys):
 
 
 def test_verify_table_has_every_column(capsys):
-    rc = cli.main(["verify", "--only", "core.count_votes"])
+    rc = cli.main(["verify", "--only", "refdp.core_count_votes"])
     text = capsys.readouterr().out
     assert rc == 0
     for col in ("check", "verdict", "method", "time", "measured <= bound"):
         assert col in text
     assert "claim:" not in text            # details on demand
-    rc = cli.main(["verify", "--only", "core.count_votes", "--detail"])
+    rc = cli.main(["verify", "--only", "refdp.core_count_votes", "--detail"])
     text = capsys.readouterr().out
     assert rc == 0 and "claim:" in text and "worst:" in text and "how:" in text
 
@@ -77,14 +77,14 @@ def test_console_script_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "refdp.cli", "verify", "--list", "--quick"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert "core.walk_sweep_equals_per_query_walk" in proc.stdout
+    assert "refdp.core_walk_sweep_equals_per_query_walk" in proc.stdout
 
 
 def test_verify_rows_do_not_depend_on_jobs(capsys):
     """Worker processes give the same report rows as the in-process run (times aside)."""
     reports = []
     for jobs in ("1", "2"):
-        rc = cli.main(["verify", "--json", "--only", "core.", "--jobs", jobs])
+        rc = cli.main(["verify", "--json", "--only", "refdp.core_", "--jobs", jobs])
         out = json.loads(capsys.readouterr().out)
         assert rc == 0 and out["jobs"] == int(jobs)
         reports.append([{k: v for k, v in r.items() if k != "seconds"} for r in out["checks"]])
@@ -92,7 +92,7 @@ def test_verify_rows_do_not_depend_on_jobs(capsys):
 
 
 def test_verify_rejects_jobs_below_one(capsys):
-    assert cli.main(["verify", "--only", "core.", "--jobs", "0"]) == 2
+    assert cli.main(["verify", "--only", "refdp.core_", "--jobs", "0"]) == 2
     assert "--jobs must be an integer >= 1; got 0" in capsys.readouterr().err
 
 

@@ -97,9 +97,9 @@ def test_teachers_trained_on_the_cluster_vote_as_the_local_ones(client):
 
 
 def test_verify_on_the_cluster_prints_the_local_table(client, capsys):
-    rc = cli.main(["verify", "--only", "core.", "--json", "--jobs", "1"])
+    rc = cli.main(["verify", "--only", "refdp.core_", "--json", "--jobs", "1"])
     local = json.loads(capsys.readouterr().out)
-    rc2 = cli.main(["verify", "--only", "core.", "--json", "--scheduler", client.scheduler.address])
+    rc2 = cli.main(["verify", "--only", "refdp.core_", "--json", "--scheduler", client.scheduler.address])
     remote = json.loads(capsys.readouterr().out)
     assert rc == rc2 == 0
     strip = lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows]  # noqa: E731
@@ -131,7 +131,7 @@ def test_unpicklable_law_is_refused_before_anything_is_sent(client):
 
 
 def test_verify_with_an_unreachable_scheduler_fails_cleanly(capsys):
-    rc = cli.main(["verify", "--only", "core.count", "--scheduler", "local:0"])
+    rc = cli.main(["verify", "--only", "refdp.core_count", "--scheduler", "local:0"])
     assert rc == 2 and "'scheduler' parameter of refdp verify" in capsys.readouterr().err
 
 

@@ -1,10 +1,10 @@
 """The Sphinx documentation builds without a single warning, and its examples run."""
 import os
-import re
 import subprocess
 import sys
 
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+from tests._support.paths import DOCS
+from tests._support.rst import python_blocks
 
 
 def test_sphinx_build_is_warning_free(tmp_path):
@@ -18,28 +18,8 @@ def test_sphinx_build_is_warning_free(tmp_path):
     assert (tmp_path / "html" / "index.html").is_file()
 
 
-def _python_blocks(rst_path):
-    """The ``.. code-block:: python`` blocks of a reStructuredText page, dedented."""
-    with open(rst_path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        if re.match(r"\s*\.\. code-block:: python\s*$", lines[i]):
-            indent = len(lines[i]) - len(lines[i].lstrip()) + 3
-            i += 1
-            body = []
-            while i < len(lines) and (not lines[i].strip() or
-                                      len(lines[i]) - len(lines[i].lstrip()) >= indent):
-                body.append(lines[i][indent:])
-                i += 1
-            blocks.append("\n".join(body).strip("\n") + "\n")
-        else:
-            i += 1
-    return blocks
-
-
 def test_quickstart_examples_run(capsys):
-    blocks = _python_blocks(os.path.join(DOCS, "quickstart.rst"))
+    blocks = python_blocks(os.path.join(DOCS, "quickstart.rst"))
     assert len(blocks) == 3
     namespaces = []
     for code in blocks:

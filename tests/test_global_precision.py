@@ -15,10 +15,10 @@ from refdp.verify.registry import all_checks, run_check
 
 #: Quick certified checks across mechanisms, prediction, learning and PATE.
 CHECKS = (
-    "exponential_mechanism.privacy_exhaustive",
+    "mcsherry_talwar.exponential_mechanism_privacy_exhaustive",
     "dwork_feldman.walk_privacy_replace_quick",
-    "averaging.privacy_exhaustive",
-    "claim_9_10.group_privacy_hard_pairs",
+    "dwork_feldman.averaging_privacy_exhaustive",
+    "lecture_notes.claim_9_10_group_privacy_hard_pairs",
     "pate.lnmax_labels_privacy_exhaustive",
 )
 

@@ -17,7 +17,7 @@ three splits on the same samples) and writes
 docs/_static/erm_inference_split.csv.
 
 Protocol
-    Population (proofs_checks/_wang_kifer_lee_population.py): ``x`` uniform on
+    Population (proofs_checks/wang_kifer_lee/population.py): ``x`` uniform on
     the unit disc of R^2, ``P[y = +1 | x] = 1 / (1 + exp(-w^T x))`` with
     ``w = (3, -1.5)``. Losses: logistic and Huber hinge (h = 0.5);
     ``Lambda = 0.05``. For every loss, n in {250, 500, 1000, 5000, 20000} and privacy
@@ -48,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from proofs_checks._wang_kifer_lee_population import LOSSES, W, population_minimiser, sample  # noqa: E402
+from proofs_checks.wang_kifer_lee.population import LOSSES, W, population_minimiser, sample  # noqa: E402
 from refdp.erm import private_confidence_intervals  # noqa: E402
 
 OUT = ROOT / "docs" / "_static"

@@ -18,7 +18,7 @@ returned floats are then moved outward by a
 relative ``1e-9`` (lower bounds down, upper bounds up), far more than the
 error of the quantile routine, so that a float bound never lies inside the
 exact interval. The tests compare them with mpmath roots, and
-``proofs_checks/audit_clopper_pearson_coverage.py`` computes their coverage
+``proofs_checks/audit/clopper_pearson_coverage.py`` computes their coverage
 exactly in rational arithmetic for small ``n``.
 
 References

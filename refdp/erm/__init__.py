@@ -20,7 +20,8 @@
 Every release is epsilon-DP (or rho-zCDP for the ``*_zcdp`` releases and
 estimators fitted with ``rho``) for replace-one neighbours under the data
 assumption ``||x|| <= 1`` (enforced; see ``norm_bound`` and ``clip``). Proofs
-are in ``docs/theory/erm.rst``; the checks are ``proofs_checks/chaudhuri_*.py``.
+are in ``docs/theory/erm.rst``; the checks are in ``proofs_checks/chaudhuri/``
+and ``proofs_checks/wang_kifer_lee/``.
 """
 from .estimators import PrivateHuberSVM, PrivateLogisticRegression
 from ..utils.losses import HuberHingeLoss, LogisticLoss, MarginLoss, check_loss

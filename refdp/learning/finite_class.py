@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: Public functions that release private output; each is covered by a check in
-#: proofs_checks/lecture_notes_exponential_mechanism_learner_privacy.py.
+#: proofs_checks/lecture_notes/exponential_mechanism_learner_privacy.py.
 PRIVATE_MECHANISMS = ("refdp.learning.finite_class.exponential_mechanism_learner",)
 
 _UNIT = Interval(float, 0, 1)

@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Public functions that release private output; each is covered by a check in
-#: proofs_checks/lecture_notes_one_posterior_sample_privacy.py.
+#: proofs_checks/lecture_notes/one_posterior_sample_privacy.py.
 PRIVATE_MECHANISMS = ("refdp.learning.posterior.one_posterior_sample",)
 
 _NEIGHBOURS = Options(("replace", "add_remove"))

@@ -145,7 +145,7 @@ def exponential_mechanism(scores, epsilon, *, sensitivity=1.0, monotone=False, r
     integer arithmetic and further 64-bit words of ``rng``'s bit generator
     refine ``U`` until its interval lies inside one candidate's
     (``docs/theory/learning.rst``, "Sampling", Propositions 6 and 7; the
-    check ``learning.certified_inversion_equals_exact``). The doubles ``p``
+    check ``refdp.certified_inversion_equals_exact``). The doubles ``p``
     themselves carry the rounding stated in
     :func:`exponential_mechanism_distribution`. A total-variation gap ``eta``
     from an epsilon-DP law gives ``(epsilon, (1 + e**epsilon) eta)``-DP.

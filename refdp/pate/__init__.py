@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 #: Fully qualified names of the public functions and methods of refdp.pate that
-#: release private output; each is covered by a check in proofs_checks/pate_*.py.
+#: release private output; each is covered by a check in proofs_checks/pate/.
 PRIVATE_MECHANISMS = (
     "refdp.pate.lnmax_labels",
     "refdp.pate.PATETeachers.noisy_labels",

@@ -49,7 +49,7 @@ __all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_
            "PRIVATE_MECHANISMS"]
 
 #: Public methods that release private output; each is covered by a check in
-#: proofs_checks/dwork_feldman_corollary_4_7_averaging_privacy.py.
+#: proofs_checks/dwork_feldman/corollary_4_7_averaging_privacy.py.
 PRIVATE_MECHANISMS = ("refdp.prediction.averaging.AveragedPrediction.predict",)
 
 _POSITIVE = Interval(float, 0, None, closed="neither")

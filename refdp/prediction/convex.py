@@ -14,12 +14,14 @@ prediction ``z``:
   [HRS16]_). Its rate is ``2 eta L R**2 (n - 1) / n``.
 
 Both constants are **derived** and proved in ``docs/theory/stability.rst``;
-they differ from the reference sheet's ``4LR/(lam n)`` and ``2 eta L R T/n``,
-which bound the movement of the weight vector, not of the prediction (a
-prediction ``<w, x>`` moves by up to ``R`` times the weight movement), and
-whose ``T/n`` factor is ``1`` for one pass. The checks
-``proofs_checks/dwork_feldman_theorem_4_9_erm_stability.py`` and
-``proofs_checks/dwork_feldman_theorem_4_12_psgd_stability.py`` search all
+they differ from the weight-vector bounds of the cited works (``2LR/(lam n)``
+from the strong-convexity argument of [SSSS10]_, ``2 eta L R T/n`` from
+[HRS16]_ Theorem 3.8 after ``T`` steps with records drawn at random), which
+bound the movement of the weight vector, not of the prediction (a prediction
+``<w, x>`` moves by up to ``R`` times the weight movement), and whose ``T/n``
+factor is ``1`` for one pass. The checks
+``proofs_checks/dwork_feldman/theorem_4_9_erm_stability.py`` and
+``proofs_checks/dwork_feldman/theorem_4_12_psgd_stability.py`` search all
 replace-one neighbours of small datasets exhaustively.
 
 The excess-risk bounds are callables: :func:`theorem_4_9_excess_risk_bound`,

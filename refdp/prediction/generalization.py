@@ -16,7 +16,7 @@ delta)``-DP algorithm the same argument gives ``exp(-epsilon) (E_S[L_S] -
 delta) <= E_S[L_P] <= exp(epsilon) E_S[L_S] + delta``. The high-probability
 version of the paper (Lemma 6.5) is not provided.
 
-The check ``proofs_checks/dwork_feldman_lemma_6_4_generalization.py``
+The check ``proofs_checks/dwork_feldman/lemma_6_4_generalization.py``
 computes both sides exactly on a finite population and by simulation.
 
 References

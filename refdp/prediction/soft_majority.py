@@ -39,7 +39,7 @@ from ._ensemble import _QUERIES, _RNG, TeacherEnsemble
 __all__ = ["SoftMajority", "soft_majority_k", "soft_majority_probabilities", "PRIVATE_MECHANISMS"]
 
 #: Public methods that release private output; each is covered by a check in
-#: proofs_checks/dwork_feldman_theorem_4_1_soft_majority_privacy.py.
+#: proofs_checks/dwork_feldman/theorem_4_1_soft_majority_privacy.py.
 PRIVATE_MECHANISMS = ("refdp.prediction.soft_majority.SoftMajority.predict",)
 
 _EPSILON = Interval(float, 0, None, closed="neither")

@@ -19,8 +19,8 @@ predictions divides the rate by ``k`` ([DF18]_ Lemma 4.6).
 ==================================  ==========================================
 
 Proofs of every statement are in ``docs/theory/stability.rst``; the checks
-are ``proofs_checks/dwork_feldman_lemma_4_5_*.py`` and
-``proofs_checks/dwork_feldman_lemma_4_6_averaging_stability.py``.
+are ``proofs_checks/dwork_feldman/lemma_4_5_*.py`` and
+``proofs_checks/dwork_feldman/lemma_4_6_averaging_stability.py``.
 
 References
 ----------

@@ -145,12 +145,18 @@ def register(name: str, claim: str, *, covers=(), quick: bool = True, cost: floa
 
 @_c.constrained()
 def all_checks() -> list[Check]:
-    """Import every module of ``proofs_checks`` and return the registered checks in order."""
+    """Import every module of ``proofs_checks`` and return the registered checks in order.
+
+    The checks live one subpackage per source (``proofs_checks/<source>/``);
+    every module of every subpackage is imported, in the order of its dotted
+    name, except those whose name (or a parent's) starts with an underscore.
+    """
     import proofs_checks
 
-    for info in sorted(pkgutil.iter_modules(proofs_checks.__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"proofs_checks.{info.name}")
+    names = [info.name for info in pkgutil.walk_packages(proofs_checks.__path__, "proofs_checks.")
+             if not any(part.startswith("_") for part in info.name.split(".")[1:])]
+    for name in sorted(names):
+        importlib.import_module(name)
     return list(_REGISTRY.values())
 
 

@@ -1,0 +1,3 @@
+"""Checks of McSherry and Talwar, "Mechanism Design via Differential Privacy"
+(FOCS 2007): the exponential mechanism.
+"""
