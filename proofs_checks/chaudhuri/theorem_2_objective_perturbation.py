@@ -61,7 +61,7 @@ from typing import NamedTuple
 import mpmath
 import numpy as np
 
-from proofs_checks.common.chaudhuri_erm import gradient_norm_upper, grid_release_verdict
+from proofs_checks.common.chaudhuri_erm import ball_rows, gradient_norm_upper, grid_release_verdict
 from refdp.utils.precision import iv_context
 from refdp.audit.erm_whitebox import objective_log_density
 from refdp.erm import (HuberHingeLoss, LogisticLoss, ObjectivePerturbationBudget,
@@ -280,8 +280,8 @@ def solver_certificate(setting, seed=7) -> Verdict:
     verdicts = []
     for _ in range(3):
         idx = rng.integers(0, len(alphabet), size=setting.n)
-        data = [(alphabet[i], F(1)) for i in idx]
-        Z = np.array([[float(c) for c in alphabet[i]] for i in idx])
+        Z, points = ball_rows([alphabet[i] for i in idx])    # the doubles released, inside the ball
+        data = [(x, F(1)) for x in points]
         bud = objective_perturbation_budget(setting.epsilon, loss.curvature, setting.n, setting.lam, improved=False)
         noise_seed = int(rng.integers(0, 2**31))
         res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud,

@@ -32,6 +32,24 @@ F = Fraction
 TIGHT_TOL = 1e-12
 
 
+def ball_rows(points):
+    """Float rows for rational points of the closed unit ball, each of exact norm at most 1.
+
+    A point such as (3/5, 4/5) has norm 1, but its nearest doubles do not
+    (0.6**2 + 0.8**2 > 1 in exact arithmetic), and the releases refuse rows
+    outside the ball. Coordinates of such a row are moved one ulp toward 0
+    until its exact norm is at most 1. Returns the float array and the exact
+    rational rows it holds, so a check reasons about the data released.
+    """
+    rows = []
+    for point in points:
+        row = [float(c) for c in point]
+        while sum(Fraction(v) ** 2 for v in row) > 1:
+            row = [float(np.nextafter(v, 0.0)) for v in row]
+        rows.append(row)
+    return np.array(rows, dtype=np.float64), [tuple(Fraction(v) for v in row) for row in rows]
+
+
 def as_arrays(data):
     X = np.array([[float(c) for c in x] for x, _ in data])
     y = np.array([float(v) for _, v in data])

@@ -56,7 +56,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from proofs_checks.common.chaudhuri_erm import gradient_norm_upper, grid_release_verdict
+from proofs_checks.common.chaudhuri_erm import ball_rows, gradient_norm_upper, grid_release_verdict
 from proofs_checks.chaudhuri.theorem_2_objective_perturbation import (ALPHABETS, COVERS, DPS, FULL, QUICK,
                                                                       Setting, make_loss, sweep_report)
 from refdp.erm import (ObjectivePerturbationBudget, objective_perturbation, objective_perturbation_budget,
@@ -135,8 +135,8 @@ def release_certificate(setting, seed=11) -> Verdict:
     verdicts = []
     for _ in range(3):
         idx = rng.integers(0, len(alphabet), size=setting.n)
-        data = [(alphabet[i], F(1)) for i in idx]
-        Z = np.array([[float(c) for c in alphabet[i]] for i in idx])
+        Z, points = ball_rows([alphabet[i] for i in idx])    # the doubles released, inside the ball
+        data = [(x, F(1)) for x in points]
         noise_seed = int(rng.integers(0, 2**31))
         res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud, rng=noise_seed,
                                              secure=False)

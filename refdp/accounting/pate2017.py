@@ -44,8 +44,9 @@ _POS = Interval(float, 0, None, closed="neither")
 _NONNEG = Interval(float, 0, None, closed="left")
 _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 _MOMENTS = Interval(int, 1, 10_000)
-#: The script computes e**(2 gamma) in floats: it overflows beyond this gamma.
-_SCRIPT_GAMMA = Interval(float, 0, 354.0, closed="right")
+#: Any finite positive gamma: where the script's floats overflow (e**(2 gamma) beyond
+#: gamma = 354.9), the result reports the script's OverflowError in ``script_error``.
+_SCRIPT_GAMMA = Interval(float, 0, None, closed="neither")
 #: lnmax_neighbour_delta's exact laws: evaluation cost grows with gamma.
 _EXACT_GAMMA = Interval(float, 0, 1e6, closed="right")
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
@@ -97,7 +98,7 @@ class Pate2017Epsilon:
         Set when the script itself would stop with an exception (a division
         by zero when ``e**(2 gamma) q`` rounds to exactly 1, or an overflow of
         ``math.exp`` when ``2 gamma`` or ``gamma`` times a gap exceeds about
-        709.78); ``epsilon`` is then NaN and ``order`` 0.
+        709.78, or 2 gamma itself is inf); ``epsilon`` is then NaN and ``order`` 0.
     """
 
     epsilon: float
@@ -153,9 +154,9 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
     ----------
     counts : array_like of int, shape (T, C) or (C,)
         Vote counts of the T answered queries.
-    gamma : float in (0, 354]
+    gamma : float in (0, inf)
         LNMax's inverse Laplace scale (the script computes ``e**(2 gamma)``
-        in floats, which overflows beyond 354).
+        in floats; where that overflows, ``script_error`` says so).
     delta : float in (0, 1)
     moments : int in [1, 10000], default 8
         The script's ``--moments`` (orders ``1..moments``).
@@ -201,6 +202,9 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
         total += vals
     e_list = (total - math.log(delta)) / ls
     i = int(np.argmin(e_list))
+    if not math.isfinite(e_list[i]):    # 2 gamma itself overflows to inf in the script's floats
+        return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
+                               f"non-finite epsilon {float(e_list[i])!r} (2 gamma = {eps!r} in floats)")
     return Pate2017Epsilon(float(e_list[i]), i + 1, total, int(outside), negative)
 
 
