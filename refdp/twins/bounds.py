@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import math
 
+from ..utils.rounding import MACHINE_EPSILON, UNIT_ROUNDOFF
+
 __all__ = ["EPS", "UNIT_ROUNDOFF", "pate_theorem2", "pate_theorem2_bound", "pure_dp_log_moment",
            "pure_dp_log_moment_bound",
            "theorem3_threshold", "theorem3_slack", "theorem3_margin", "lemma4_margin",
            "upward_sum_factor"]
 
-#: 2**-52, the spacing of doubles at 1.
-EPS = 2.0**-52
-#: 2**-53, the unit roundoff of round-to-nearest doubles.
-UNIT_ROUNDOFF = 2.0**-53
+#: 2**-52, the spacing of doubles at 1, and 2**-53, the unit roundoff of
+#: round-to-nearest doubles: the constants of :mod:`refdp.utils.rounding`
+#: (the header's ``EPS`` and ``UNIT_ROUNDOFF``).
+EPS = MACHINE_EPSILON
 
 
 def pate_theorem2(gamma, lam):
