@@ -315,6 +315,7 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     Parameters
     ----------
     counts : array_like of int, shape (T, C) or (C,)
+        Vote counts, ``C >= 2`` classes.
     gamma : float in (0, 1e6]
     epsilon : float in [0, inf)
     grid_step : float in [1e-6, 1], default 1e-3
@@ -331,6 +332,9 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     """
     owner = "lnmax_neighbour_delta"
     arr = _counts(counts, owner)
+    if arr.shape[1] < 2:
+        # the neighbour moves a vote between the plurality and the runner-up: two classes at least
+        raise parameter_error("counts", owner, "vote counts with at least two classes (columns)", arr)
     check_gamma_votes(gamma, arr, owner)
     iv = iv_context(30)
     groups: dict = {}

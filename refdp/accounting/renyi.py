@@ -30,6 +30,7 @@ Proofs: ``docs/theory/privacy_profiles.rst``, section "Rényi divergences".
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from types import MappingProxyType
 
@@ -192,14 +193,18 @@ _RENYI_CONVERSION = MappingProxyType({"epsilon": PRIVACY, "delta": PROBABILITY_R
                                       "order": Reported(1.0, math.inf)})
 
 
+_FLOAT_MAX = sys.float_info.max     # a result is finite (PRIVACY): inf is refused, as NaN is
+
+
 class RenyiConversion(tuple):
     """``(epsilon, delta, order)``: the (epsilon, delta)-DP guarantee from the best Rényi order."""
 
     __slots__ = ()
 
     def __new__(cls, epsilon, delta, order):
-        if not (type(epsilon) is float and 0.0 <= epsilon) or not (type(delta) is float and 0.0 <= delta <= 1.0) \
-                or not (type(order) is float and 1.0 <= order):
+        if not (type(epsilon) is float and 0.0 <= epsilon <= _FLOAT_MAX) \
+                or not (type(delta) is float and 0.0 <= delta <= 1.0) \
+                or not (type(order) is float and 1.0 <= order <= _FLOAT_MAX):
             for name, value in (("epsilon", epsilon), ("delta", delta), ("order", order)):
                 _RENYI_CONVERSION[name].validate(value, name, "RenyiConversion")
         return super().__new__(cls, (epsilon, delta, order))

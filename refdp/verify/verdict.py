@@ -93,6 +93,12 @@ class Verdict(str, enum.Enum):
     __format__ = str.__format__
 
     @classmethod
+    def _missing_(cls, value):
+        # Verdict(value) with no member of that value: the standard message, naming 'value'
+        from ..utils.validation import parameter_error
+        raise parameter_error("value", "Verdict", "one of 'holds', 'fails', 'undecided'", value)
+
+    @classmethod
     def parse(cls, value, owner: str = "worst_verdict", name: str = "verdicts") -> "Verdict":
         """``value`` as a Verdict: a Verdict or one of the strings 'holds', 'fails', 'undecided'."""
         if isinstance(value, Verdict):
