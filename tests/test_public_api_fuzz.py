@@ -289,7 +289,7 @@ def generic_values(valid):
             arr = np.asarray(valid)
         except Exception:  # pragma: no cover - ragged example
             return out
-        if arr.dtype.kind in "biuf" and arr.ndim >= 1:
+        if arr.dtype.kind in "biuf" and arr.ndim >= 1 and arr.size:    # variants of its first element
             out.append(np.empty((0,) + arr.shape[1:], dtype=arr.dtype))
             out.append(np.asarray(arr.ravel()[0]))                        # 0-d
             out.append(arr[..., np.newaxis])                              # one axis too many

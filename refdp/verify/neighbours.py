@@ -58,7 +58,7 @@ _DOMAIN_OR_NONE = _c.Checked("None or a finite domain (checked by check_domain)"
 _DATASET = _c.Checked("a tuple of domain elements (checked in the body)", invalid=(None, 1.5, (99,)))
 _DATASETS = _c.Checked("a non-empty iterable of datasets (tuples; checked by neighbouring_pairs)",
                        invalid=([], None, 1.5))
-_NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable dataset -> neighbours (checked by "
+_NEIGHBOURS = _c.Checked("'replace', 'add_remove' or a callable dataset -> neighbours (checked by "
                          "neighbour_function)", invalid=("no such", 1.5, None))
 _NAME = _c.InstanceOf((str,), "a str")
 
