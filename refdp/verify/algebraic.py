@@ -364,7 +364,10 @@ def _log_ratio(ctx, va, vb):
 # Every epsilon: signs on t > 1
 # ---------------------------------------------------------------------------
 
-@_c.constrained_fields(unchecked="the witness found by the proof")
+@_c.constrained_fields(low=_c.Optional(_c.InstanceOf((Root,), "a Root")),
+                       high=_c.Optional(_c.InstanceOf((Root,), "a Root")),
+                       pair=_c.InstanceOf((tuple,), "a pair (d, d') of datasets (tuple)"),
+                       unchecked="the witness found by the proof")
 @dataclass(frozen=True)
 class FailingRange:
     """An open range of epsilon on which the claim fails, with its witness.
