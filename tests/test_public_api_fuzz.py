@@ -315,6 +315,13 @@ def generic_values(valid):
 # --- the tests -------------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _scratch_directory(tmp_path, monkeypatch):
+    """Each test calls from a scratch directory: a path-valued argument drawn by the fuzz
+    (``check_mechanism(certificate="1")`` writes a certificate) never lands in the working tree."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.mark.parametrize("package,qual", list(_declared_params()))
 def test_declared_and_exampled(package, qual):
     constraints = discover(package)[qual]
