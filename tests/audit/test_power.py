@@ -193,7 +193,7 @@ def test_delta_audit_flags_a_violating_mechanism_and_not_a_correct_one():
 def test_delta_audit_bad_input():
     with pytest.raises(ValueError, match=r"The 'delta_at_epsilon' parameter of audit_delta"):
         audit_delta(gaussian(1.0), [(0.0, 1.0)], 1.0, 1e-3, delta_at_epsilon=2.0)
-    with pytest.raises(ValueError, match=r"The 'claimed_delta' parameter of audit_black_box must be"):
+    with pytest.raises(ValueError, match=r"The 'claimed_delta' parameter of audit_delta must be"):
         audit_delta(gaussian(1.0), [(0.0, 1.0)], 1.0, 1.5)
     with pytest.raises(ValueError, match=r"The 'delta_at_epsilon' parameter of audit_black_box"):
         audit_black_box(gaussian(1.0), [(0.0, 1.0)], 1.0, epsilon_bound=False)
