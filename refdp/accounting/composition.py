@@ -15,7 +15,7 @@ from typing import NamedTuple
 from ..utils.constraints import PRIVACY_OR_INF, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Interval, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
-from .conversions import DELTA, NONNEGATIVE, POSITIVE
+from .conversions import DELTA, NONNEGATIVE, POSITIVE, finite_bound
 
 __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
            "zcdp_composition", "pate_quick_composition"]
@@ -65,8 +65,9 @@ def basic_composition(epsilons, deltas=None):
     Raises
     ------
     ValueError
-        If ``epsilons`` is empty or has an entry outside (0, inf), or
-        ``deltas`` has a different shape or an entry outside [0, 1).
+        If ``epsilons`` is empty or has an entry outside (0, inf) or a sum
+        above the largest float, or ``deltas`` has a different shape or an
+        entry outside [0, 1).
 
     References
     ----------
@@ -82,7 +83,9 @@ def basic_composition(epsilons, deltas=None):
                                   f"an array of the same shape as 'epsilons' {eps.shape}", d)
         total_delta = sum(map(Fraction, d.tolist()), Fraction(0))
     total_eps = sum(map(Fraction, eps.tolist()), Fraction(0))
-    return EpsilonDelta(ceil_fraction(total_eps), _ceil_probability(total_delta))
+    bound = finite_bound(ceil_fraction(total_eps), "epsilons", "basic_composition",
+                         "an array of epsilons whose sum is below the largest float", epsilons)
+    return EpsilonDelta(bound, _ceil_probability(total_delta))
 
 
 #: Largest per-mechanism epsilon of :func:`advanced_composition`: the bound,
@@ -167,14 +170,16 @@ def zcdp_composition(rhos):
     Raises
     ------
     ValueError
-        If ``rhos`` is empty or has a negative, infinite or NaN entry.
+        If ``rhos`` is empty or has a negative, infinite or NaN entry, or a
+        sum above the largest float.
 
     References
     ----------
     .. [1] M. Bun and T. Steinke, "Concentrated Differential Privacy:
        Simplifications, Extensions, and Lower Bounds", TCC 2016, Lemma 1.7.
     """
-    return ceil_fraction(sum(map(Fraction, rhos.tolist()), Fraction(0)))
+    return finite_bound(ceil_fraction(sum(map(Fraction, rhos.tolist()), Fraction(0))), "rhos",
+                        "zcdp_composition", "an array of rhos whose sum is below the largest float", rhos)
 
 
 @constrained(gamma=POSITIVE, n_queries=_COUNT, delta=DELTA)
@@ -209,7 +214,8 @@ def pate_quick_composition(gamma, n_queries, delta):
     Raises
     ------
     ValueError
-        If an argument is outside the ranges above or NaN.
+        If an argument is outside the ranges above or NaN, or epsilon
+        exceeds the largest float.
 
     References
     ----------
@@ -219,6 +225,17 @@ def pate_quick_composition(gamma, n_queries, delta):
     """
     if delta == 0.0:
         return math.inf
+    bound = _quick_epsilon(gamma, n_queries, delta)
+    if math.isinf(bound):
+        name = "gamma" if math.isinf(_quick_epsilon(gamma, 1, delta)) else "n_queries"
+        raise parameter_error(name, "pate_quick_composition", "a value for which the composed epsilon is "
+                              f"below the largest float (gamma = {gamma!r}, n_queries = {n_queries!r})",
+                              gamma if name == "gamma" else n_queries)
+    return bound
+
+
+def _quick_epsilon(gamma, n_queries, delta) -> float:
+    """PATE's closed form for ``delta > 0``, rounded up (inf if it overflows)."""
     with interval_context() as iv:
         g = iv.mpf(gamma)
         value = 4 * n_queries * g * g + 2 * g * iv.sqrt(2 * n_queries * -iv.ln(iv.mpf(delta)))

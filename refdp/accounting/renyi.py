@@ -36,7 +36,7 @@ from types import MappingProxyType
 
 from ..utils.precision import iv_context
 from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, Reported, constrained
-from ..utils.validation import Interval
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
 from .profiles import (MECHANISMS, DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
@@ -186,7 +186,15 @@ def renyi_divergence(mechanisms, order):
     groups = _normalise(mechanisms, "renyi_divergence")
     iv = iv_context(_DPS)
     lo, hi = float_box(_composed(groups, order, iv))
+    _check_finite(hi, "renyi_divergence", mechanisms)
     return Enclosure(max(0.0, lo), hi)
+
+
+def _check_finite(divergence, owner, mechanisms):
+    """Refuse a composition whose divergence (finite: the mechanisms have noise) overflows a float."""
+    if not math.isfinite(divergence):
+        raise parameter_error("mechanisms", owner, "mechanisms whose composed Rényi divergence is below the "
+                              "largest float", Described("a composition whose divergence exceeds it"))
 
 
 _RENYI_CONVERSION = MappingProxyType({"epsilon": PRIVACY, "delta": PROBABILITY_RESULT,
@@ -253,8 +261,11 @@ def _float_one(mech, a: float) -> float:
 
 
 def _float_divergence(groups, order: float) -> float:
-    """A float estimate of the composed divergence (used only to choose the order)."""
-    return sum(k * _float_one(m, order) for m, k in groups.items())
+    """A float estimate of the composed divergence (used only to choose the order; inf if it overflows)."""
+    try:
+        return sum(k * _float_one(m, order) for m, k in groups.items())
+    except OverflowError:
+        return math.inf
 
 
 def _search(objective, orders):
@@ -333,9 +344,15 @@ def renyi_epsilon(mechanisms, delta, orders=None):
     order = _search(est, orders)
     iv = iv_context(_DPS)
     lam = iv.mpf(order) - 1
-    D = iv.mpf(float_box(_composed(groups, order, iv))[1])
+    upper = float_box(_composed(groups, order, iv))[1]
+    _check_finite(upper, "renyi_epsilon", mechanisms)
+    D = iv.mpf(upper)
     eps = _epsilon_at_order(lam, lam * D, -iv.ln(iv.mpf(delta)), iv.ln, "cks")
-    return RenyiConversion(max(0.0, ceil_interval(eps)), delta, order)
+    bound = max(0.0, ceil_interval(eps))
+    if math.isinf(bound):
+        raise parameter_error("orders" if orders is not None else "mechanisms", "renyi_epsilon",
+                              "values giving an epsilon below the largest float", Described(f"order {order!r}"))
+    return RenyiConversion(bound, delta, order)
 
 
 @constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, orders=_ORDERS)
@@ -375,6 +392,8 @@ def renyi_delta(mechanisms, epsilon, orders=None):
     order = _search(est, orders)
     iv = iv_context(_DPS)
     lam = iv.mpf(order) - 1
-    D = iv.mpf(float_box(_composed(groups, order, iv))[1])
+    upper = float_box(_composed(groups, order, iv))[1]
+    _check_finite(upper, "renyi_delta", mechanisms)
+    D = iv.mpf(upper)
     ld = _log_delta_at_order(lam, lam * D, iv.mpf(epsilon), iv.ln, "cks")
     return RenyiConversion(epsilon, min(1.0, ceil_interval(iv.exp(ld))), order)
