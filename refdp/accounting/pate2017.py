@@ -197,6 +197,9 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
         except ZeroDivisionError:
             return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
                                    f"ZeroDivisionError at q = {q!r}")
+        except OverflowError:           # the script's math.exp(eps * l) overflows as well
+            return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
+                                   f"OverflowError in the log-moment at q = {q!r}")
         negative += int(np.sum(vals < 0))
         total += vals
     e_list = (total - math.log(delta)) / ls
