@@ -46,7 +46,7 @@ from fractions import Fraction
 from ..utils.rounding import ceil_fraction
 from ..utils.constraints import InstanceOf, Optional, constrained, constrained_with
 from ..utils.validation import Interval, Options, check_scalar, parameter_error
-from .composition import EpsilonDelta, advanced_composition
+from .composition import EpsilonDelta, advanced_epsilon
 from .conversions import zcdp_to_dp
 
 __all__ = ["PrivacyFilter", "BudgetExhausted", "COMPOSITIONS"]
@@ -173,7 +173,9 @@ class PrivacyFilter:
                              min(1.0, ceil_fraction(n * Fraction(d0))))
         if self._fits(basic):
             return basic
-        return advanced_composition.__wrapped__(e0, n, self.delta_prime, d0)
+        # the bound rounded up; inf (a refusal) when it overflows
+        return EpsilonDelta(advanced_epsilon(e0, n, self.delta_prime),
+                            min(1.0, ceil_fraction(n * Fraction(d0) + Fraction(self.delta_prime))))
 
     def _fits(self, g: EpsilonDelta) -> bool:
         return g.epsilon <= self.epsilon and g.delta <= self.delta

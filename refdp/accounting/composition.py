@@ -12,10 +12,10 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
+from ..utils.constraints import PRIVACY_OR_INF, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Interval, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
-from .conversions import DELTA, NONNEGATIVE, POSITIVE
+from .conversions import DELTA, NONNEGATIVE, POSITIVE, finite_bound
 
 __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
            "zcdp_composition", "pate_quick_composition"]
@@ -23,11 +23,14 @@ __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
 _COUNT = Interval(int, 1, None)
 
 
-@constrained_fields(epsilon=PRIVACY, delta=PROBABILITY_RESULT)
+@constrained_fields(epsilon=PRIVACY_OR_INF, delta=PROBABILITY_RESULT)
 class EpsilonDelta(NamedTuple):
     """An (epsilon, delta)-DP guarantee; unpacks as ``epsilon, delta = ...``.
 
     ``epsilon`` is in [0, inf] and ``delta`` in [0, 1] (checked when built).
+    ``epsilon = inf`` is no guarantee, given only where the bound is infinite
+    (:func:`advanced_composition` with ``delta_prime = 0``), never for a
+    finite bound that overflows.
     """
 
     epsilon: float
@@ -62,8 +65,9 @@ def basic_composition(epsilons, deltas=None):
     Raises
     ------
     ValueError
-        If ``epsilons`` is empty or has an entry outside (0, inf), or
-        ``deltas`` has a different shape or an entry outside [0, 1).
+        If ``epsilons`` is empty or has an entry outside (0, inf) or a sum
+        above the largest float, or ``deltas`` has a different shape or an
+        entry outside [0, 1).
 
     References
     ----------
@@ -79,10 +83,25 @@ def basic_composition(epsilons, deltas=None):
                                   f"an array of the same shape as 'epsilons' {eps.shape}", d)
         total_delta = sum(map(Fraction, d.tolist()), Fraction(0))
     total_eps = sum(map(Fraction, eps.tolist()), Fraction(0))
-    return EpsilonDelta(ceil_fraction(total_eps), _ceil_probability(total_delta))
+    bound = finite_bound(ceil_fraction(total_eps), "epsilons", "basic_composition",
+                         "an array of epsilons whose sum is below the largest float", epsilons)
+    return EpsilonDelta(bound, _ceil_probability(total_delta))
 
 
-@constrained(epsilon=POSITIVE, k=_COUNT, delta_prime=DELTA, delta=DELTA)
+#: Largest per-mechanism epsilon of :func:`advanced_composition`: the bound,
+#: vacuous long before, is then above 7e306 and overflows a float by 705.
+_ADVANCED_EPSILON = Interval(float, 0, 700, closed="right")
+
+
+def advanced_epsilon(epsilon, k, delta_prime) -> float:
+    """The epsilon of :func:`advanced_composition` for ``delta_prime > 0``, rounded up (inf if it overflows)."""
+    with interval_context() as iv:
+        e = iv.mpf(epsilon)
+        value = e * iv.sqrt(2 * k * -iv.ln(iv.mpf(delta_prime))) + k * e * (iv.exp(e) - 1)
+        return ceil_interval(value)
+
+
+@constrained(epsilon=_ADVANCED_EPSILON, k=_COUNT, delta_prime=DELTA, delta=DELTA)
 def advanced_composition(epsilon, k, delta_prime, delta=0.0):
     """Advanced composition of k (epsilon, delta)-DP mechanisms (Dwork, Rothblum and Vadhan).
 
@@ -93,12 +112,13 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0):
 
     Parameters
     ----------
-    epsilon : float in (0, inf)
-        Per-mechanism epsilon.
+    epsilon : float in (0, 700]
+        Per-mechanism epsilon (beyond 700 the bound overflows a float).
     k : int >= 1
-        Number of mechanisms.
+        Number of mechanisms; refused when the bound exceeds the largest
+        float (it is then refused rather than rounded to inf).
     delta_prime : float in [0, 1)
-        The slack delta'. ``0`` gives ``epsilon = inf``.
+        The slack delta'. ``0`` gives ``epsilon = inf`` (no guarantee).
     delta : float in [0, 1), default 0
         Per-mechanism delta.
 
@@ -121,10 +141,11 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0):
     total_delta = _ceil_probability(k * Fraction(delta) + Fraction(delta_prime))
     if delta_prime == 0.0:
         return EpsilonDelta(math.inf, total_delta)
-    with interval_context() as iv:
-        e = iv.mpf(epsilon)
-        value = e * iv.sqrt(2 * k * -iv.ln(iv.mpf(delta_prime))) + k * e * (iv.exp(e) - 1)
-        return EpsilonDelta(ceil_interval(value), total_delta)
+    bound = advanced_epsilon(epsilon, k, delta_prime)
+    if math.isinf(bound):
+        raise parameter_error("k", "advanced_composition", "an int >= 1 for which the composed epsilon "
+                              f"is below the largest float (epsilon = {epsilon!r})", k)
+    return EpsilonDelta(bound, total_delta)
 
 
 @constrained(rhos=Array(ndim=1, interval=NONNEGATIVE))
@@ -149,14 +170,16 @@ def zcdp_composition(rhos):
     Raises
     ------
     ValueError
-        If ``rhos`` is empty or has a negative, infinite or NaN entry.
+        If ``rhos`` is empty or has a negative, infinite or NaN entry, or a
+        sum above the largest float.
 
     References
     ----------
     .. [1] M. Bun and T. Steinke, "Concentrated Differential Privacy:
        Simplifications, Extensions, and Lower Bounds", TCC 2016, Lemma 1.7.
     """
-    return ceil_fraction(sum(map(Fraction, rhos.tolist()), Fraction(0)))
+    return finite_bound(ceil_fraction(sum(map(Fraction, rhos.tolist()), Fraction(0))), "rhos",
+                        "zcdp_composition", "an array of rhos whose sum is below the largest float", rhos)
 
 
 @constrained(gamma=POSITIVE, n_queries=_COUNT, delta=DELTA)
@@ -191,7 +214,8 @@ def pate_quick_composition(gamma, n_queries, delta):
     Raises
     ------
     ValueError
-        If an argument is outside the ranges above or NaN.
+        If an argument is outside the ranges above or NaN, or epsilon
+        exceeds the largest float.
 
     References
     ----------
@@ -201,6 +225,17 @@ def pate_quick_composition(gamma, n_queries, delta):
     """
     if delta == 0.0:
         return math.inf
+    bound = _quick_epsilon(gamma, n_queries, delta)
+    if math.isinf(bound):
+        name = "gamma" if math.isinf(_quick_epsilon(gamma, 1, delta)) else "n_queries"
+        raise parameter_error(name, "pate_quick_composition", "a value for which the composed epsilon is "
+                              f"below the largest float (gamma = {gamma!r}, n_queries = {n_queries!r})",
+                              gamma if name == "gamma" else n_queries)
+    return bound
+
+
+def _quick_epsilon(gamma, n_queries, delta) -> float:
+    """PATE's closed form for ``delta > 0``, rounded up (inf if it overflows)."""
     with interval_context() as iv:
         g = iv.mpf(gamma)
         value = 4 * n_queries * g * g + 2 * g * iv.sqrt(2 * n_queries * -iv.ln(iv.mpf(delta)))

@@ -18,7 +18,7 @@ import math
 from fractions import Fraction
 
 from ..utils.constraints import constrained
-from ..utils.validation import Interval, Options
+from ..utils.validation import Interval, Options, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
 
 __all__ = ["pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp"]
@@ -48,7 +48,8 @@ def pure_dp_to_zcdp(epsilon):
     Raises
     ------
     ValueError
-        If ``epsilon`` is not a finite positive float.
+        If ``epsilon`` is not a finite positive float, or ``rho`` exceeds the
+        largest float (epsilon above about 1.9e154).
 
     References
     ----------
@@ -56,7 +57,19 @@ def pure_dp_to_zcdp(epsilon):
        Simplifications, Extensions, and Lower Bounds", TCC 2016.
     """
     e = Fraction(epsilon)
-    return ceil_fraction(e * e / 2)
+    return finite_bound(ceil_fraction(e * e / 2), "epsilon", "pure_dp_to_zcdp",
+                        "a float in the range (0, inf) whose rho = epsilon**2 / 2 is a float", epsilon)
+
+
+def finite_bound(value: float, name: str, owner: str, what: str, got) -> float:
+    """``value``, a bound rounded up, if finite; else the standard error naming ``name``.
+
+    A finite bound above the largest float is refused rather than rounded to
+    inf, which would read as "no guarantee".
+    """
+    if math.isinf(value):
+        raise parameter_error(name, owner, what, got)
+    return value
 
 
 @constrained(rho=NONNEGATIVE, delta=DELTA)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
+from ..utils.constraints import PRIVACY, PRIVACY_OR_INF, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval, interval_context
 from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
@@ -45,8 +45,8 @@ DEFAULT_ORDERS = _default_orders()
 _SCREEN_RTOL = 1e-9  # orders within this relative distance of the float optimum get an exact look
 
 
-@constrained_fields(epsilon_tail=PRIVACY, delta_tail=PROBABILITY_RESULT, order_tail=Optional(PRIVACY),
-                    epsilon_rdp=PRIVACY, delta_rdp=PROBABILITY_RESULT, order_rdp=Optional(PRIVACY))
+@constrained_fields(epsilon_tail=PRIVACY_OR_INF, delta_tail=PROBABILITY_RESULT, order_tail=Optional(PRIVACY),
+                    epsilon_rdp=PRIVACY_OR_INF, delta_rdp=PROBABILITY_RESULT, order_rdp=Optional(PRIVACY))
 @dataclass(frozen=True)
 class MomentsConversion:
     """(epsilon, delta) guarantees obtained from log-moments by two conversions.
@@ -60,7 +60,8 @@ class MomentsConversion:
     epsilon_tail, delta_tail : float
         PATE's tail bound (Theorem 1.2): ``delta = min_lambda exp(alpha(lambda)
         - lambda epsilon)``, equivalently ``epsilon = min_lambda (alpha(lambda)
-        + ln(1/delta)) / lambda``.
+        + ln(1/delta)) / lambda``. An epsilon is ``inf`` (no guarantee) when
+        ``delta = 0`` or when no order has a finite log-moment.
     order_tail : float or None
         The order lambda attaining the tail bound (None when no order gives a
         finite epsilon).
@@ -159,14 +160,16 @@ def moments_to_dp(log_moments, orders, *, delta=None, epsilon=None):
     MomentsConversion
         Both conversions with the order attaining each. Every float is an
         upper bound of the exact minimum (screened in floats, then evaluated
-        in interval arithmetic and rounded up).
+        in interval arithmetic and rounded up); epsilon is ``inf`` only for
+        ``delta = 0`` or when every log-moment is ``inf``.
 
     Raises
     ------
     ValueError
         If the arrays are empty, of different lengths, contain NaN or negative
         values (or non-positive orders), or if not exactly one of ``delta``,
-        ``epsilon`` is given, or it is out of range.
+        ``epsilon`` is given, or it is out of range, or if finite log-moments
+        give no epsilon below the largest float.
 
     References
     ----------
@@ -203,6 +206,10 @@ def _solve_epsilon(log_moments, orders, delta):
         eps, i = _best_order(screen, rigorous)
         results.append((eps, None if i is None else float(orders[i])))
     (e_tail, o_tail), (e_rdp, o_rdp) = results
+    if math.isinf(max(e_tail, e_rdp)) and np.isfinite(log_moments).any():
+        # a finite bound above the largest float: refused rather than rounded to inf (no guarantee)
+        raise parameter_error("log_moments", "moments_to_dp", "log-moments for which some order gives an "
+                              f"epsilon below the largest float at delta = {delta!r}", log_moments)
     return MomentsConversion(e_tail, delta, o_tail, e_rdp, delta, o_rdp)
 
 

@@ -198,6 +198,9 @@ def pate2017_epsilon(counts, gamma, delta, moments=8):
         except ZeroDivisionError:
             return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
                                    f"ZeroDivisionError at q = {q!r}")
+        except OverflowError:           # the script's math.exp(eps * l) overflows as well
+            return Pate2017Epsilon(math.nan, 0, total, int(outside), negative,
+                                   f"OverflowError in the log-moment at q = {q!r}")
         negative += int(np.sum(vals < 0))
         total += vals
     e_list = (total - math.log(delta)) / ls
@@ -319,6 +322,7 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     Parameters
     ----------
     counts : array_like of int, shape (T, C) or (C,)
+        Vote counts, ``C >= 2`` classes.
     gamma : float in (0, 1e6]
     epsilon : float in [0, inf)
     grid_step : float in [1e-6, 1], default 1e-3
@@ -335,6 +339,9 @@ def lnmax_neighbour_delta(counts, gamma, epsilon, grid_step=1e-3):
     """
     owner = "lnmax_neighbour_delta"
     arr = _counts(counts, owner)
+    if arr.shape[1] < 2:
+        # the neighbour moves a vote between the plurality and the runner-up: two classes at least
+        raise parameter_error("counts", owner, "vote counts with at least two classes (columns)", arr)
     check_gamma_votes(gamma, arr, owner)
     iv = iv_context(30)
     groups: dict = {}

@@ -30,12 +30,13 @@ Proofs: ``docs/theory/privacy_profiles.rst``, section "Rényi divergences".
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from types import MappingProxyType
 
 from ..utils.precision import iv_context
 from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, Reported, constrained
-from ..utils.validation import Interval
+from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval
 from .conversions import _epsilon_at_order, _log_delta_at_order
 from .profiles import (MECHANISMS, DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
@@ -185,11 +186,22 @@ def renyi_divergence(mechanisms, order):
     groups = _normalise(mechanisms, "renyi_divergence")
     iv = iv_context(_DPS)
     lo, hi = float_box(_composed(groups, order, iv))
+    _check_finite(hi, "renyi_divergence", mechanisms)
     return Enclosure(max(0.0, lo), hi)
+
+
+def _check_finite(divergence, owner, mechanisms):
+    """Refuse a composition whose divergence (finite: the mechanisms have noise) overflows a float."""
+    if not math.isfinite(divergence):
+        raise parameter_error("mechanisms", owner, "mechanisms whose composed Rényi divergence is below the "
+                              "largest float", Described("a composition whose divergence exceeds it"))
 
 
 _RENYI_CONVERSION = MappingProxyType({"epsilon": PRIVACY, "delta": PROBABILITY_RESULT,
                                       "order": Reported(1.0, math.inf)})
+
+
+_FLOAT_MAX = sys.float_info.max     # a result is finite (PRIVACY): inf is refused, as NaN is
 
 
 class RenyiConversion(tuple):
@@ -198,8 +210,9 @@ class RenyiConversion(tuple):
     __slots__ = ()
 
     def __new__(cls, epsilon, delta, order):
-        if not (type(epsilon) is float and 0.0 <= epsilon) or not (type(delta) is float and 0.0 <= delta <= 1.0) \
-                or not (type(order) is float and 1.0 <= order):
+        if not (type(epsilon) is float and 0.0 <= epsilon <= _FLOAT_MAX) \
+                or not (type(delta) is float and 0.0 <= delta <= 1.0) \
+                or not (type(order) is float and 1.0 <= order <= _FLOAT_MAX):
             for name, value in (("epsilon", epsilon), ("delta", delta), ("order", order)):
                 _RENYI_CONVERSION[name].validate(value, name, "RenyiConversion")
         return super().__new__(cls, (epsilon, delta, order))
@@ -248,8 +261,11 @@ def _float_one(mech, a: float) -> float:
 
 
 def _float_divergence(groups, order: float) -> float:
-    """A float estimate of the composed divergence (used only to choose the order)."""
-    return sum(k * _float_one(m, order) for m, k in groups.items())
+    """A float estimate of the composed divergence (used only to choose the order; inf if it overflows)."""
+    try:
+        return sum(k * _float_one(m, order) for m, k in groups.items())
+    except OverflowError:
+        return math.inf
 
 
 def _search(objective, orders):
@@ -328,9 +344,15 @@ def renyi_epsilon(mechanisms, delta, orders=None):
     order = _search(est, orders)
     iv = iv_context(_DPS)
     lam = iv.mpf(order) - 1
-    D = iv.mpf(float_box(_composed(groups, order, iv))[1])
+    upper = float_box(_composed(groups, order, iv))[1]
+    _check_finite(upper, "renyi_epsilon", mechanisms)
+    D = iv.mpf(upper)
     eps = _epsilon_at_order(lam, lam * D, -iv.ln(iv.mpf(delta)), iv.ln, "cks")
-    return RenyiConversion(max(0.0, ceil_interval(eps)), delta, order)
+    bound = max(0.0, ceil_interval(eps))
+    if math.isinf(bound):
+        raise parameter_error("orders" if orders is not None else "mechanisms", "renyi_epsilon",
+                              "values giving an epsilon below the largest float", Described(f"order {order!r}"))
+    return RenyiConversion(bound, delta, order)
 
 
 @constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, orders=_ORDERS)
@@ -370,6 +392,8 @@ def renyi_delta(mechanisms, epsilon, orders=None):
     order = _search(est, orders)
     iv = iv_context(_DPS)
     lam = iv.mpf(order) - 1
-    D = iv.mpf(float_box(_composed(groups, order, iv))[1])
+    upper = float_box(_composed(groups, order, iv))[1]
+    _check_finite(upper, "renyi_delta", mechanisms)
+    D = iv.mpf(upper)
     ld = _log_delta_at_order(lam, lam * D, iv.mpf(epsilon), iv.ln, "cks")
     return RenyiConversion(epsilon, min(1.0, ceil_interval(iv.exp(ld))), order)

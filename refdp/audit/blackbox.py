@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT, RNG, Callable, Checked,
+from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT, RNG, Callable, Checked, InstanceOf,
                                  Optional, Options, constrained, constrained_fields)
 from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
@@ -152,6 +152,7 @@ class PairReport:
     epsilon_lower=PRIVACY, claimed_epsilon=PRIVACY, claimed_delta=PROBABILITY_RESULT,
     confidence=PROBABILITY_RESULT, p_lower=PROBABILITY_RESULT, p_upper=PROBABILITY_RESULT,
     delta_at_epsilon=Optional(PRIVACY), delta_lower=Optional(PROBABILITY_RESULT), beta=PROBABILITY_RESULT,
+    delta_detail=InstanceOf((dict,), "a dict (the pair, event and counts of delta_lower)"),
     unchecked="what the audit recorded",
 )
 @dataclass

@@ -22,6 +22,7 @@ stands.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -29,9 +30,11 @@ import mpmath
 import numpy as np
 
 from ..utils.precision import GLOBAL_MPMATH_LOCK, mp_context
-from ..utils.constraints import FLAG, PRIVACY, PROBABILITY_RESULT, Checked, constrained, constrained_fields
+from ..utils.constraints import (FLAG, PRIVACY, PRIVACY_OR_INF, PROBABILITY_RESULT, AnyOf, Callable, Checked,
+                                 Converted, InstanceOf, constrained, constrained_fields)
 from ..utils.validation import Described, Interval, check_scalar, parameter_error
 from ..verify import check_mechanism, check_pairs, renyi_divergence
+from ..verify.neighbours import NEIGHBOURS
 from ..verify.verdict import Verdict, takes_context
 
 __all__ = ["ExactAudit", "audit_exact"]
@@ -42,8 +45,31 @@ _DELTA = Interval(float, 0, 1, closed="left")
 _ORDER = Interval(float, 1, None, closed="neither")
 
 
-@constrained_fields(claimed_epsilon=PRIVACY, claimed_delta=PROBABILITY_RESULT, epsilon=PRIVACY,
-                    delta=PROBABILITY_RESULT, unchecked="what the audit found")
+def _epsilon_enclosure(value, name, owner):
+    """``(lower, upper)``, numbers in [0, inf] with lower <= upper, kept exact (mpmath values stay)."""
+    what = "a pair (lower, upper) of numbers in the range [0, inf], lower <= upper"
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise parameter_error(name, owner, what, value)
+    for v in value:
+        if isinstance(v, (bool, str, bytes)) or v is None:
+            raise parameter_error(name, owner, what, value)
+        try:
+            x = float(v)
+        except (TypeError, ValueError, OverflowError):
+            raise parameter_error(name, owner, what, value) from None
+        if not 0.0 <= x <= math.inf:
+            raise parameter_error(name, owner, what, value)
+    if not value[0] <= value[1]:
+        raise parameter_error(name, owner, what, value)
+    return tuple(value)
+
+
+@constrained_fields(claimed_epsilon=PRIVACY, claimed_delta=PROBABILITY_RESULT, epsilon=PRIVACY_OR_INF,
+                    epsilon_enclosure=Converted(_epsilon_enclosure, "a pair (lower, upper) in [0, inf]",
+                                                invalid=(math.nan, (math.nan, 1.0), (2.0, 1.0), (-1.0, 0.0),
+                                                         None, "ab", (0.5,))),
+                    delta=PROBABILITY_RESULT, delta_pair=InstanceOf((tuple,), "a pair (d, d') of datasets (tuple)"),
+                    delta_event=InstanceOf((tuple,), "a tuple of outputs"), unchecked="what the audit found")
 @dataclass
 class ExactAudit:
     """Result of :func:`audit_exact`.
@@ -56,9 +82,10 @@ class ExactAudit:
         claimed_delta`` in both directions. UNDECIDED fails closed.
     claimed_epsilon, claimed_delta : float
     epsilon : mpmath.mpf
-        Max divergence of the worst pair (``inf`` when an output is possible
-        under one dataset only).
+        Max divergence of the worst pair (``inf``, no guarantee, when an
+        output is possible under one dataset only).
     epsilon_enclosure : tuple of mpmath.mpf
+        ``(lower, upper)`` enclosing ``epsilon``.
     worst_pair : tuple
     worst_output : object
     delta : mpmath.mpf
@@ -184,7 +211,8 @@ def _pairs_list(pairs, table):
     pairs=Checked("None or a non-empty iterable of pairs of different datasets (checked by _pairs_list)",
                   invalid=([], "abc", [((0,), (0,))])),
     datasets=Checked("None or datasets over the domain (checked by refdp.verify.check_mechanism)"),
-    neighbours=Checked("'replace', 'add-remove' or a callable (checked by refdp.verify)", invalid=("no such",)),
+    # checked here too: with 'pairs' given, refdp.verify never sees it
+    neighbours=AnyOf((NEIGHBOURS, Callable("a callable dataset -> neighbours"))),
     domain=Checked("None or the finite domain (checked by refdp.verify.check_domain)"),
     ordered=FLAG,
     orders=Checked("a sequence of floats in the range (1, inf) (checked in the body)",

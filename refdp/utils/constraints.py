@@ -29,10 +29,12 @@ value or raises, and ``invalid_examples()`` lists values that must be refused.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import math
 import numbers
+import sys
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -86,6 +88,7 @@ __all__ = [
     "constrained_with",
     "Ordered",
     "PRIVACY",
+    "PRIVACY_OR_INF",
     "PROBABILITY_RESULT",
     "Reported",
     "Callable",
@@ -626,8 +629,11 @@ def constraints_of(obj) -> MappingProxyType | None:
     """The declared constraints of a callable or class (``None`` if undeclared).
 
     For a class: those of its ``__init__``, or of its ``__new__`` (a NamedTuple
-    declared with :func:`constrained_fields`).
+    declared with :func:`constrained_fields`); an Enum is called with one of its
+    members' values, which declare it (its ``_missing_`` gives the standard message).
     """
+    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+        return MappingProxyType({"value": Options(tuple(member.value for member in obj))})
     if isinstance(obj, type):
         init = obj.__dict__.get("__init__")
         found = getattr(init, "__constraints__", None)
@@ -646,15 +652,28 @@ class Reported:
 
     Accepts Python, NumPy and mpmath reals (converted to float only to be
     compared, never replaced), so that a result keeps its exact values. NaN,
-    values outside the range and non-numbers are refused.
+    values outside the range and non-numbers are refused. An infinite value is
+    refused unless ``infinite`` says what it means (e.g. ``"no guarantee"``):
+    a result is infinite only where the exact value is, never by overflow.
     """
 
     left: float = 0.0
     right: float = math.inf
+    infinite: str | None = None
+
+    @property
+    def upper(self) -> float:
+        """The largest value accepted (``right``, or the largest float when inf is refused)."""
+        if math.isinf(self.right) and self.infinite is None:
+            return sys.float_info.max
+        return self.right
 
     def describe(self) -> str:
-        hi = "inf" if math.isinf(self.right) else _show_bound(self.right)
-        return f"a number in the range [{_show_bound(self.left)}, {hi}]"
+        if not math.isinf(self.right):
+            return f"a number in the range [{_show_bound(self.left)}, {_show_bound(self.right)}]"
+        if self.infinite is None:
+            return f"a finite number in the range [{_show_bound(self.left)}, inf)"
+        return f"a number in the range [{_show_bound(self.left)}, inf] (inf: {self.infinite})"
 
     def validate(self, value, name, owner):
         if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
@@ -663,7 +682,7 @@ class Reported:
             x = float(value)
         except (TypeError, ValueError, OverflowError):
             raise parameter_error(name, owner, self.describe(), value) from None
-        if not self.left <= x <= self.right:
+        if not self.left <= x <= self.upper:
             raise parameter_error(name, owner, self.describe(), value)
         return value
 
@@ -671,6 +690,8 @@ class Reported:
         out = [math.nan, self.left - 1.0, None, "1"]
         if not math.isinf(self.right):
             out.append(self.right + 1.0)
+        elif self.infinite is None:
+            out.append(math.inf)
         return out
 
 
@@ -679,9 +700,12 @@ def _show_bound(x) -> str:
 
 
 #: A privacy parameter reported in a result (epsilon, rho, a Renyi divergence):
-#: a number in [0, inf] (``inf`` says "no guarantee"; NaN and negative values are
-#: never a guarantee).
+#: a finite number in [0, inf) (NaN, negative and overflowing values are never a
+#: guarantee).
 PRIVACY = Reported(0.0, math.inf)
+#: A privacy parameter that is infinite exactly when the result gives no
+#: guarantee (e.g. advanced composition with delta' = 0); the result's docstring says when.
+PRIVACY_OR_INF = Reported(0.0, math.inf, infinite="no guarantee")
 #: A probability reported in a result (delta, a confidence level, ...).
 PROBABILITY_RESULT = Reported(0.0, 1.0)
 
@@ -691,7 +715,7 @@ def _fast_ok(constraint, value) -> bool:
     if type(value) is not float:
         return False
     if isinstance(constraint, Reported):
-        return constraint.left <= value <= constraint.right
+        return constraint.left <= value <= constraint.upper
     if isinstance(constraint, Interval):
         return constraint.kind is float and constraint.contains(value)
     return False
@@ -795,7 +819,7 @@ def constrained_fields(owner: str | None = None, relations: tuple = (), unchecke
 
             positions = tuple((names.index(n), c) for n, c in active)
 
-            ranges = tuple((i, c.left, c.right) for i, c in positions if isinstance(c, Reported))
+            ranges = tuple((i, c.left, c.upper) for i, c in positions if isinstance(c, Reported))
             quick = not rels and len(ranges) == len(positions)
 
             def __new__(klass, *args, **kwargs):

@@ -64,7 +64,7 @@ _M = Interval(int, 1, 1000)
 _MAX_DPS = Interval(int, 10, _c.MAX_DPS)
 _LAW = _c.Callable("a callable (dataset, t) -> distribution with rational entries in t")
 _DATASETS = _c.Checked("a non-empty iterable of datasets (checked by neighbouring_pairs)", invalid=([], None))
-_NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable (checked by neighbour_function)",
+_NEIGHBOURS = _c.Checked("'replace', 'add_remove' or a callable (checked by neighbour_function)",
                          invalid=("no such", 1.5))
 _DOMAIN = _c.Checked("None or a finite domain (checked by check_domain)")
 DEFAULT_MAX_DPS = 5000
@@ -364,7 +364,10 @@ def _log_ratio(ctx, va, vb):
 # Every epsilon: signs on t > 1
 # ---------------------------------------------------------------------------
 
-@_c.constrained_fields(unchecked="the witness found by the proof")
+@_c.constrained_fields(low=_c.Optional(_c.InstanceOf((Root,), "a Root")),
+                       high=_c.Optional(_c.InstanceOf((Root,), "a Root")),
+                       pair=_c.InstanceOf((tuple,), "a pair (d, d') of datasets (tuple)"),
+                       unchecked="the witness found by the proof")
 @dataclass(frozen=True)
 class FailingRange:
     """An open range of epsilon on which the claim fails, with its witness.

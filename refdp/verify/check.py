@@ -879,7 +879,7 @@ def _decide_pair(law, d, e, lv, delta_q, owner):
     epsilon=_c.Checked("a float or Fraction in [0, inf) (checked by check_pairs)",
                        invalid=(-1.0, float("nan"), float("inf"), "1", None)),
     delta=_c.Checked("a float in [0, 1] (checked by check_pairs)", invalid=(-1.0, 2.0, float("nan"), None)),
-    neighbours=_c.Checked("'replace', 'add-remove' or a callable (checked by neighbour_function)",
+    neighbours=_c.Checked("'replace', 'add_remove' or a callable (checked by neighbour_function)",
                           invalid=("no such", 1.5)),
     dps=_c.Checked("an int in [5, 5000] (checked by check_pairs)", invalid=(0, 1.5, 10 ** 9)),
     domain=_c.Checked("None or a finite domain (checked by check_domain)"),

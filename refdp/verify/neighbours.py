@@ -58,7 +58,7 @@ _DOMAIN_OR_NONE = _c.Checked("None or a finite domain (checked by check_domain)"
 _DATASET = _c.Checked("a tuple of domain elements (checked in the body)", invalid=(None, 1.5, (99,)))
 _DATASETS = _c.Checked("a non-empty iterable of datasets (tuples; checked by neighbouring_pairs)",
                        invalid=([], None, 1.5))
-_NEIGHBOURS = _c.Checked("'replace', 'add-remove' or a callable dataset -> neighbours (checked by "
+_NEIGHBOURS = _c.Checked("'replace', 'add_remove' or a callable dataset -> neighbours (checked by "
                          "neighbour_function)", invalid=("no such", 1.5, None))
 _NAME = _c.InstanceOf((str,), "a str")
 
@@ -113,12 +113,17 @@ def labelled_domain(xs, labels=(0, 1)) -> tuple:
 
 
 def _check_dataset(dataset, dom_set, owner, ordered):
-    if isinstance(dataset, (str, bytes, Mapping)) or not hasattr(dataset, "__iter__"):
+    if isinstance(dataset, (str, bytes, Mapping)) or not hasattr(dataset, "__iter__") \
+            or (isinstance(dataset, np.ndarray) and dataset.ndim == 0):
         raise parameter_error("dataset", owner, "a tuple of domain elements", dataset)
     d = tuple(dataset)
     for i, e in enumerate(d):
-        if e not in dom_set:
-            raise parameter_error("dataset", owner, "a tuple of domain elements",
+        try:
+            known = e in dom_set
+        except TypeError:        # an unhashable record is in no domain
+            known = False
+        if not known:
+            raise parameter_error("dataset", owner, "a tuple of elements of 'domain'",
                                   Described(f"{e!r} at position {i}, not in the domain"))
     return d if ordered else tuple(sorted(d))
 
@@ -144,8 +149,13 @@ def all_datasets(domain, max_size: int, *, ordered: bool = False, min_size: int 
         Datasets in order of size, then lexicographically in the domain order.
     """
     owner = "all_datasets"
+    # checked when called, not at the first iteration: the generator is the helper below
     dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     min_size = check_scalar(min_size, "min_size", owner, Interval(int, 0, max_size))
+    return _all_datasets(dom, min_size, max_size, ordered)
+
+
+def _all_datasets(dom, min_size, max_size, ordered):
     for n in range(min_size, max_size + 1):
         if ordered:
             yield from itertools.product(dom, repeat=n)
@@ -172,8 +182,13 @@ def replace_one_neighbours(dataset, domain, *, ordered: bool = False):
         ``k (m - 1)``.
     """
     owner = "replace_one_neighbours"
+    # checked when called, not at the first iteration: the generator is the helper below
     dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     d = _check_dataset(dataset, set(dom), owner, ordered)
+    return _replace_one_neighbours(d, dom, ordered)
+
+
+def _replace_one_neighbours(d, dom, ordered):
     if ordered:
         for i, v in enumerate(d):
             for w in dom:
@@ -208,8 +223,13 @@ def add_remove_neighbours(dataset, domain, *, ordered: bool = False):
         ``r + (n + 1) m - n``.
     """
     owner = "add_remove_neighbours"
+    # checked when called, not at the first iteration: the generator is the helper below
     dom = check_domain.__wrapped__(domain, owner, ordered=ordered)
     d = _check_dataset(dataset, set(dom), owner, ordered)
+    return _add_remove_neighbours(d, dom, ordered)
+
+
+def _add_remove_neighbours(d, dom, ordered):
     seen = set()
     if ordered:
         candidates = itertools.chain(
@@ -283,9 +303,10 @@ def neighbouring_pairs(datasets, neighbours="replace", *, domain=None, ordered=F
         raise parameter_error("datasets", owner, "an iterable of datasets (tuples)", datasets)
     try:
         ds = [tuple(d) if ordered else tuple(sorted(d)) for d in datasets]
+        hash(tuple(ds))          # datasets are keys: their records must be hashable
     except (TypeError, ValueError):
-        raise parameter_error("datasets", owner, "an iterable of datasets (tuples of comparable elements)",
-                              datasets) from None
+        raise parameter_error("datasets", owner, "an iterable of datasets (tuples of hashable, comparable "
+                              "elements)", datasets) from None
     if not ds:
         raise parameter_error("datasets", owner, "a non-empty iterable of datasets", Described("no dataset"))
     if domain is None and not callable(neighbours):

@@ -68,7 +68,20 @@ _SIDE = _c.Callable("a callable of an mpmath context returning a real number")
 _END_BITS = 256
 
 
-class Verdict(str, enum.Enum):
+class _VerdictType(enum.EnumMeta):
+    """``Verdict(value)`` refuses a non-string with the standard message.
+
+    (The Enum lookup compares the value with each member, which fails with
+    NumPy's own error for an array, before ``_missing_`` is reached.)
+    """
+
+    def __call__(cls, value, *args, **kwargs):
+        if not args and not kwargs and not isinstance(value, str):
+            cls._missing_(value)
+        return super().__call__(value, *args, **kwargs)
+
+
+class Verdict(str, enum.Enum, metaclass=_VerdictType):
     """Outcome of an exact comparison: HOLDS, FAILS or UNDECIDED.
 
     ``bool(v)`` is True only for HOLDS (UNDECIDED fails closed), and a verdict
@@ -91,6 +104,12 @@ class Verdict(str, enum.Enum):
         return self.value
 
     __format__ = str.__format__
+
+    @classmethod
+    def _missing_(cls, value):
+        # Verdict(value) with no member of that value: the standard message, naming 'value'
+        from ..utils.validation import parameter_error
+        raise parameter_error("value", "Verdict", "one of 'holds', 'fails', 'undecided'", value)
 
     @classmethod
     def parse(cls, value, owner: str = "worst_verdict", name: str = "verdicts") -> "Verdict":

@@ -592,3 +592,37 @@ def test_accounting_page_tables_are_what_their_recipes_print(capsys):
         exec(compile(code, "accounting.rst", "exec"), {"__name__": "recipe"})
         printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
         assert printed == rows
+
+
+# --- bounds that overflow a float are refused, never rounded to inf -------------------
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: advanced_composition(1e308, 10, 1e-6), "epsilon"),
+    (lambda: advanced_composition(1.0, 2 ** 1100, 1e-6), "k"),
+    (lambda: basic_composition([1e308, 1e308]), "epsilons"),
+    (lambda: zcdp_composition([1e308, 1e308]), "rhos"),
+    (lambda: pure_dp_to_zcdp(1e308), "epsilon"),
+    (lambda: pate_quick_composition(1e308, 10, 1e-5), "gamma"),
+    (lambda: pate_quick_composition(1.0, 2 ** 2000, 1e-5), "n_queries"),
+    (lambda: moments_to_dp(np.array([1e308]), np.array([1e-300]), delta=1e-5), "log_moments"),
+])
+def test_an_overflowing_bound_is_refused_naming_the_parameter(call, name):
+    with pytest.raises(ValueError, match=rf"^The '{name}' parameter of "):
+        call()
+
+
+def test_inf_only_where_the_bound_is_infinite():
+    # delta' = 0 (advanced) and delta = 0 (moments, PATE's closed form) give no guarantee: inf is exact
+    assert advanced_composition(0.1, 10, 0.0).epsilon == math.inf
+    assert pate_quick_composition(0.05, 100, 0.0) == math.inf
+    conv = moments_to_dp(np.array([0.1, math.inf]), np.array([1.0, 2.0]), delta=0.0)
+    assert conv.epsilon_tail == conv.epsilon_rdp == math.inf
+    conv = moments_to_dp(np.array([math.inf]), np.array([1.0]), delta=1e-5)
+    assert conv.epsilon == math.inf and conv.order_tail is None
+    # the largest accepted epsilon still gives a finite bound
+    assert math.isfinite(advanced_composition(700.0, 1, 5e-324).epsilon)
+    # results refuse NaN, negative and (unless declared) infinite privacy parameters
+    with pytest.raises(ValueError, match=r"^The 'delta_tail' parameter of MomentsConversion"):
+        MomentsConversion(1.0, math.nan, None, 1.0, 1e-5, None)
+    with pytest.raises(ValueError, match=r"^The 'epsilon' parameter of EpsilonDelta"):
+        EpsilonDelta(-1.0, 0.0)

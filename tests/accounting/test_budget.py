@@ -269,3 +269,12 @@ def test_student_keeps_its_counts_runs_the_exact_analysis_and_reports_progress(c
     assert "exact" in mine.results and mine.noise == "discrete"
     for name in mine.results:
         assert mine.results[name].epsilon == pytest.approx(again.results[name].epsilon, rel=1e-12)
+
+
+def test_advanced_filter_refuses_a_charge_whose_bound_overflows():
+    # the composed bound exceeds the largest float: a refusal, the ledger unchanged
+    f = PrivacyFilter(1.0, 1e-3, composition="advanced")
+    f.charge(0.01, count=50)
+    with pytest.raises(BudgetExhausted):
+        f.charge(0.01, count=10 ** 400)
+    assert f.n_charges == 50 and f.spent.epsilon <= 1.0

@@ -91,3 +91,9 @@ def test_bad_input():
         lnmax_neighbour_delta([[3, 1]], 0.5, -1.0)
     with pytest.raises(ValueError, match=re.escape(P.format("gamma", "lnmax_neighbour_delta"))):
         lnmax_neighbour_delta([[3, 1]], 0.0, 1.0)
+
+
+def test_neighbour_delta_needs_two_classes():
+    # the neighbour moves a vote from the plurality to the runner-up: one class has none
+    with pytest.raises(ValueError, match=r"^The 'counts' parameter of lnmax_neighbour_delta .*two classes"):
+        lnmax_neighbour_delta([5], 0.2, 0.5)

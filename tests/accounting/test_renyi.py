@@ -8,7 +8,7 @@ from refdp.utils.precision import mp_context
 from refdp.accounting import (DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace,
                               RandomizedResponse, optimal_composition_epsilon,
                               privacy_profile_epsilon, rdp_to_dp, renyi_delta,
-                              renyi_divergence, renyi_epsilon)
+                              RenyiConversion, renyi_divergence, renyi_epsilon)
 
 ORDERS = [1.001, 1.3, 2.0, 2.75, 7.0, 64.5]
 
@@ -151,3 +151,15 @@ def test_bad_mechanisms():
     # a pair's count is part of the 'mechanisms' argument, which the error names
     with pytest.raises(ValueError, match=re.escape(P.format("mechanisms", "renyi_divergence"))):
         renyi_divergence([(Gaussian(1.0), 0)], 2.0)
+
+
+@pytest.mark.parametrize("fn, arg", [(renyi_divergence, 2.0), (renyi_epsilon, 1e-5), (renyi_delta, 1.0)])
+def test_a_divergence_beyond_the_float_range_is_refused(fn, arg):
+    # sensitivity / sigma = 1e300: the exact divergence is finite but above the largest float
+    with pytest.raises(ValueError, match=rf"^The 'mechanisms' parameter of {fn.__name__}"):
+        fn([Gaussian(1e-300)], arg)
+
+
+def test_renyi_conversion_refuses_an_infinite_epsilon():
+    with pytest.raises(ValueError, match=r"^The 'epsilon' parameter of RenyiConversion"):
+        RenyiConversion(math.inf, 1e-5, 2.0)

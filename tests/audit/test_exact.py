@@ -113,3 +113,13 @@ def test_bad_input(kwargs, match):
 def test_function_needs_pairs_or_datasets():
     with pytest.raises(ValueError, match="'pairs' parameter of audit_exact must be given"):
         audit_exact(lambda d: [1.0], 1.0)
+
+
+def test_neighbours_is_checked_when_pairs_are_given():
+    def law(d, ctx):
+        p = ctx.mpf(3) / 4
+        return {d[0]: p, 1 - d[0]: 1 - p}
+
+    with pytest.raises(ValueError, match=r"^The 'neighbours' parameter of audit_exact"):
+        audit_exact(law, 1.2, pairs=[((0,), (1,))], neighbours="no such")
+    assert audit_exact(law, 1.2, pairs=[((0,), (1,))], neighbours="add_remove").passed

@@ -551,3 +551,29 @@ def test_verification_page_examples(capsys):
         exec(compile(code + "\n", "verification.rst", "exec"), {"__name__": "verification_example"})
         printed = capsys.readouterr().out.strip("\n")
         assert printed == expected
+
+
+def test_dataset_generators_check_their_arguments_when_called():
+    # the refusal comes at the call, not at the first iteration
+    with pytest.raises(ValueError, match=r"^The 'domain' parameter of all_datasets"):
+        all_datasets([], 2)
+    for gen in (replace_one_neighbours, add_remove_neighbours):
+        with pytest.raises(ValueError, match=rf"^The 'dataset' parameter of {gen.__name__}"):
+            gen(None, (0, 1))
+        with pytest.raises(ValueError, match=rf"^The 'dataset' parameter of {gen.__name__}"):
+            gen(np.array(0), (0, 1))
+        # a dataset outside the domain: the message names both sides of the relation
+        with pytest.raises(ValueError, match=r"elements of 'domain'"):
+            gen((0,), (5, 6))
+
+
+def test_datasets_of_unhashable_records_are_refused():
+    with pytest.raises(ValueError, match=r"^The 'datasets' parameter of check_mechanism"):
+        check_mechanism(lambda d: [1.0], np.zeros((2, 1, 1), dtype=int), epsilon=1.0)
+
+
+def test_verdict_of_a_non_value_names_value():
+    assert Verdict("holds") is Verdict.HOLDS and Verdict(Verdict.FAILS) is Verdict.FAILS
+    for bad in ("maybe", np.array([]), 1, None):
+        with pytest.raises(ValueError, match=r"^The 'value' parameter of Verdict"):
+            Verdict(bad)

@@ -30,9 +30,15 @@ def one_rr(bit, rng):
 
 
 def rr_law(d, ctx):
-    """Exact law of randomized response with parameter ln 3 on a one-bit dataset."""
+    """Exact law of randomized response with parameter ln 3 on the bit ``d == (1,)``.
+
+    Defined for every dataset (the fuzz passes any hashable one in ``pairs``): a
+    law that raised on some dataset would raise its own error, which the audit
+    rightly passes on unchanged.
+    """
     p = ctx.mpf(3) / 4
-    return {d[0]: p, 1 - d[0]: 1 - p}
+    bit = int(d == (1,))
+    return {bit: p, 1 - bit: 1 - p}
 
 
 def output_rule(epsilon, n, regularization, curvature, data_norm):

@@ -100,5 +100,6 @@ EXAMPLES = {
     "refdp.verify.ivworkdps": lambda: (ivworkdps, dict(dps=20)),
     "refdp.verify.lower": lambda: (lower, dict(x=Fraction(1, 3))),
     "refdp.verify.upper": lambda: (upper, dict(x=Fraction(1, 3))),
+    "refdp.verify.Verdict": lambda: (Verdict, dict(value="holds")),
     "refdp.verify.worst_verdict": lambda: (worst_verdict, dict(verdicts=["holds", Verdict.UNDECIDED])),
 }
