@@ -213,14 +213,15 @@ def test_other_gamma_entry_points_are_bounded():
 
 
 def test_pate2017_script_overflow_is_reported_like_its_division_by_zero():
-    # within the declared range gamma in (0, 354] the script's own overflows are reported, not raised
+    # the script's own overflows are reported in script_error, at any finite gamma
     r = pate2017_epsilon([[3, 0]], 354.0, 1e-5)      # Lemma 4's exp(gamma gap)
     assert math.isnan(r.epsilon) and r.order == 0 and r.script_error.startswith("OverflowError")
     r = pate2017_epsilon([[3, 0]], 200.0, 1e-5)      # the log-moment's exp(2 gamma l)
     assert math.isnan(r.epsilon) and r.script_error.startswith("OverflowError")
-    # beyond it exp(2 gamma) overflows before any count is read: refused with the standard error
-    with pytest.raises(ValueError, match=r"^The 'gamma' parameter of pate2017_epsilon"):
-        pate2017_epsilon([[3, 0]], 1e5, 1e-5)
+    r = pate2017_epsilon([[3, 0]], 1e5, 1e-5)        # exp(2 gamma) before any count is read
+    assert math.isnan(r.epsilon) and r.script_error.startswith("OverflowError")
+    r = pate2017_epsilon([[3, 0], [5, 1]], 1e308, 1e-5)   # 2 gamma is inf: no exception, a non-finite value
+    assert math.isnan(r.epsilon) and r.script_error.startswith("non-finite epsilon")
 
 
 @pytest.mark.slow
