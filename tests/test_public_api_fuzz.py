@@ -82,7 +82,8 @@ def _init_constraints(cls):
     for klass in cls.__mro__:
         if klass is object:
             return MappingProxyType({})      # no constructor parameters: nothing to declare
-        if "__init__" in klass.__dict__:
+        if "__init__" in klass.__dict__ or "__new__" in klass.__dict__:
+            # a NamedTuple is built by its own __new__ (tuple's): declared only through constrained_fields
             return constraints_of(klass)
     return None
 

@@ -66,9 +66,9 @@ from ..utils.validation import Described, Interval, Options, check_scalar, param
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from ..utils.rounding import floor_fraction
 from ..mechanisms import spherical_laplace
-from ..utils.constraints import FLAG, RNG, Checked, InstanceOf, Nullable, constrained
+from ..utils.constraints import FLAG, RNG, Checked, InstanceOf, Nullable, constrained, constrained_fields
 from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import (BINARY_CLASSES, LOSS, PRIVACY_KIND, REPORTED_COUNT, REPORTED_POSITIVE)
 from ._data import PM1, prepare_data, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
@@ -93,6 +93,12 @@ DEFAULT_SPLIT = (0.8, 0.1, 0.1)
 COMMON = dict(level=LEVEL, delta=Nullable(DELTA), monte_carlo=FLAG, n_samples=SAMPLES, rng=RNG, secure=FLAG)
 
 
+@constrained_fields(level=Interval(float, 0, 1, closed="neither"), method=Options(("output", "objective")),
+                    privacy=PRIVACY_KIND, regularization=REPORTED_POSITIVE, budget_theta=REPORTED_POSITIVE,
+                    budget_hessian=REPORTED_POSITIVE, budget_gradient=REPORTED_POSITIVE, total=REPORTED_POSITIVE,
+                    delta=Nullable(Interval(float, 0, 1, closed="neither")), epsilon_dp=Nullable(REPORTED_POSITIVE),
+                    monte_carlo=FLAG, n_samples=REPORTED_COUNT,
+                    unchecked="the intervals, matrices and release, as the computation made them")
 @dataclass(frozen=True)
 class PrivateConfidenceIntervals:
     """Per-coordinate confidence intervals for a private ERM release, and what they cost.

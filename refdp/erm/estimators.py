@@ -171,7 +171,8 @@ class _PrivateLinearClassifier(ParamsMixin):
         """
         owner = f"{type(self).__name__}.decision_function"
         self._check_fitted()
-        X = feature_array(X, owner, n_features=self.n_features_in_)
+        # at least one row, as declared (and as scikit-learn's check_array requires)
+        X = feature_array(X, owner, n_features=self.n_features_in_, min_rows=1)
         return X @ self.coef_[0]
 
     @constrained(X=QUERIES)

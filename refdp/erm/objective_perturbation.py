@@ -48,12 +48,12 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained
+from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..utils.lazy_noise import BitSource, LazySphericalLaplace
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import BINARY_CLASSES, LOSS, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
 from ._data import prepare_data
 from ._grid_minimiser import secure_minimiser
 from ..utils.solver import minimise
@@ -74,6 +74,9 @@ JACOBIAN_POWER = 2
 IMPROVED_POWER = 1
 
 
+@constrained_fields(epsilon=REPORTED_POSITIVE, epsilon_prime=REPORTED_POSITIVE,
+                    extra_regularization=REPORTED_NONNEGATIVE, noise_rate=REPORTED_POSITIVE,
+                    total_regularization=REPORTED_POSITIVE, improved=FLAG)
 class ObjectivePerturbationBudget(NamedTuple):
     """The parameters of one run of Algorithm 2.
 

@@ -48,10 +48,10 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained
+from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval, floor_fraction, floor_interval, interval_context
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import BINARY_CLASSES, LOSS, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
 from ._data import prepare_data
 from ..utils.lazy_noise import BitSource, LazyGaussianVector
 from ._grid_minimiser import secure_minimiser
@@ -67,6 +67,9 @@ POSITIVE = Interval(float, 0, None, closed="neither")
 COUNT = Interval(int, 1, None)
 
 
+@constrained_fields(rho=REPORTED_POSITIVE, rho_prime=REPORTED_POSITIVE, extra_regularization=REPORTED_NONNEGATIVE,
+                    noise_scale=REPORTED_POSITIVE, total_regularization=REPORTED_POSITIVE, improved=FLAG,
+                    xi=REPORTED_NONNEGATIVE, rho0=REPORTED_POSITIVE)
 class ObjectivePerturbationZCDPBudget(NamedTuple):
     """The parameters of one Gaussian objective-perturbation release.
 

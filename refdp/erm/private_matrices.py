@@ -70,10 +70,11 @@ import numpy as np
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..utils.rounding import UNIT_ROUNDOFF, ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
-from ..utils.constraints import FLAG, RNG, Checked, Nullable, constrained
+from ..utils.constraints import FLAG, RNG, Checked, Nullable, constrained, constrained_fields
 from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid, release
 from ._data import signed_labels, unit_ball_rows
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import (BINARY_CLASSES, LOSS, PRIVACY_KIND, REPORTED_COUNT, REPORTED_NONNEGATIVE,
+                           REPORTED_POSITIVE)
 from .output_perturbation import FEATURES, LABELS
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
@@ -86,6 +87,10 @@ COUNT = Interval(int, 1, None)
 _U = Fraction(UNIT_ROUNDOFF)
 
 
+@constrained_fields(floor=REPORTED_NONNEGATIVE, sensitivity=REPORTED_POSITIVE, privacy=PRIVACY_KIND,
+                    epsilon=Nullable(REPORTED_POSITIVE), rho=Nullable(REPORTED_POSITIVE),
+                    noise_rate=Nullable(REPORTED_POSITIVE), noise_scale=Nullable(REPORTED_POSITIVE),
+                    n=REPORTED_COUNT, secure=FLAG, unchecked="the released matrices, as the release made them")
 @dataclass(frozen=True)
 class PrivateMatrix:
     """One private release of a symmetric matrix of the data.
