@@ -119,7 +119,7 @@ class _PrivateLinearClassifier(ParamsMixin):
         p = validate_declared(type(self).__init__, self.get_params(), owner)
         zcdp = p["rho"] is not None
         if zcdp and p["epsilon"] is not None:
-            raise parameter_error("epsilon", owner, "None when rho is given (a fit is either epsilon-DP "
+            raise parameter_error("epsilon", owner, "None when 'rho' is given (a fit is either epsilon-DP "
                                   "or rho-zCDP)", self.epsilon)
         if not zcdp and p["epsilon"] is None:
             raise parameter_error("epsilon", owner, POSITIVE.describe() + " (or None with rho given)",
@@ -352,4 +352,9 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
         self.rho = rho
 
     def _loss(self, params):
-        return HuberHingeLoss(params["huber_width"])
+        try:
+            return HuberHingeLoss(params["huber_width"])
+        except ValueError:
+            # the loss's own message named its 'h' (huber_width = 1e308 gives a zero curvature)
+            raise parameter_error("huber_width", f"{type(self).__name__}.fit", "a float such that "
+                                  "1 / (2 huber_width) is finite and positive", params["huber_width"]) from None

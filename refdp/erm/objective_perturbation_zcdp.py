@@ -126,8 +126,11 @@ def _zcdp_budget(rho, curvature, n, regularization, power, owner="objective_pert
             rho_prime, delta, mu = first, 0.0, float(regularization)
         else:
             # Delta branch: Lambda + Delta >= c / (n (e^{rho / (2 power)} - 1)), rho' = rho / 2
-            target = Fraction(ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1)))
-            delta = extra_regularization(target, regularization)
+            target = ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1))
+            if not math.isfinite(target):
+                # rho = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
+                raise parameter_error("rho", owner, "large enough that Lambda + Delta is a finite double", rho)
+            delta = extra_regularization(Fraction(target), regularization)
             rho_prime, mu = floor_fraction(Fraction(rho) / 2), regularization + delta
         if not rho_prime > 0.0:
             raise parameter_error("rho", owner, "large enough that rho' = rho / 2 is a positive double", rho)

@@ -152,7 +152,7 @@ def check_privacy(epsilon, rho, owner):
     """
     if (epsilon is None) == (rho is None):
         which = "both" if epsilon is not None else "neither"
-        raise parameter_error("epsilon", owner, "given when rho is None and None when rho is given "
+        raise parameter_error("epsilon", owner, "given when 'rho' is None and None when 'rho' is given "
                               f"(exactly one of epsilon and rho; {which} given)", epsilon)
     if epsilon is not None:
         return "pure", check_scalar(epsilon, "epsilon", owner, POSITIVE)
@@ -374,7 +374,8 @@ def _calibrate(privacy, value, sensitivity, owner):
         if not rate > 0.0:
             raise parameter_error("epsilon", owner, "large enough that epsilon / sensitivity is a positive "
                                   "double", value)
-        return rate, None
+        # beyond the doubles (epsilon = 1e308 gave inf): the largest double, still rounded down
+        return min(rate, 1.7976931348623157e308), None
     sigma = gaussian_sigma_zcdp(value, sensitivity)
     if math.isinf(sigma):
         raise parameter_error("rho", owner, "large enough that sensitivity / sqrt(2 rho) is finite", value)

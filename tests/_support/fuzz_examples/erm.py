@@ -150,8 +150,9 @@ EXAMPLES = {
         classes=(-1, 1), rng=0, secure=True, epsilon=1.0, rho=None)),
     P + "PrivateMatrix": lambda: (PrivateMatrix, _fields(private_hessian(
         X, Y, LogisticLoss(), np.array([0.5, -0.25]), 0.1, epsilon=1.0, rng=0))),
+    # ``name`` is the name the messages give to ``shares``
     P + "split_budget": lambda: (split_budget, dict(total=1.0, shares=(0.25, 0.75), owner="split_budget",
-                                                    name="split")),
+                                                    name="shares")),
     P + "confidence_intervals": lambda: (confidence_intervals, dict(
         model=_release(), X=X, y=Y, budget=(0.5, 0.5), total=None, level=0.95, delta=None, monte_carlo=False,
         n_samples=100, rng=0, secure=True)),
