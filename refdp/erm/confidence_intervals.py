@@ -97,7 +97,8 @@ COMMON = dict(level=LEVEL, delta=Nullable(DELTA), monte_carlo=FLAG, n_samples=SA
 @constrained_fields(level=Interval(float, 0, 1, closed="neither"), method=Options(("output", "objective")),
                     privacy=PRIVACY_KIND, regularization=REPORTED_POSITIVE, budget_theta=REPORTED_POSITIVE,
                     budget_hessian=REPORTED_POSITIVE, budget_gradient=REPORTED_POSITIVE, total=REPORTED_POSITIVE,
-                    delta=Nullable(Interval(float, 0, 1, closed="neither")), epsilon_dp=Nullable(REPORTED_POSITIVE),
+                    delta=Nullable(Interval(float, 0, 1, closed="neither")),
+                    epsilon_dp=Nullable(REPORTED_POSITIVE),
                     monte_carlo=FLAG, n_samples=REPORTED_COUNT,
                     unchecked="the intervals, matrices and release, as the computation made them")
 @dataclass(frozen=True)

@@ -106,8 +106,8 @@ EXAMPLES = {
         clip=False, rng=0, classes=(-1, 1), secure=True)),
     P + "objective_perturbation_zcdp_budget": lambda: (objective_perturbation_zcdp_budget, dict(
         rho=0.5, curvature=0.25, n=100, regularization=0.1, improved=True)),
-    P + "ObjectivePerturbationZCDPBudget": lambda: (ObjectivePerturbationZCDPBudget,
-                                                    objective_perturbation_zcdp_budget(0.5, 0.25, 100, 0.1)._asdict()),
+    P + "ObjectivePerturbationZCDPBudget": lambda: (
+        ObjectivePerturbationZCDPBudget, objective_perturbation_zcdp_budget(0.5, 0.25, 100, 0.1)._asdict()),
     P + "release_objective_perturbation_zcdp": lambda: (release_objective_perturbation_zcdp, dict(
         budget=objective_perturbation_zcdp_budget(0.5, 0.25, len(X), 0.1), Z=X, ys=Y.astype(float),
         loss=LogisticLoss(), regularization=0.1, tol=1e-8, rng=0, norm_bound=1.0, clip=False, secure=True)),

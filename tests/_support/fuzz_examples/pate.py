@@ -1,9 +1,10 @@
 """Valid example calls of refdp.pate for the generated fuzz test (tiny and fast)."""
-import numpy as np
-
 import dataclasses
 
-from refdp.pate import (EpsilonRelease, ExactAnalysis, ExactDelta, PATEAnalysis, SmoothSensitivity, PATEAccountant, PATEStudent, PATETeachers, data_independent_budget,
+import numpy as np
+
+from refdp.pate import (EpsilonRelease, ExactAnalysis, ExactDelta, PATEAccountant, PATEAnalysis, PATEStudent,
+                        PATETeachers, SmoothSensitivity, data_independent_budget,
                         data_independent_epsilon, exact_analysis, exact_delta, lnmax_distribution, lnmax_labels,
                         partition_by_group, partition_by_record, pate_analysis, release_epsilon,
                         smooth_laplace_parameters, smooth_sensitivity)
@@ -107,5 +108,6 @@ EXAMPLES = {
     P + "EpsilonRelease": lambda: (EpsilonRelease, _fields(_release())),
     P + "ExactAnalysis": lambda: (ExactAnalysis, _fields(exact_analysis(COUNTS, 0.2, np.array([2.0, 8.0])))),
     P + "ExactDelta": lambda: (ExactDelta, _fields(exact_delta(np.array([[3, 0]]), 1.0, 1.0, grid_step=1e-2))),
-    P + "PATEAnalysis": lambda: (PATEAnalysis, _fields(pate_analysis(COUNTS, 0.2, 1e-5, orders=np.array([2.0, 8.0])))),
+    P + "PATEAnalysis": lambda: (PATEAnalysis, _fields(pate_analysis(COUNTS, 0.2, 1e-5,
+                                                                     orders=np.array([2.0, 8.0])))),
 }
