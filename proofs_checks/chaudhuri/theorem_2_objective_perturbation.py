@@ -113,6 +113,12 @@ FULL = tuple(Setting(loss, h, eps, 3, lam, 2, 51) for loss, h, eps, lam in (
     ("huber_hinge", 0.5, 0.1, 0.05), ("huber_hinge", 0.5, 4.0, 0.5), ("huber_hinge", 0.25, 1.0, 0.5)))
 
 
+def _toward_zero(c):
+    """The double nearest ``c`` toward zero (its magnitude at most ``|c|``)."""
+    x = float(c)
+    return float(np.nextafter(x, 0.0)) if abs(F(x)) > abs(F(c)) else x
+
+
 def make_loss(setting):
     return LogisticLoss() if setting.loss == "logistic" else HuberHingeLoss(setting.h)
 
@@ -280,8 +286,10 @@ def solver_certificate(setting, seed=7) -> Verdict:
     verdicts = []
     for _ in range(3):
         idx = rng.integers(0, len(alphabet), size=setting.n)
-        data = [(alphabet[i], F(1)) for i in idx]
-        Z = np.array([[float(c) for c in alphabet[i]] for i in idx])
+        # each coordinate rounded toward zero, so that the rows stay in the unit ball exactly
+        # (the release refuses a float row whose exact norm exceeds 1); the check uses those rows
+        Z = np.array([[_toward_zero(c) for c in alphabet[i]] for i in idx])
+        data = [(tuple(F(float(v)) for v in row), F(1)) for row in Z]
         bud = objective_perturbation_budget(setting.epsilon, loss.curvature, setting.n, setting.lam, improved=False)
         noise_seed = int(rng.integers(0, 2**31))
         res = release_objective_perturbation(Z, np.ones(setting.n), loss, setting.lam, bud,

@@ -26,7 +26,7 @@ import numpy as np
 from proofs_checks.common.sampler_law import sampler_check
 from refdp.utils.precision import mp_context
 from refdp.mechanisms.discrete_argmax import discrete_argmax_law
-from refdp.utils.rounding import up_dyadic as _up_dyadic
+from refdp.utils.rounding import up_dyadic
 from refdp.pate import PATETeachers, lnmax_labels
 from refdp.verify.check import check_mechanism, summarise
 from refdp.verify.neighbours import all_datasets
