@@ -109,7 +109,7 @@ def test_the_positive_label_is_classes_1_for_the_walk():
     # the declared pair decides which label steps up: reversing it mirrors the probabilities
     mirrored = ProjectedWalk(1.0, 0.05, classes=("yes", "no")).fit(x, named)
     assert np.allclose(mirrored.predict_proba([0.9])[:, ::-1], plain.predict_proba([0.9]), rtol=0, atol=1e-15)
-    with pytest.raises(ValueError, match="'y' parameter of ProjectedWalk .* declared classes"):
+    with pytest.raises(ValueError, match="'y' parameter of ProjectedWalk .* declared 'classes'"):
         ProjectedWalk(1.0, 0.05).fit(x, named)
     assert ProjectedWalk(1.0, 0.05, classes=("no", "yes")).get_params()["classes"] == ("no", "yes")
     with pytest.raises(ValueError, match="'classes' parameter of ProjectedWalk"):

@@ -15,11 +15,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils.validation import Described, check_array, parameter_error
+from ..utils.constraints import FLAG, Nullable, Options
+from ..utils.validation import Described, Interval, check_array, parameter_error
 from ._data import check_classes, rows_above
 
 __all__ = ["Loss", "Classes", "UnitBallRows", "SignedLabels", "LOSS", "BINARY_CLASSES",
-           "UNIT_BALL_ROWS", "SIGNED_LABELS"]
+           "UNIT_BALL_ROWS", "SIGNED_LABELS", "REPORTED_POSITIVE", "REPORTED_NONNEGATIVE", "REPORTED_COUNT",
+           "PRIVACY_KIND"]
+
+# --- fields of the result classes (validated when a result is built) ---------------------
+
+#: A budget, rate, scale or regularization reported in a result: finite and positive
+#: (a release never states an infinite or a zero epsilon).
+REPORTED_POSITIVE = Interval(float, 0, None, closed="neither")
+#: A finite non-negative reported number (Delta, a tolerance, a floor).
+REPORTED_NONNEGATIVE = Interval(float, 0, None, closed="left")
+#: A number of records or of features.
+REPORTED_COUNT = Interval(int, 1, None)
+#: The kind of guarantee of a release.
+PRIVACY_KIND = Options(("pure", "zcdp"))
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,7 @@ def unit_ball_rows(X, owner, *, norm_bound=1.0, clip=False, name="X"):
         norm = float(np.linalg.norm(X[i]))
         note = " (above the bound in exact arithmetic)" if norm <= B else ""
         raise parameter_error(
-            name, owner, f"an array of rows with Euclidean norm at most norm_bound = {B!r} "
+            name, owner, f"an array of rows with Euclidean norm at most 'norm_bound' = {B!r} "
             "(or pass clip=True to project larger rows onto that sphere)",
             Described(f"a row of norm {norm!r}{note} at position {i}"))
     if B == 1.0 and not big.size:
@@ -260,7 +260,7 @@ def signed_labels(y, classes, n, owner):
     """
     y = label_array(y, owner)
     if y.shape[0] != n:
-        raise parameter_error("y", owner, f"a 1-dimensional array of shape ({n},), one label per row of X",
+        raise parameter_error("y", owner, f"a 1-dimensional array of shape ({n},), one label per row of 'X'",
                               y)
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise parameter_error("y", owner, "an array of finite labels", y)

@@ -66,9 +66,9 @@ from ..utils.validation import Described, Interval, Options, check_scalar, param
 from ..accounting import basic_composition, zcdp_composition, zcdp_to_dp
 from ..utils.rounding import floor_fraction
 from ..mechanisms import spherical_laplace
-from ..utils.constraints import FLAG, RNG, Checked, InstanceOf, Nullable, constrained
+from ..utils.constraints import FLAG, RNG, Checked, InstanceOf, Nullable, constrained, constrained_fields
 from ..mechanisms.discrete import discrete_gaussian, discrete_laplace
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import (BINARY_CLASSES, LOSS, PRIVACY_KIND, REPORTED_COUNT, REPORTED_POSITIVE)
 from ._data import PM1, prepare_data, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
@@ -82,7 +82,8 @@ LEVEL = Interval(float, 0, 1, closed="neither")
 POSITIVE = Interval(float, 0, None, closed="neither")
 SHARE = Interval(float, 0, 1, closed="neither")
 DELTA = Interval(float, 0, 1, closed="neither")
-SAMPLES = Interval(int, 100, None)
+#: Monte Carlo draws: at most 2**24 (n_samples = 1e308 failed allocating in NumPy).
+SAMPLES = Interval(int, 100, 2**24)
 SHARE_SUM_TOLERANCE = 1e-9
 
 #: Default ``split`` of :func:`private_confidence_intervals`: shares of the
@@ -93,6 +94,13 @@ DEFAULT_SPLIT = (0.8, 0.1, 0.1)
 COMMON = dict(level=LEVEL, delta=Nullable(DELTA), monte_carlo=FLAG, n_samples=SAMPLES, rng=RNG, secure=FLAG)
 
 
+@constrained_fields(level=Interval(float, 0, 1, closed="neither"), method=Options(("output", "objective")),
+                    privacy=PRIVACY_KIND, regularization=REPORTED_POSITIVE, budget_theta=REPORTED_POSITIVE,
+                    budget_hessian=REPORTED_POSITIVE, budget_gradient=REPORTED_POSITIVE, total=REPORTED_POSITIVE,
+                    delta=Nullable(Interval(float, 0, 1, closed="neither")),
+                    epsilon_dp=Nullable(REPORTED_POSITIVE),
+                    monte_carlo=FLAG, n_samples=REPORTED_COUNT,
+                    unchecked="the intervals, matrices and release, as the computation made them")
 @dataclass(frozen=True)
 class PrivateConfidenceIntervals:
     """Per-coordinate confidence intervals for a private ERM release, and what they cost.
@@ -207,8 +215,22 @@ def _release_budget(release):
     return release.epsilon if getattr(release, "privacy", "pure") == "pure" else release.rho
 
 
+def _element(values, i, name, owner, interval):
+    """``values[i]`` checked against ``interval``; the message names ``name`` and the position."""
+    try:
+        return check_scalar(values[i], name, owner, interval)
+    except ValueError:
+        what = "a sequence of floats each in the range" + interval.describe().split("range", 1)[1]
+        raise parameter_error(name, owner, what, Described(f"{values[i]!r} at position ({i},)")) from None
+
+
+def _sized(value) -> bool:
+    """A sequence with a length (not a str, not a 0-d array, whose len() raises)."""
+    return not isinstance(value, (str, bytes)) and hasattr(value, "__len__") and np.ndim(value) >= 1
+
+
 def _check_pair(value, name, owner, expected):
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+    if not _sized(value) or len(value) != 2:
         raise parameter_error(name, owner, expected, value)
     return value
 
@@ -250,9 +272,9 @@ def split_budget(total, shares, owner="split_budget", name="split"):
         if not isinstance(text, str):
             raise parameter_error(label, "split_budget", "a str (a name used in error messages)", text)
     total = check_scalar(total, "total", owner, POSITIVE)
-    if isinstance(shares, (str, bytes)) or not hasattr(shares, "__len__") or len(shares) < 2:
+    if not _sized(shares) or len(shares) < 2:
         raise parameter_error(name, owner, "a sequence of at least two shares in (0, 1) summing to 1", shares)
-    vals = [check_scalar(s, f"{name}[{i}]", owner, SHARE) for i, s in enumerate(shares)]
+    vals = [_element(shares, i, name, owner, SHARE) for i in range(len(shares))]
     s = sum(map(Fraction, vals), Fraction(0))
     if abs(s - 1) > Fraction(SHARE_SUM_TOLERANCE):
         raise parameter_error(name, owner, "shares summing to 1", Described(f"{tuple(vals)!r} (sum {float(s)!r})"))
@@ -283,8 +305,7 @@ def _parts(release, budget, total, owner):
     if total is None:
         _check_pair(budget, "budget", owner, f"a pair ({unit}_H, {unit}_G) of floats in (0, inf) "
                     "(or, with total, a pair of shares summing to 1)")
-        a_h = check_scalar(budget[0], "budget[0]", owner, POSITIVE)
-        a_g = check_scalar(budget[1], "budget[1]", owner, POSITIVE)
+        a_h, a_g = (_element(budget, i, "budget", owner, POSITIVE) for i in (0, 1))
         return spent, a_h, a_g
     total = check_scalar(total, "total", owner, POSITIVE)
     if not Fraction(total) > Fraction(spent):
@@ -406,7 +427,7 @@ def confidence_intervals(model, X, y, budget, *, total=None, level=0.95, delta=N
     monte_carlo : bool, default False
         Use Monte Carlo quantiles even when the closed form applies
         (Gaussian noise). Laplace noise always uses Monte Carlo.
-    n_samples : int >= 100, default 10000
+    n_samples : int in [100, 2**24], default 10000
         Monte Carlo draws.
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         Noise of the two matrix releases, then the Monte Carlo draws;
@@ -551,7 +572,7 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
     norm_bound : float > 0, default 1.0
     clip : bool, default False
     monte_carlo : bool, default False
-    n_samples : int >= 100, default 10000
+    n_samples : int in [100, 2**24], default 10000
     rng : None, int, SeedSequence, BitGenerator or Generator, optional
         One stream: the model's noise, the two matrix releases, then the
         Monte Carlo draws.
@@ -601,10 +622,17 @@ def private_confidence_intervals(X, y, loss, *, regularization, epsilon=None, rh
     """
     owner = "private_confidence_intervals"
     privacy, value = check_privacy(epsilon, rho, owner)
-    if isinstance(split, (str, bytes)) or not hasattr(split, "__len__") or len(split) != 3:
+    if not _sized(split) or len(split) != 3:
         raise parameter_error("split", owner, "a triple (share_theta, share_H, share_G) of floats in (0, 1) "
                               "summing to 1", split)
-    parts = split_budget(value, split, owner, "split")
+    try:
+        parts = split_budget(value, split, owner, "split")
+    except ValueError as exc:
+        if not str(exc).startswith("The 'total' parameter"):
+            raise
+        # the total split here is epsilon or rho (epsilon = 5e-324 was reported as 'total')
+        raise parameter_error("epsilon" if privacy == "pure" else "rho", owner, "large enough that every part "
+                              "of the split is a positive double", value) from None
     Z, ys = prepare_data(owner, X, y, norm_bound=norm_bound, clip=clip, classes=classes)
     release = _fit(owner, Z, ys, loss, regularization, privacy, parts[0], method, improved, tol, norm_bound,
                    clip, rng, secure)

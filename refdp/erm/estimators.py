@@ -119,7 +119,7 @@ class _PrivateLinearClassifier(ParamsMixin):
         p = validate_declared(type(self).__init__, self.get_params(), owner)
         zcdp = p["rho"] is not None
         if zcdp and p["epsilon"] is not None:
-            raise parameter_error("epsilon", owner, "None when rho is given (a fit is either epsilon-DP "
+            raise parameter_error("epsilon", owner, "None when 'rho' is given (a fit is either epsilon-DP "
                                   "or rho-zCDP)", self.epsilon)
         if not zcdp and p["epsilon"] is None:
             raise parameter_error("epsilon", owner, POSITIVE.describe() + " (or None with rho given)",
@@ -171,7 +171,8 @@ class _PrivateLinearClassifier(ParamsMixin):
         """
         owner = f"{type(self).__name__}.decision_function"
         self._check_fitted()
-        X = feature_array(X, owner, n_features=self.n_features_in_)
+        # at least one row, as declared (and as scikit-learn's check_array requires)
+        X = feature_array(X, owner, n_features=self.n_features_in_, min_rows=1)
         return X @ self.coef_[0]
 
     @constrained(X=QUERIES)
@@ -351,4 +352,9 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
         self.rho = rho
 
     def _loss(self, params):
-        return HuberHingeLoss(params["huber_width"])
+        try:
+            return HuberHingeLoss(params["huber_width"])
+        except ValueError:
+            # the loss's own message named its 'h' (huber_width = 1e308 gives a zero curvature)
+            raise parameter_error("huber_width", f"{type(self).__name__}.fit", "a float such that "
+                                  "1 / (2 huber_width) is finite and positive", params["huber_width"]) from None

@@ -48,12 +48,12 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained
+from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
 from ..mechanisms import spherical_laplace
 from ..utils.lazy_noise import BitSource, LazySphericalLaplace
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import BINARY_CLASSES, LOSS, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
 from ._data import prepare_data
 from ._grid_minimiser import secure_minimiser
 from ..utils.solver import minimise
@@ -74,6 +74,9 @@ JACOBIAN_POWER = 2
 IMPROVED_POWER = 1
 
 
+@constrained_fields(epsilon=REPORTED_POSITIVE, epsilon_prime=REPORTED_POSITIVE,
+                    extra_regularization=REPORTED_NONNEGATIVE, noise_rate=REPORTED_POSITIVE,
+                    total_regularization=REPORTED_POSITIVE, improved=FLAG)
 class ObjectivePerturbationBudget(NamedTuple):
     """The parameters of one run of Algorithm 2.
 
@@ -111,7 +114,7 @@ def extra_regularization(target: Fraction, regularization: float) -> float:
     return delta
 
 
-def _budget(epsilon, curvature, n, regularization, power):
+def _budget(epsilon, curvature, n, regularization, power, owner="objective_perturbation_budget"):
     """Algorithm 2's budget with a determinant bound ``(1 + c/(n mu))**power``."""
     eps, c, lam = Fraction(epsilon), Fraction(curvature), Fraction(regularization)
     with interval_context() as iv:
@@ -125,10 +128,17 @@ def _budget(epsilon, curvature, n, regularization, power):
                                                power == IMPROVED_POWER)
         # Delta branch: Lambda + Delta >= c / (n (e^{eps / (2 power)} - 1)), eps' = eps / 2
         target_iv = iv.mpf(c.numerator) / c.denominator / n / (iv.exp(eps_iv / (2 * power)) - 1)
-        target = Fraction(ceil_interval(target_iv))
-    delta = extra_regularization(target, regularization)
+        target = ceil_interval(target_iv)
+    if not math.isfinite(target):
+        # epsilon = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
+        raise parameter_error("epsilon", owner, "large enough that Lambda + Delta of Algorithm 2 is a finite "
+                              "double", epsilon)
+    delta = extra_regularization(Fraction(target), regularization)
     eps_prime = floor_fraction(eps / 2)
     beta = floor_fraction(eps / 4)
+    if not beta > 0.0:
+        raise parameter_error("epsilon", owner, "large enough that the noise rate epsilon / 4 is a positive "
+                              "double", epsilon)
     return ObjectivePerturbationBudget(float(epsilon), eps_prime, delta, beta, regularization + delta,
                                        power == IMPROVED_POWER)
 
@@ -152,7 +162,7 @@ def budget_within(budget, references, owner, *, rate="noise_rate", larger_is_saf
         if noisy and total >= ref.total_regularization and math.isfinite(total):
             return budget
     raise parameter_error(
-        "budget", owner, "a budget computed for this loss, number of rows and regularization (e.g. by "
+        "budget", owner, "a budget computed for this loss, number of rows and 'regularization' (e.g. by "
         "objective_perturbation_budget), or one adding at least as much noise and regularization",
         Described(f"{rate} = {mine!r} and total_regularization = {total!r}"))
 
@@ -406,6 +416,6 @@ def objective_perturbation(X, y, loss, *, epsilon, regularization, tol=DEFAULT_T
     """
     Z, ys = prepare_data("objective_perturbation", X, y, norm_bound=norm_bound, clip=clip, classes=classes)
     budget = _budget(epsilon, loss.curvature, Z.shape[0], regularization,
-                     IMPROVED_POWER if improved else JACOBIAN_POWER)
+                     IMPROVED_POWER if improved else JACOBIAN_POWER, "objective_perturbation")
     return release_objective_perturbation.__wrapped__(Z, ys, loss, regularization, budget, tol=tol, rng=rng,
                                           norm_bound=norm_bound, clip=clip, secure=secure)

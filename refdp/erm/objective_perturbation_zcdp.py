@@ -48,10 +48,10 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained
+from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
 from ..utils.rounding import ceil_interval, floor_fraction, floor_interval, interval_context
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import BINARY_CLASSES, LOSS, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
 from ._data import prepare_data
 from ..utils.lazy_noise import BitSource, LazyGaussianVector
 from ._grid_minimiser import secure_minimiser
@@ -67,6 +67,9 @@ POSITIVE = Interval(float, 0, None, closed="neither")
 COUNT = Interval(int, 1, None)
 
 
+@constrained_fields(rho=REPORTED_POSITIVE, rho_prime=REPORTED_POSITIVE, extra_regularization=REPORTED_NONNEGATIVE,
+                    noise_scale=REPORTED_POSITIVE, total_regularization=REPORTED_POSITIVE, improved=FLAG,
+                    xi=REPORTED_NONNEGATIVE, rho0=REPORTED_POSITIVE)
 class ObjectivePerturbationZCDPBudget(NamedTuple):
     """The parameters of one Gaussian objective-perturbation release.
 
@@ -123,8 +126,11 @@ def _zcdp_budget(rho, curvature, n, regularization, power, owner="objective_pert
             rho_prime, delta, mu = first, 0.0, float(regularization)
         else:
             # Delta branch: Lambda + Delta >= c / (n (e^{rho / (2 power)} - 1)), rho' = rho / 2
-            target = Fraction(ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1)))
-            delta = extra_regularization(target, regularization)
+            target = ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1))
+            if not math.isfinite(target):
+                # rho = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
+                raise parameter_error("rho", owner, "large enough that Lambda + Delta is a finite double", rho)
+            delta = extra_regularization(Fraction(target), regularization)
             rho_prime, mu = floor_fraction(Fraction(rho) / 2), regularization + delta
         if not rho_prime > 0.0:
             raise parameter_error("rho", owner, "large enough that rho' = rho / 2 is a positive double", rho)

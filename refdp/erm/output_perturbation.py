@@ -123,8 +123,14 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
     Returns
     -------
     float
-        The largest double at most the exact value (at least the smallest
-        positive double).
+        The largest double at most the exact value (the largest double if
+        the exact value exceeds it).
+
+    Raises
+    ------
+    ValueError
+        If the exact rate is below the smallest positive double (rounding it
+        up would add less noise than the guarantee needs).
 
     Examples
     --------
@@ -133,7 +139,21 @@ def output_perturbation_rate(epsilon, n, regularization, tol=0.0):
     5.0
     """
     rate = floor_fraction(Fraction(epsilon) / _exact_sensitivity(n, regularization, tol))
-    return max(rate, 5e-324) if rate < math.inf else 1.7976931348623157e308
+    if not rate > 0.0:
+        # was raised to 5e-324, above the exact rate: less noise than epsilon requires
+        raise parameter_error("epsilon", "output_perturbation_rate", "large enough that the noise rate "
+                              "epsilon / (2/(n Lambda) + 2 tol/Lambda) is at least the smallest positive double",
+                              epsilon)
+    return rate if rate < math.inf else 1.7976931348623157e308
+
+
+def _finite_sensitivity(n, regularization, tol, owner):
+    """The rounded-up sensitivity, refused when it is not a finite double (tiny Lambda, huge tol)."""
+    s = output_perturbation_sensitivity.__wrapped__(n, regularization, tol)
+    if math.isinf(s):
+        raise parameter_error("regularization", owner, f"large enough, for n = {n} and 'tol' = {tol!r}, that the "
+                              "sensitivity 2/(n Lambda) + 2 tol/Lambda is a finite double", regularization)
+    return s
 
 
 @constrained(X=FEATURES, y=LABELS, loss=LOSS, epsilon=POSITIVE, regularization=POSITIVE, tol=POSITIVE,
@@ -235,12 +255,17 @@ def release_output_perturbation(Z, ys, loss, epsilon, regularization, *, tol, rn
         result holds only under these conditions.
     """
     n, d = Z.shape
-    beta = output_perturbation_rate(epsilon, n, regularization, tol)
+    owner = "release_output_perturbation"
+    s_float = _finite_sensitivity(n, regularization, tol, owner)
+    beta = output_perturbation_rate.__wrapped__(epsilon, n, regularization, tol)
+    # beta' S_float <= epsilon exactly, with S_float >= the exact sensitivity
+    # rounded down; beyond the doubles (Lambda = 1e308 gave inf) the largest double
+    rate = min(floor_fraction(Fraction(epsilon) / Fraction(s_float)), 1.7976931348623157e308)
+    if not rate > 0.0:
+        raise parameter_error("epsilon", owner, "large enough that the noise rate epsilon / sensitivity is a "
+                              "positive double", epsilon)
     sol = minimise(loss, Z, ys, regularization, tol=tol)
     if secure:
-        # beta' S_float <= epsilon exactly, with S_float >= the exact sensitivity
-        s_float = output_perturbation_sensitivity.__wrapped__(n, regularization, tol)
-        rate = floor_fraction(Fraction(epsilon) / Fraction(s_float))
         theta = spherical_laplace(d, rate, value=sol.theta, sensitivity=s_float, rng=rng)
         grid = l2_laplace_grid(Fraction(rate) * Fraction(s_float), s_float, d)   # the recipe it used
     else:
@@ -388,6 +413,7 @@ def release_output_perturbation_zcdp(Z, ys, loss, rho, regularization, *, tol, r
 def _release_zcdp(Z, ys, loss, rho, regularization, *, tol, rng, norm_bound, clip, secure, owner):
     """The body of :func:`release_output_perturbation_zcdp`; ``owner`` names the public caller."""
     n, d = Z.shape
+    _finite_sensitivity(n, regularization, tol, owner)
     sigma = output_perturbation_sigma.__wrapped__(rho, n, regularization, tol)
     if math.isinf(sigma):
         raise parameter_error("rho", owner, "large enough that the noise scale S / sqrt(2 rho) is finite", rho)

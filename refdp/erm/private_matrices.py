@@ -70,10 +70,11 @@ import numpy as np
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ..utils.rounding import UNIT_ROUNDOFF, ceil_fraction, ceil_interval, floor_fraction, interval_context
 from ..mechanisms import gaussian_sigma_zcdp, spherical_laplace
-from ..utils.constraints import FLAG, RNG, Checked, Nullable, constrained
+from ..utils.constraints import FLAG, RNG, Checked, Nullable, constrained, constrained_fields
 from ..mechanisms.float_safe import gaussian_grid, l2_laplace_grid, release
 from ._data import signed_labels, unit_ball_rows
-from ._constraints import BINARY_CLASSES, LOSS
+from ._constraints import (BINARY_CLASSES, LOSS, PRIVACY_KIND, REPORTED_COUNT, REPORTED_NONNEGATIVE,
+                           REPORTED_POSITIVE)
 from .output_perturbation import FEATURES, LABELS
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
@@ -86,6 +87,10 @@ COUNT = Interval(int, 1, None)
 _U = Fraction(UNIT_ROUNDOFF)
 
 
+@constrained_fields(floor=REPORTED_NONNEGATIVE, sensitivity=REPORTED_POSITIVE, privacy=PRIVACY_KIND,
+                    epsilon=Nullable(REPORTED_POSITIVE), rho=Nullable(REPORTED_POSITIVE),
+                    noise_rate=Nullable(REPORTED_POSITIVE), noise_scale=Nullable(REPORTED_POSITIVE),
+                    n=REPORTED_COUNT, secure=FLAG, unchecked="the released matrices, as the release made them")
 @dataclass(frozen=True)
 class PrivateMatrix:
     """One private release of a symmetric matrix of the data.
@@ -147,7 +152,7 @@ def check_privacy(epsilon, rho, owner):
     """
     if (epsilon is None) == (rho is None):
         which = "both" if epsilon is not None else "neither"
-        raise parameter_error("epsilon", owner, "given when rho is None and None when rho is given "
+        raise parameter_error("epsilon", owner, "given when 'rho' is None and None when 'rho' is given "
                               f"(exactly one of epsilon and rho; {which} given)", epsilon)
     if epsilon is not None:
         return "pure", check_scalar(epsilon, "epsilon", owner, POSITIVE)
@@ -369,7 +374,8 @@ def _calibrate(privacy, value, sensitivity, owner):
         if not rate > 0.0:
             raise parameter_error("epsilon", owner, "large enough that epsilon / sensitivity is a positive "
                                   "double", value)
-        return rate, None
+        # beyond the doubles (epsilon = 1e308 gave inf): the largest double, still rounded down
+        return min(rate, 1.7976931348623157e308), None
     sigma = gaussian_sigma_zcdp(value, sensitivity)
     if math.isinf(sigma):
         raise parameter_error("rho", owner, "large enough that sensitivity / sqrt(2 rho) is finite", value)

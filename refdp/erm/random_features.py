@@ -44,7 +44,8 @@ from ._sklearn_compat import not_fitted
 __all__ = ["RandomFourierFeatures"]
 
 POSITIVE = Interval(float, 0, None, closed="neither")
-COMPONENTS = Interval(int, 1, None)
+#: Number of random features: at most 2**20 (a mistyped 5e8 allocated d * 5e8 normals for minutes).
+COMPONENTS = Interval(int, 1, 2**20)
 #: Features: a finite 2-D float array (checked by feature_array in the body, with sklearn's messages).
 ROWS = Checked("a 2-dimensional array of finite floats (feature_array)",
                invalid=("abc", None, np.zeros((0, 2)), np.zeros(3), np.array([[np.nan, 0.0]])))
@@ -55,7 +56,7 @@ class RandomFourierFeatures(ParamsMixin):
 
     Parameters
     ----------
-    n_components : int >= 1, default 100
+    n_components : int in [1, 2**20], default 100
         ``D``, the number of random features.
     gamma : float > 0, default 1.0
         Kernel ``k(x, x') = exp(-gamma ||x - x'||^2)``; ``w ~ N(0, 2 gamma I)``.
@@ -132,7 +133,7 @@ class RandomFourierFeatures(ParamsMixin):
         owner = f"{type(self).__name__}.transform"
         if not hasattr(self, "omega_"):
             raise not_fitted(self)
-        X = feature_array(X, owner, n_features=self.n_features_in_)
+        X = feature_array(X, owner, n_features=self.n_features_in_, min_rows=1)   # as declared
         Z = np.cos(X @ self.omega_ + self.psi_) / math.sqrt(self.omega_.shape[1])
         return shrink_into_ball(Z)
 

@@ -23,11 +23,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils.constraints import FLAG, Nullable, Options, constrained_fields
 from ..utils.losses import MarginLoss
+from ._constraints import PRIVACY_KIND, REPORTED_COUNT, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
 
 __all__ = ["PrivateERMResult"]
 
 
+@constrained_fields(method=Options(("output", "objective")), epsilon=Nullable(REPORTED_POSITIVE),
+                    regularization=REPORTED_POSITIVE, n=REPORTED_COUNT, d=REPORTED_COUNT,
+                    noise_rate=Nullable(REPORTED_POSITIVE), sensitivity=Nullable(REPORTED_POSITIVE),
+                    epsilon_prime=Nullable(REPORTED_POSITIVE), extra_regularization=REPORTED_NONNEGATIVE,
+                    tol=REPORTED_NONNEGATIVE, norm_bound=REPORTED_POSITIVE, clip=FLAG, privacy=PRIVACY_KIND,
+                    rho=Nullable(REPORTED_POSITIVE), noise_scale=Nullable(REPORTED_POSITIVE), improved=FLAG,
+                    unchecked="the released vector, the loss and the noise recipe, as the release made them")
 @dataclass(frozen=True)
 class PrivateERMResult:
     """One release of Algorithm 1 or 2 of Chaudhuri, Monteleoni and Sarwate (2011), or a variant.

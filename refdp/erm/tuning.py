@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils.constraints import DPS, FLAG, RNG, Array, Checked, constrained
+from ..utils.constraints import DPS, FLAG, RNG, Array, Checked, constrained, constrained_fields
 from ..utils.validation import Interval, check_scalar, parameter_error
 from ..mechanisms import exponential_mechanism, exponential_mechanism_distribution
 from ..utils.rng import spawn_streams
@@ -44,6 +44,7 @@ __all__ = ["TuningResult", "private_tuning", "tuning_selection_distribution", "s
 POSITIVE = Interval(float, 0, None, closed="neither")
 
 
+@constrained_fields(index=Interval(int, 0, None), regularization=POSITIVE, unchecked="the released estimator")
 class TuningResult(NamedTuple):
     """Outcome of :func:`private_tuning`.
 

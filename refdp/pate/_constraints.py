@@ -18,12 +18,13 @@ import numpy as np
 
 from ..utils.rounding import upward_quotient
 from ..utils.constraints import InstanceOf, Nullable
-from ..utils.validation import Described, check_array, parameter_error
+from ..utils.validation import Described, Interval, check_array, parameter_error
 from . import _args
 from ..utils import votes
 
 __all__ = ["Counts", "Gamma", "Orders", "Votes", "RowsSumTo", "COUNTS", "COUNT_ROWS", "COUNT_VECTOR_OR_ROWS",
-           "GAMMA", "ORDERS", "VOTES", "CONTEXT", "GroupKeys", "NotAbove", "ClassCount", "MAX_CLASSES"]
+           "GAMMA", "ORDERS", "VOTES", "CONTEXT", "GroupKeys", "NotAbove", "ClassCount", "MAX_CLASSES",
+           "FINITE", "FINITE_PRIVACY"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,12 @@ class RowsSumTo:
             raise parameter_error(self.counts, owner, f"an array whose rows each sum to '{self.total}' = {n}",
                                   Described(f"a row summing to {int(totals[i])} at position ({i},)"))
 
+
+#: A finite non-negative number reported in a result (a scale, a log-moment, a bound).
+FINITE = Interval(float, 0, None, closed="left")
+#: A privacy parameter of a PATE result that is always finite (these results never
+#: state "no guarantee"; refdp.utils.constraints.PRIVACY admits inf).
+FINITE_PRIVACY = FINITE
 
 COUNTS = Counts(one_row=False)
 COUNT_ROWS = Counts(one_row=True)

@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import core
-from ..utils.constraints import FLAG, Checked, Nullable, constrained
+from ..utils.constraints import FLAG, PRIVACY, PROBABILITY_RESULT, Checked, Nullable, constrained, constrained_fields
 from ..utils.validation import Interval, Options, parameter_error
 from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
@@ -335,6 +335,8 @@ class PATEAccountant:
                             quick_composition=quick, noise=self.noise)
 
 
+@constrained_fields(gamma=GAMMA, delta=PROBABILITY_RESULT, orders=ORDERS, quick_composition=PRIVACY,
+                    unchecked="what the accountant computed")
 @dataclass(frozen=True)
 class PATEAnalysis:
     """The (epsilon, delta) of a set of LNMax answers under each analysis.
@@ -353,7 +355,8 @@ class PATEAnalysis:
         Analysis name -> :class:`refdp.accounting.MomentsConversion`.
     quick_composition : float
         PATE's closed form ``4 T gamma^2 + 2 gamma sqrt(2 T ln(1/delta))``
-        (Section 3.1, :func:`refdp.accounting.pate_quick_composition`).
+        (Section 3.1, :func:`refdp.accounting.pate_quick_composition`);
+        ``inf`` (no guarantee) when the closed form overflows (huge ``gamma``).
     """
 
     gamma: float

@@ -61,7 +61,7 @@ from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Interval, check_scalar
 from ..utils.votes import check_counts, check_gamma_votes
 from ._args import check_discrete_gamma, check_gamma, check_orders
-from ..utils.constraints import Nullable, Options, constrained
+from ..utils.constraints import Nullable, Options, constrained, constrained_fields
 from ._constraints import COUNT_ROWS, GAMMA, ORDERS
 from .discrete_analysis import NOISES
 from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
@@ -73,6 +73,7 @@ __all__ = ["ExactAnalysis", "exact_analysis", "ETA"]
 _THREADS = Interval(int, 1, None)
 
 
+@constrained_fields(orders=ORDERS, unchecked="the analysis' per-query values (log_q is -inf when q = 0)")
 @dataclass(frozen=True)
 class ExactAnalysis:
     """Per-query exact quantities of LNMax answers, each rounded upward.

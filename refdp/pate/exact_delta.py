@@ -50,12 +50,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..utils.precision import iv_context, raw_to_fraction
-from ..utils.constraints import Options, constrained
+from ..utils.constraints import PROBABILITY_RESULT, Options, Ordered, Reported, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
 from ..accounting.profiles import pld_atoms, convolve_pld, pld_delta_at
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms.discrete_argmax import discrete_argmax_law
-from ._constraints import COUNTS, GAMMA
+from ._constraints import COUNTS, FINITE_PRIVACY, GAMMA
 from .discrete_analysis import NOISES, lnmax_scale
 from ..utils.votes import check_gamma_votes
 
@@ -67,6 +67,8 @@ GRID_STEP = Interval(float, 1e-6, 1, closed="left")
 _DPS = 30
 
 
+@constrained_fields(epsilon=FINITE_PRIVACY, lower=PROBABILITY_RESULT, upper=Reported(),
+                    relations=(Ordered(("lower", "upper")),), unchecked="what exact_delta examined")
 @dataclass
 class ExactDelta:
     """Result of :func:`exact_delta`.

@@ -89,13 +89,13 @@ import mpmath
 import numpy as np
 
 from .. import core
-from ..utils.constraints import FLAG, RNG, constrained
+from ..utils.constraints import FLAG, PROBABILITY_RESULT, RNG, constrained, constrained_fields
 from ..utils.validation import Interval, Options, parameter_error
 from ..utils.rounding import MACHINE_EPSILON as _EPS, UNIT_ROUNDOFF, ceil_interval, ceil_mpf, interval_context
 from ..accounting import pate_data_independent_log_moments
 from ..mechanisms.float_safe import SMOOTH_BETA_MARGIN, smooth_laplace_release
 from ._args import DELTA, POSITIVE
-from ._constraints import COUNTS, GAMMA
+from ._constraints import COUNTS, FINITE, FINITE_PRIVACY, GAMMA
 from ..utils.votes import check_gamma_votes
 from ._args import check_discrete_gamma
 from .accountant import lemma4_two_sided_log_q
@@ -112,6 +112,11 @@ PRIVATE_MECHANISMS = ("refdp.pate.release_epsilon",)
 
 _STATISTIC = Options(("lemma4", "exact"))
 _BETA = Interval(float, 0, None, closed="neither")
+#: The moment order lambda: below 2**-20 the estimates (f + ln(1/delta)) / lambda
+#: overflow to inf (order 5e-324) and say nothing; above 2**20 the interval
+#: enclosures of Theorem 3 raise to powers up to 1e308 and take
+#: minutes (order 1e308), while the bound is already the data-independent one.
+_ORDER = Interval(float, 2.0**-20, 2.0**20, closed="both")
 _NOISE = Options(NOISES)
 #: Cells of the grid of log q values (spacing c / 8); below it one bound covers all.
 GRID_CELLS = 1024
@@ -120,6 +125,8 @@ GRID_CELLS = 1024
 _F_RTOL = 1e-12
 
 
+@constrained_fields(value=FINITE, local=FINITE, beta=FINITE, order=FINITE, step=FINITE, log_moment=FINITE,
+                    unchecked="what smooth_sensitivity computed")
 @dataclass(frozen=True)
 class SmoothSensitivity:
     """A beta-smooth upper bound of the local sensitivity of the composed log-moment.
@@ -158,6 +165,9 @@ class SmoothSensitivity:
     noise: str = "discrete"
 
 
+@constrained_fields(delta=PROBABILITY_RESULT, epsilon_tail=FINITE_PRIVACY, epsilon_rdp=FINITE_PRIVACY,
+                    epsilon_release=FINITE_PRIVACY, delta_release=PROBABILITY_RESULT,
+                    unchecked="what release_epsilon computed")
 @dataclass(frozen=True)
 class EpsilonRelease:
     """A differentially private release of PATE's data-dependent epsilon.
@@ -179,7 +189,7 @@ class EpsilonRelease:
         ``(noisy + ln(1/delta)) / lambda`` (PATE Theorem 1.2) and the Rényi
         conversion at the same order, from the clamped log-moment; noisy
         estimates, not bounds. They are never below ``ln(1/delta)/lambda``
-        (resp. its Rényi form) and never above the data-independent epsilon
+        (resp. its Rényi form, floored at 0) and never above the data-independent epsilon
         at the same order.
     noise_scale : float
         ``S(D) / a``, or ``g t`` for the float-safe release (scale of the
@@ -341,7 +351,7 @@ def _range_max(table, lo, hi):
     return out
 
 
-@constrained(counts=COUNTS, gamma=GAMMA, order=POSITIVE, beta=_BETA, statistic=_STATISTIC, two_sided=FLAG,
+@constrained(counts=COUNTS, gamma=GAMMA, order=_ORDER, beta=_BETA, statistic=_STATISTIC, two_sided=FLAG,
              noise=_NOISE)
 def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_sided=True, noise="discrete"):
     """Smooth sensitivity bound of the composed data-dependent log-moment ([PATE17]_ Sec. 3.3).
@@ -355,7 +365,7 @@ def smooth_sensitivity(counts, gamma, order, beta, *, statistic="lemma4", two_si
         the votes of a query (:func:`refdp.pate.lnmax_distribution`;
         docs/theory/pate.rst, "Range of gamma") and, for
         ``statistic="exact"`` with ``noise="discrete"``, ``gamma >= 2**-10``.
-    order : float > 0
+    order : float in [2**-20, 2**20]
         The moment order lambda (fixed before seeing the data).
     beta : float > 0
         Smoothing parameter ([NRS07]_ Definition 2.2).
@@ -482,7 +492,7 @@ def _secure_parameters(counts, gamma, lam, eps_r, delta_r, statistic, two_sided,
     return ss, a, step
 
 
-@constrained(counts=COUNTS, gamma=GAMMA, delta=DELTA, order=POSITIVE, epsilon_release=POSITIVE,
+@constrained(counts=COUNTS, gamma=GAMMA, delta=DELTA, order=_ORDER, epsilon_release=POSITIVE,
              delta_release=DELTA, statistic=_STATISTIC, two_sided=FLAG, rng=RNG, secure=FLAG, noise=_NOISE)
 def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_release,
                     statistic="lemma4", two_sided=True, rng=None, secure=True, noise="discrete"):
@@ -496,7 +506,7 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
         As in :func:`smooth_sensitivity` (``gamma * T <= 8192``).
     delta : float in (0, 1)
         The delta of the student's guarantee.
-    order : float > 0
+    order : float in [2**-20, 2**20]
         Moment order lambda, chosen independently of the data.
     epsilon_release : float > 0
     delta_release : float in (0, 1)
@@ -563,7 +573,8 @@ def release_epsilon(counts, gamma, delta, *, order, epsilon_release, delta_relea
     released = min(max(noisy, 0.0), upper_lm)
     log_inv = -math.log(delta)
     eps_tail = (released + log_inv) / lam
-    eps_rdp = (released + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1.0))
+    # the Renyi form is negative for delta near 1 (an (eps, delta) bound with eps < 0 also holds at 0)
+    eps_rdp = max(0.0, (released + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1.0)))
     return EpsilonRelease(order=lam, delta=delta, noisy_log_moment=released, epsilon_tail=eps_tail,
                           epsilon_rdp=eps_rdp, noise_scale=scale, smooth_sensitivity=ss,
                           epsilon_release=eps_r, delta_release=delta_r,

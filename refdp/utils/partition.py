@@ -328,7 +328,7 @@ def labels_to_indices(values, classes, name: str, owner: str):
     idx, ok = label_indices(values, classes)
     if not ok.all():
         i = int(np.argmin(ok))
-        raise parameter_error(name, owner, f"an array of labels among the declared classes "
+        raise parameter_error(name, owner, f"an array of labels among the declared 'classes' "
                               f"{classes.tolist()!r}", Described(f"{np.asarray(values)[i].item()!r} at position ({i},)"))
     return idx
 

@@ -32,7 +32,19 @@ import numpy as np
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
-__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound"]
+__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "UnreachableTolerance"]
+
+
+class UnreachableTolerance(ValueError, RuntimeError):
+    """The solver stopped above ``tol``: a ValueError naming ``tol`` (and a RuntimeError, as before)."""
+
+
+def _unreachable(tol, gn, bound):
+    # the standard message shape (refdp.utils.validation.parameter_error), naming 'tol'
+    return UnreachableTolerance(
+        f"The 'tol' parameter of the ERM solver must be reachable: the ERM solver did not reach the gradient "
+        f"tolerance tol = {tol!r} (reached {gn!r}, rounding bound {bound!r}); increase tol. "
+        f"Got {tol!r} instead.")
 
 
 @dataclass(frozen=True)
@@ -116,7 +128,7 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
 
     Raises
     ------
-    RuntimeError
+    UnreachableTolerance (a ValueError and a RuntimeError)
         If the tolerance is not reached (``tol`` below the rounding error of
         the gradient for this ``n``, or no progress).
 
@@ -175,9 +187,7 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
         f, value = cand, cand_value
         grad = gradient(loss, X, y, mu, g, f)
         gn = float(np.linalg.norm(grad))
-    raise RuntimeError(
-        f"the ERM solver did not reach the gradient tolerance tol = {tol!r} (reached {gn!r}, "
-        f"rounding bound {rounding_bound(loss, n, d, mu, g, f)!r}); increase tol")
+    raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
 def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
@@ -235,6 +245,4 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
         f, value = cand, cand_value
         # the certificate's margins are y * (X @ f) as computed (not the line search's update)
         margins = cand_margins if t == 1.0 else y * (X @ f)
-    raise RuntimeError(
-        f"the ERM solver did not reach the gradient tolerance tol = {tol!r} (reached {gn!r}, "
-        f"rounding bound {rounding_bound(loss, n, d, mu, g, f)!r}); increase tol")
+    raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))

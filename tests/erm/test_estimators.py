@@ -59,7 +59,7 @@ def test_norm_bound_and_clip_are_part_of_the_fit():
     X, y = _data()
     big = 4 * X                                # norms up to 3.5
     with pytest.raises(ValueError, match=r"The 'X' parameter of PrivateLogisticRegression.fit must be an "
-                                         r"array of rows with Euclidean norm at most norm_bound = 1.0"):
+                                         r"array of rows with Euclidean norm at most 'norm_bound' = 1.0"):
         PrivateLogisticRegression(rng=0).fit(big, y)
     scaled = PrivateLogisticRegression(norm_bound=4.0, rng=0).fit(big, y)
     plain = PrivateLogisticRegression(rng=0).fit(X, y)
@@ -102,7 +102,7 @@ def test_huber_width_validation(h):
 def test_data_validation(cls):
     X, y = _data(20)
     with pytest.raises(ValueError, match=r"The 'y' parameter of Private\w+.fit must be an array of labels "
-                                         r"among the declared classes \[-1, 1\]. Got 0 at position"):
+                                         r"among the declared 'classes' \[-1, 1\]. Got 0 at position"):
         cls().fit(X, (y + 1) // 2)
     Xn = X.copy()
     Xn[0, 0] = np.nan

@@ -74,7 +74,7 @@ def test_feature_frequencies_follow_the_spectral_measure():
 
 def test_feature_validation():
     with pytest.raises(ValueError, match=r"The 'n_components' parameter of RandomFourierFeatures.fit must "
-                                         r"be an int in the range \[1, inf\). Got 0"):
+                                         r"be an int in the range \[1, 1048576\]. Got 0"):
         RandomFourierFeatures(n_components=0).fit(np.zeros((1, 2)))
     with pytest.raises(ValueError, match=r"The 'gamma' parameter of RandomFourierFeatures.fit"):
         RandomFourierFeatures(gamma=-1.0).fit(np.zeros((1, 2)))
@@ -159,7 +159,7 @@ def test_tuning_validation():
                                          r"float in the range \(0, inf\)"):
         private_tuning(PrivateLogisticRegression(epsilon=0.0), X, y, [0.1])
     with pytest.raises(ValueError, match=r"The 'y' parameter of private_tuning must be an array of labels "
-                                         r"among the declared classes"):
+                                         r"among the declared 'classes'"):
         private_tuning(PrivateLogisticRegression(), X, np.array([1, -1, 1, -1, 0]), [0.1])
     with pytest.raises(ValueError, match=r"The 'estimator' parameter"):
         private_tuning(object(), X, y, [0.1])

@@ -186,7 +186,7 @@ def test_estimators_improved_and_rho(cls):
     imp = cls(improved=True, method="objective", rng=0).fit(X, y).result_
     assert imp.improved and imp.privacy == "pure"
     assert not est.set_params(improved=False).fit(X, y).result_.improved
-    with pytest.raises(ValueError, match=r"The 'epsilon' parameter of \w+\.fit must be None when rho is given"):
+    with pytest.raises(ValueError, match=r"The 'epsilon' parameter of \w+\.fit must be None when 'rho' is given"):
         cls(rho=0.5).fit(X, y)
     with pytest.raises(ValueError, match=r"The 'rho' parameter of \w+\.fit must be a float"):
         cls(epsilon=None, rho=-1.0).fit(X, y)

@@ -176,7 +176,7 @@ def test_objective_beats_output_on_easy_large_data():
 def test_rows_outside_the_ball_are_rejected_unless_clipped():
     X = np.array([[0.5, 0.5], [0.6, 0.81]])
     with pytest.raises(ValueError, match=r"The 'X' parameter of output_perturbation must be an array of "
-                                         r"rows with Euclidean norm at most norm_bound = 1.0 \(or pass "
+                                         r"rows with Euclidean norm at most 'norm_bound' = 1.0 \(or pass "
                                          r"clip=True.*Got a row of norm 1.0\d* at position 1 instead"):
         output_perturbation(X, [1, -1], LogisticLoss(), epsilon=1.0, regularization=0.1)
     Z = unit_ball_rows(X, "f", clip=True)
@@ -241,7 +241,7 @@ def test_data_validation(release):
                                          r"\(no NaN or inf\). Got nan at position \(3, 1\) instead"):
         release(Xn, y, L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"The 'y' parameter of \w+ must be an array of labels among the "
-                                         r"declared classes \[-1, 1\]. Got 0 at position \(2,\) instead"):
+                                         r"declared 'classes' \[-1, 1\]. Got 0 at position \(2,\) instead"):
         release(X, np.where(np.arange(10) == 2, 0, y), L, epsilon=1.0, regularization=0.1)
     with pytest.raises(ValueError, match=r"The 'y' parameter .* shape \(10,\)"):
         release(X, y[:5], L, epsilon=1.0, regularization=0.1)

@@ -123,10 +123,25 @@ def test_secure_release_is_grid_index_plus_one_exact_discrete_laplace_draw():
      "delta_release", "release_epsilon"),
     (lambda: release_epsilon([[3, 1]], 0.1, 2.0, order=2.0, epsilon_release=1.0, delta_release=1e-6),
      "delta", "release_epsilon"),
+    # order 5e-324 returned epsilon_tail = epsilon_rdp = inf; order 1e308 ran for minutes
+    (lambda: release_epsilon([[3, 1]], 0.1, 1e-5, order=5e-324, epsilon_release=1.0, delta_release=1e-6),
+     "order", "release_epsilon"),
+    (lambda: release_epsilon([[3, 1]], 0.1, 1e-5, order=1e308, epsilon_release=1.0, delta_release=1e-6),
+     "order", "release_epsilon"),
+    (lambda: smooth_sensitivity([[3, 1]], 0.1, 2.0**20 * 2, 0.1), "order", "smooth_sensitivity"),
 ])
 def test_bad_input(call, name, owner):
     with pytest.raises(ValueError, match=f"The '{name}' parameter of {owner}"):
         call()
+
+
+@pytest.mark.parametrize("delta", [0.5, 0.999999])
+def test_renyi_epsilon_never_negative(delta):
+    # for delta near 1 the Renyi form of the estimate was negative (-0.42 at delta = 0.999999, order 4)
+    r = release_epsilon([[9, 1, 0]], 0.2, delta, order=4.0, epsilon_release=1.0, delta_release=1e-5, rng=0)
+    lam, log_inv = 4.0, -math.log(delta)
+    assert (r.noisy_log_moment + log_inv - math.log1p(lam)) / lam + math.log(lam / (lam + 1)) < 0
+    assert r.epsilon_rdp == 0.0 and r.epsilon_tail == (r.noisy_log_moment + log_inv) / lam
 
 
 def test_core_and_release_agree_on_f():

@@ -25,7 +25,7 @@ def test_step_per_relation():
     (dict(epsilon=1.0, alpha=0.1, neighbours="swap"), ([0.0], [1]), "'neighbours' parameter"),
     (dict(epsilon=1.0, alpha=0.1), ([np.nan], [1]), "'x' parameter .* finite"),
     (dict(epsilon=1.0, alpha=0.1), ([np.inf], [1]), "'x' parameter .* finite"),
-    (dict(epsilon=1.0, alpha=0.1), ([0.0, 1.0], [1, 2]), "'y' parameter .* declared classes \\[0, 1\\]. Got 2 at position \\(1,\\)"),
+    (dict(epsilon=1.0, alpha=0.1), ([0.0, 1.0], [1, 2]), "'y' parameter .* declared 'classes' \\[0, 1\\]. Got 2 at position \\(1,\\)"),
     (dict(epsilon=1.0, alpha=0.1), ([0.0, 1.0], [1]), "'y' parameter .* shape"),
     (dict(epsilon=1.0, alpha=0.1), ([], []), "'x' parameter .* at least 1"),
     (dict(epsilon=1.0, alpha=0.1), ([[0.0, 1.0]], [1]), r"'x' parameter .* shape \(n,\) or \(n, 1\)"),

@@ -1,7 +1,10 @@
 """Valid example calls of refdp.pate for the generated fuzz test (tiny and fast)."""
+import dataclasses
+
 import numpy as np
 
-from refdp.pate import (PATEAccountant, PATEStudent, PATETeachers, data_independent_budget,
+from refdp.pate import (EpsilonRelease, ExactAnalysis, ExactDelta, PATEAccountant, PATEAnalysis, PATEStudent,
+                        PATETeachers, SmoothSensitivity, data_independent_budget,
                         data_independent_epsilon, exact_analysis, exact_delta, lnmax_distribution, lnmax_labels,
                         partition_by_group, partition_by_record, pate_analysis, release_epsilon,
                         smooth_laplace_parameters, smooth_sensitivity)
@@ -34,6 +37,16 @@ def _teachers():
 def _student():
     return PATEStudent(Threshold, gamma=0.5, delta=1e-5, target_epsilon=5.0, max_queries=3,
                        rng=2).fit(_teachers(), np.linspace(0.0, 1.0, 6)[:, None])
+
+
+def _fields(result):
+    """The constructor arguments of a result (nested results kept as objects)."""
+    return {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+
+
+def _release():
+    return release_epsilon(np.array([[9, 1, 0]]), 0.2, 1e-5, order=4.0, epsilon_release=1.0, delta_release=1e-5,
+                           rng=0)
 
 
 def _accountant():
@@ -91,4 +104,10 @@ EXAMPLES = {
                                     dict(teachers=_teachers(), X_public=np.linspace(0.0, 1.0, 6)[:, None])),
     P + "PATEStudent.predict": lambda: (_student().predict, dict(X=np.array([[0.2], [0.8]]))),
     P + "PATEStudent.score": lambda: (_student().score, dict(X=np.array([[0.2], [0.8]]), y=np.array([0, 1]))),
+    P + "SmoothSensitivity": lambda: (SmoothSensitivity, _fields(_release().smooth_sensitivity)),
+    P + "EpsilonRelease": lambda: (EpsilonRelease, _fields(_release())),
+    P + "ExactAnalysis": lambda: (ExactAnalysis, _fields(exact_analysis(COUNTS, 0.2, np.array([2.0, 8.0])))),
+    P + "ExactDelta": lambda: (ExactDelta, _fields(exact_delta(np.array([[3, 0]]), 1.0, 1.0, grid_step=1e-2))),
+    P + "PATEAnalysis": lambda: (PATEAnalysis, _fields(pate_analysis(COUNTS, 0.2, 1e-5,
+                                                                     orders=np.array([2.0, 8.0])))),
 }
