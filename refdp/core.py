@@ -43,6 +43,7 @@ try:  # pragma: no cover - depends on the build
 except ImportError:  # pragma: no cover
     _lnmax = None
 from .utils.validation import Described, Interval, check_array, check_scalar, parameter_error
+from .utils.validation import POSITIVE
 
 __all__ = [
     "projected_walk_log_odds",
@@ -53,7 +54,7 @@ __all__ = [
     "logsumexp",
 ]
 
-_POSITIVE = Interval(float, 0, None, closed="neither")
+_POSITIVE = POSITIVE
 _REAL = Interval(float, None, None)
 
 
@@ -236,7 +237,7 @@ def accountant_log_moments(log_q, orders, gamma):
         raise parameter_error("log_q", owner, "an array of logs of upper bounds q_i (not NaN)",
                               Described(f"nan at position ({i},)"))
     orders = check_array(orders, "orders", owner, ndim=1, min_size=1,
-                         interval=Interval(float, 0, None, closed="neither"))
+                         interval=POSITIVE)
     return _core._py_accountant_log_moments(np.ascontiguousarray(log_q),
                                             np.ascontiguousarray(orders), gamma)
 

@@ -33,6 +33,7 @@ import sys
 import time
 
 from .utils.validation import Described, Interval, check_scalar, parameter_error
+from .utils.validation import POSITIVE
 
 __all__ = ["connect", "map_ordered", "check_picklable", "n_workers", "INSTALL_HINT"]
 
@@ -71,7 +72,7 @@ def connect(scheduler, *, timeout=10.0, owner="connect"):
         reached within ``timeout`` (nothing is left running).
     """
     distributed = _require()
-    timeout = check_scalar(timeout, "timeout", owner, Interval(float, 0, None, closed="neither"))
+    timeout = check_scalar(timeout, "timeout", owner, POSITIVE)
     if not isinstance(scheduler, str) or not scheduler:
         raise parameter_error("scheduler", owner, "'local:N' or a scheduler address such as "
                               "'tcp://host:8786'", scheduler)

@@ -41,6 +41,7 @@ from .optimal_composition import _Profile, _hi, _lo, optimal_composition_epsilon
 from .profiles import (DiscreteGaussian, DiscreteLaplace, Enclosure, Gaussian, Laplace,
                        RandomizedResponse, _normalise, privacy_profile_epsilon)
 from .renyi import renyi_epsilon
+from ..utils.validation import POSITIVE
 
 __all__ = ["Setting", "AuditRow", "PEERS", "default_settings", "reference_epsilon",
            "audit_accountants", "add_arguments", "run"]
@@ -56,7 +57,7 @@ PEERS = {
 }
 _PEER_OPTIONS = Options(tuple(PEERS))
 _MEMORY = Interval(int, 256, None)
-_TIMEOUT = Interval(float, 0, None, closed="neither")
+_TIMEOUT = POSITIVE
 _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 
 

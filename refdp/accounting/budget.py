@@ -48,13 +48,14 @@ from ..utils.constraints import InstanceOf, Optional, constrained, constrained_w
 from ..utils.validation import Interval, Options, check_scalar, parameter_error
 from .composition import EpsilonDelta, advanced_epsilon
 from .conversions import zcdp_to_dp
+from ..utils.validation import POSITIVE
 
 __all__ = ["PrivacyFilter", "BudgetExhausted", "COMPOSITIONS"]
 
 #: The composition rules a :class:`PrivacyFilter` can use.
 COMPOSITIONS = ("basic", "advanced", "zcdp")
 
-_EPSILON = Interval(float, 0, None, closed="neither")
+_EPSILON = POSITIVE
 _CHARGE_EPSILON = Interval(float, 0, None, closed="left")
 _DELTA = Interval(float, 0, 1, closed="left")
 _RHO = Interval(float, 0, None, closed="left")

@@ -20,10 +20,10 @@ from fractions import Fraction
 from ..utils.constraints import constrained
 from ..utils.validation import Interval, Options, parameter_error
 from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
+from ..utils.validation import POSITIVE
 
 __all__ = ["pure_dp_to_zcdp", "zcdp_to_dp", "rdp_to_dp"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 DELTA = Interval(float, 0, 1, closed="left")
 RDP_METHODS = Options(("cks", "classic"))

@@ -37,16 +37,17 @@ from ..utils.constraints import Checked, InstanceOf, Optional, constrained, cons
 from ..utils.validation import Interval, parameter_error
 from ..utils.votes import check_gamma_votes
 from .profiles import Enclosure, pld_atoms, convolve_pld, pld_delta_at, _power
+from ..utils.validation import POSITIVE
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
 
-_POS = Interval(float, 0, None, closed="neither")
+_POS = POSITIVE
 _NONNEG = Interval(float, 0, None, closed="left")
 _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 _MOMENTS = Interval(int, 1, 10_000)
 #: Any finite positive gamma: where the script's floats overflow (e**(2 gamma) beyond
 #: gamma = 354.9), the result reports the script's OverflowError in ``script_error``.
-_SCRIPT_GAMMA = Interval(float, 0, None, closed="neither")
+_SCRIPT_GAMMA = POSITIVE
 #: lnmax_neighbour_delta's exact laws: evaluation cost grows with gamma.
 _EXACT_GAMMA = Interval(float, 0, 1e6, closed="right")
 _STEP = Interval(float, 1e-6, 1.0, closed="both")

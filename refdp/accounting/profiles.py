@@ -38,11 +38,12 @@ from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from ._fftconv import convolve_bounds
+from ..utils.validation import POSITIVE
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
            "Enclosure", "privacy_profile_delta", "privacy_profile_epsilon"]
 
-_POS = Interval(float, 0, None, closed="neither")
+_POS = POSITIVE
 _NONNEG = Interval(float, 0, None, closed="left")
 _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 _COUNT = Interval(int, 1, None)

@@ -49,11 +49,12 @@ from ..utils.validation import Described, Interval, Options, parameter_error
 from ..utils.losses import HuberHingeLoss, LogisticLoss, MarginLoss
 from ..utils.solver import minimise
 from ..verify.verdict import Verdict
+from ..utils.validation import POSITIVE
 
 __all__ = ["ERMRelease", "WhiteBoxERMAudit", "erm_whitebox", "record_alphabet", "objective_log_density"]
 
 _OWNER = "erm_whitebox"
-_POS = Interval(float, 0, None, closed="neither")
+_POS = POSITIVE
 #: The audit's exact densities ``exp(-beta ||b||)`` need finite noise rates: epsilon,
 #: the regularisation and the data norm are taken where a rule's rate stays finite.
 _EPSILON = Interval(float, 0, 1000, closed="right")

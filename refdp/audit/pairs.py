@@ -28,6 +28,7 @@ from ..utils.constraints import FLAG, RNG, Checked, constrained, constrained_fie
 from ..utils.validation import Described, Interval, parameter_error
 from .blackbox import (CLAIMED_DELTA, CLAIMED_EPSILON, CLIENT, CONFIDENCE, DELTA_AT_EPSILON, HOLDOUT_PAIRS,
                        MAX_SELECTION, MECHANISM, N_SAMPLES, PROGRESS, TOLERANCE)
+from ..utils.validation import POSITIVE
 
 __all__ = ["query_answer_pairs", "pattern_pairs", "search_pairs", "PairSearch", "PATTERNS"]
 
@@ -274,7 +275,7 @@ class PairSearch:
 
 @constrained(
     mechanism=MECHANISM, dim=_LENGTH, claimed_epsilon=CLAIMED_EPSILON, patterns=_PATTERNS,
-    sensitivity=Interval(float, 0, None, closed="neither"), local_rounds=Interval(int, 0, 1000),
+    sensitivity=POSITIVE, local_rounds=Interval(int, 0, 1000),
     local_moves=Interval(int, 1, 1 << 20), screen_samples=N_SAMPLES, finalists=Interval(int, 1, None),
     confidence=CONFIDENCE, n_samples=N_SAMPLES, claimed_delta=CLAIMED_DELTA,
     delta_at_epsilon=DELTA_AT_EPSILON, tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS, float_bits=FLAG,

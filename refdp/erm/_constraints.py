@@ -18,6 +18,7 @@ import numpy as np
 from ..utils.constraints import FLAG, Nullable, Options
 from ..utils.validation import Described, Interval, check_array, parameter_error
 from ._data import check_classes, rows_above
+from ..utils.validation import POSITIVE
 
 __all__ = ["Loss", "Classes", "UnitBallRows", "SignedLabels", "LOSS", "BINARY_CLASSES",
            "UNIT_BALL_ROWS", "SIGNED_LABELS", "REPORTED_POSITIVE", "REPORTED_NONNEGATIVE", "REPORTED_COUNT",
@@ -27,7 +28,7 @@ __all__ = ["Loss", "Classes", "UnitBallRows", "SignedLabels", "LOSS", "BINARY_CL
 
 #: A budget, rate, scale or regularization reported in a result: finite and positive
 #: (a release never states an infinite or a zero epsilon).
-REPORTED_POSITIVE = Interval(float, 0, None, closed="neither")
+REPORTED_POSITIVE = POSITIVE
 #: A finite non-negative reported number (Delta, a tolerance, a floor).
 REPORTED_NONNEGATIVE = Interval(float, 0, None, closed="left")
 #: A number of records or of features.

@@ -28,11 +28,11 @@ from ..utils.validation import Described, Interval, check_array, check_scalar, p
 from ..utils.validation import check_flag
 from ..utils.partition import check_classes, labels_to_indices
 from ._sklearn_compat import FeatureTypeError, warn_column_vector
+from ..utils.validation import POSITIVE
 
 __all__ = ["feature_array", "unit_ball_rows", "rows_above", "shrink_into_ball", "signed_labels",
            "label_array", "check_classes", "prepare", "prepare_data"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 
 
 def rows_above(X, radius=1.0):
@@ -269,7 +269,7 @@ def signed_labels(y, classes, n, owner):
 
 
 PM1 = np.array([-1, 1])
-TOL = Interval(float, 0, None, closed="neither")
+TOL = POSITIVE
 
 
 def prepare(owner, X, y, loss, epsilon, regularization, *, tol, norm_bound=1.0, clip=False, classes=PM1,

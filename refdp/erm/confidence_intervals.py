@@ -74,12 +74,12 @@ from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
                                release_private_hessian)
 from .result import PrivateERMResult
+from ..utils.validation import POSITIVE
 
 __all__ = ["PrivateConfidenceIntervals", "confidence_intervals", "private_confidence_intervals",
            "split_budget", "DEFAULT_SPLIT"]
 
 LEVEL = Interval(float, 0, 1, closed="neither")
-POSITIVE = Interval(float, 0, None, closed="neither")
 SHARE = Interval(float, 0, 1, closed="neither")
 DELTA = Interval(float, 0, 1, closed="neither")
 #: Monte Carlo draws: at most 2**24 (n_samples = 1e308 failed allocating in NumPy).

@@ -43,11 +43,11 @@ from .objective_perturbation import objective_perturbation_budget, release_objec
 from .objective_perturbation_zcdp import objective_perturbation_zcdp_budget, release_objective_perturbation_zcdp
 from .output_perturbation import (DEFAULT_TOL, FEATURES, LABELS, release_output_perturbation,
                                   release_output_perturbation_zcdp)
+from ..utils.validation import POSITIVE
 
 __all__ = ["PrivateLogisticRegression", "PrivateHuberSVM"]
 
 METHODS = Options(("objective", "output"))
-POSITIVE = Interval(float, 0, None, closed="neither")
 #: The constructor parameters shared by both classifiers (declared once; validated at ``fit``,
 #: as scikit-learn's protocol requires: ``__init__`` stores its arguments unchanged).
 PARAMETERS = dict(epsilon=Nullable(POSITIVE), regularization=POSITIVE, method=METHODS,

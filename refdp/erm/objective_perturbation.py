@@ -59,11 +59,11 @@ from ._grid_minimiser import secure_minimiser
 from ..utils.solver import minimise
 from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS, RELEASE
 from .result import PrivateERMResult
+from ..utils.validation import POSITIVE
 
 __all__ = ["ObjectivePerturbationBudget", "objective_perturbation_budget",
            "release_objective_perturbation", "objective_perturbation"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 COUNT = Interval(int, 1, None)
 
 #: Chaudhuri et al. bound the ratio of the Jacobian determinants by

@@ -59,11 +59,11 @@ from ..utils.solver import minimise
 from .objective_perturbation import IMPROVED_POWER, JACOBIAN_POWER, BudgetFor, budget_within, extra_regularization
 from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS, RELEASE
 from .result import PrivateERMResult
+from ..utils.validation import POSITIVE
 
 __all__ = ["ObjectivePerturbationZCDPBudget", "objective_perturbation_zcdp_budget",
            "release_objective_perturbation_zcdp", "objective_perturbation_zcdp"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 COUNT = Interval(int, 1, None)
 
 

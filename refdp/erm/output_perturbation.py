@@ -48,12 +48,12 @@ from ._constraints import BINARY_CLASSES, LOSS, SIGNED_LABELS, UNIT_BALL_ROWS
 from ._data import prepare_data
 from ..utils.solver import minimise
 from .result import PrivateERMResult
+from ..utils.validation import POSITIVE
 
 __all__ = ["output_perturbation", "release_output_perturbation", "output_perturbation_sensitivity",
            "output_perturbation_rate", "output_perturbation_sigma", "output_perturbation_zcdp",
            "release_output_perturbation_zcdp"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 COUNT = Interval(int, 1, None)
 DEFAULT_TOL = 1e-8

@@ -76,12 +76,12 @@ from ._data import signed_labels, unit_ball_rows
 from ._constraints import (BINARY_CLASSES, LOSS, PRIVACY_KIND, REPORTED_COUNT, REPORTED_NONNEGATIVE,
                            REPORTED_POSITIVE)
 from .output_perturbation import FEATURES, LABELS
+from ..utils.validation import POSITIVE
 
 __all__ = ["PrivateMatrix", "hessian_matrix", "gradient_covariance_matrix", "frobenius_sensitivity",
            "vec_f_sensitivity", "symmetric_noise", "secure_symmetric_release", "floor_eigenvalues", "private_hessian", "private_gradient_covariance",
            "release_private_hessian", "release_private_gradient_covariance", "check_privacy"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 COUNT = Interval(int, 1, None)
 _U = Fraction(UNIT_ROUNDOFF)

@@ -40,10 +40,10 @@ from ..utils.validation import Interval
 from ._data import feature_array, shrink_into_ball
 from ._params import ParamsMixin
 from ._sklearn_compat import not_fitted
+from ..utils.validation import POSITIVE
 
 __all__ = ["RandomFourierFeatures"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 #: Number of random features: at most 2**20 (a mistyped 5e8 allocated d * 5e8 normals for minutes).
 COMPONENTS = Interval(int, 1, 2**20)
 #: Features: a finite 2-D float array (checked by feature_array in the body, with sklearn's messages).

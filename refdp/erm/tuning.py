@@ -38,10 +38,10 @@ from ..mechanisms import exponential_mechanism, exponential_mechanism_distributi
 from ..utils.rng import spawn_streams
 from ._data import check_classes, feature_array, label_array, signed_labels
 from .output_perturbation import FEATURES, LABELS
+from ..utils.validation import POSITIVE
 
 __all__ = ["TuningResult", "private_tuning", "tuning_selection_distribution", "split_parts"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 
 
 @constrained_fields(index=Interval(int, 0, None), regularization=POSITIVE, unchecked="the released estimator")
@@ -120,7 +120,7 @@ def tuning_selection_distribution(mistakes, epsilon, *, exact=False, dps=50, ctx
 @constrained(estimator=Checked("a PrivateLogisticRegression or PrivateHuberSVM with declared classes "
                                "(checked in the body)", invalid=("abc", None, 1.5, object())),
              X=FEATURES, y=LABELS,
-             regularizations=Array(ndim=1, interval=Interval(float, 0, None, closed="neither")), rng=RNG)
+             regularizations=Array(ndim=1, interval=POSITIVE), rng=RNG)
 def private_tuning(estimator, X, y, regularizations, *, rng=None):
     """Choose ``Lambda`` among candidates and release one model, epsilon-DP end to end ([CMS11]_ Algorithm 4).
 

@@ -5,13 +5,13 @@ import numpy as np
 
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from ..accounting import DEFAULT_ORDERS
+from ..utils.validation import POSITIVE
 
 __all__ = ["GAMMA", "DELTA", "POSITIVE", "check_gamma", "check_delta", "check_orders",
            "MIN_DISCRETE_GAMMA", "check_discrete_gamma"]
 
-GAMMA = Interval(float, 0, None, closed="neither")
+GAMMA = POSITIVE
 DELTA = Interval(float, 0, 1, closed="neither")
-POSITIVE = Interval(float, 0, None, closed="neither")
 
 def check_gamma(gamma, owner):
     """LNMax's inverse Laplace scale: a finite float in (0, inf)."""

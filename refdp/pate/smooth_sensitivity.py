@@ -111,7 +111,7 @@ __all__ = ["SmoothSensitivity", "EpsilonRelease", "smooth_sensitivity", "smooth_
 PRIVATE_MECHANISMS = ("refdp.pate.release_epsilon",)
 
 _STATISTIC = Options(("lemma4", "exact"))
-_BETA = Interval(float, 0, None, closed="neither")
+_BETA = POSITIVE
 #: The moment order lambda: below 2**-20 the estimates (f + ln(1/delta)) / lambda
 #: overflow to inf (order 5e-324) and say nothing; above 2**20 the interval
 #: enclosures of Theorem 3 raise to powers up to 1e308 and take

@@ -23,6 +23,7 @@ from ..utils.rng import spawn_streams
 from ..utils.validation import Interval, Options, check_option, check_rng, check_scalar, parameter_error
 from ..accounting.budget import check_budget
 from ..utils.constraints import Checked, constrained
+from ..utils.validation import POSITIVE
 
 _NAN, _INF = float("nan"), float("inf")
 #: The ensembles validate in the body, so that messages name the concrete class
@@ -40,7 +41,7 @@ __all__ = ["TeacherEnsemble"]
 
 
 NEIGHBOURS = Options(("replace", "add_remove"))
-_EPSILON = Interval(float, 0, None, closed="neither")
+_EPSILON = POSITIVE
 _K = Interval(int, 1, None)
 
 

@@ -44,6 +44,7 @@ from ..utils.rounding import ceil_interval
 from ..utils.constraints import CONTEXT, DIGITS, FLAG, Checked, constrained
 from ..utils.validation import Interval, check_array, check_rng, check_scalar, parameter_error
 from ._ensemble import _QUERIES, _RNG, TeacherEnsemble
+from ..utils.validation import POSITIVE
 
 __all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_bound",
            "PRIVATE_MECHANISMS"]
@@ -52,7 +53,7 @@ __all__ = ["AveragedPrediction", "clipped_laplace_mean", "averaging_extra_error_
 #: proofs_checks/dwork_feldman/corollary_4_7_averaging_privacy.py.
 PRIVATE_MECHANISMS = ("refdp.prediction.averaging.AveragedPrediction.predict",)
 
-_POSITIVE = Interval(float, 0, None, closed="neither")
+_POSITIVE = POSITIVE
 _UNIT = Interval(float, 0, 1)
 _K = Interval(int, 1, None)
 _DPS = Interval(int, 1, None)

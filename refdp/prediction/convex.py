@@ -49,6 +49,7 @@ from ..utils.losses import HuberLoss, LogisticLoss
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
 from ..utils.constraints import Converted, Optional, constrained
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, ceil_interval, interval_context
+from ..utils.validation import POSITIVE
 
 __all__ = [
     "LogisticLoss",
@@ -65,7 +66,6 @@ __all__ = [
     "corollary_4_13_excess_risk_bound",
 ]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 COUNT = Interval(int, 1, None)
 

@@ -35,6 +35,7 @@ from ..utils.constraints import CONTEXT, DIGITS, FLAG, Array, constrained
 from ..utils.validation import Interval, check_rng, parameter_error
 from ..mechanisms import exponential_mechanism_distribution
 from ._ensemble import _QUERIES, _RNG, TeacherEnsemble
+from ..utils.validation import POSITIVE
 
 __all__ = ["SoftMajority", "soft_majority_k", "soft_majority_probabilities", "PRIVATE_MECHANISMS"]
 
@@ -42,7 +43,7 @@ __all__ = ["SoftMajority", "soft_majority_k", "soft_majority_probabilities", "PR
 #: proofs_checks/dwork_feldman/theorem_4_1_soft_majority_privacy.py.
 PRIVATE_MECHANISMS = ("refdp.prediction.soft_majority.SoftMajority.predict",)
 
-_EPSILON = Interval(float, 0, None, closed="neither")
+_EPSILON = POSITIVE
 _ALPHA = Interval(float, 0, 1, closed="neither")
 _CLASSES = Interval(int, 2, None)
 _DPS = Interval(int, 1, None)

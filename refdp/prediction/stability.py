@@ -54,6 +54,7 @@ from ..accounting import zcdp_to_dp
 from ..accounting.budget import check_budget
 from ..mechanisms import gaussian_mechanism, gaussian_sigma_zcdp, laplace_mechanism, laplace_scale
 from ..utils.constraints import FLAG, RNG, Array, Checked, Converted, SameLength, constrained
+from ..utils.validation import POSITIVE
 
 __all__ = [
     "Guarantee",
@@ -73,7 +74,6 @@ PRIVATE_MECHANISMS = (
     "refdp.prediction.stability.StablePredictor.predict",
 )
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
 UNIT_OPEN = Interval(float, 0, 1, closed="neither")
 PARTS = Interval(int, 1, None)

@@ -32,13 +32,14 @@ from ..utils.validation import (Interval, Options, check_array, check_option,
 from ..accounting.budget import check_budget
 from ..utils.constraints import RNG, Checked, Converted, constrained
 from ..utils.partition import check_classes, labels_to_indices
+from ..utils.validation import POSITIVE
 
 __all__ = ["ProjectedWalk", "walk_step", "walk_empirical_error_bound", "exact_walk_state", "exact_walk_log_odds"]
 
 PRIVATE_MECHANISMS = ("refdp.prediction.walk.ProjectedWalk.predict",)
 
 NEIGHBOURS = Options(("replace", "add_remove"))
-_EPS = Interval(float, 0, None, closed="neither")
+_EPS = POSITIVE
 _ALPHA = Interval(float, 0, 0.5, closed="neither")
 
 

@@ -47,10 +47,10 @@ from .validation import Interval, check_array, check_scalar, parameter_error
 from types import MappingProxyType
 
 from .constraints import Checked, InstanceOf, constrained
+from .validation import POSITIVE
 
 __all__ = ["MarginLoss", "LogisticLoss", "HuberHingeLoss", "HuberLoss", "check_loss", "exact_number"]
 
-POSITIVE = Interval(float, 0, None, closed="neither")
 UNIT = Interval(float, 0, 1, closed="right")
 
 

@@ -38,6 +38,7 @@ from ..utils.precision import exact_rational, is_interval, is_mpf, shared_contex
 from ..utils import constraints as _c
 from ..utils.validation import Described, Interval, parameter_error
 from .verdict import enclose, lower, upper
+from ..utils.validation import POSITIVE
 
 __all__ = [
     "SUM_TOLERANCE",
@@ -57,7 +58,7 @@ SUM_TOLERANCE = Fraction(1, 10**9)
 
 _EPSILON = Interval(float, 0, None, closed="left")
 _ORDER = Interval(float, 1, None, closed="neither")
-_LAMBDA = Interval(float, 0, None, closed="neither")
+_LAMBDA = POSITIVE
 _DIST = _c.Checked("a mapping output -> probability or a sequence of probabilities (checked by as_distribution)",
                    invalid=([], None, "abc", [-0.5, 1.5], [float("nan"), 1.0], {0: -1.0}))
 _NAME = _c.InstanceOf((str,), "a str")
