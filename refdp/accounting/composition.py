@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Interval, parameter_error
-from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
+from ..utils.rounding import ceil_fraction, ceil_interval, interval_context, shared_interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE
 
 __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
@@ -201,7 +201,7 @@ def pate_quick_composition(gamma, n_queries, delta):
     """
     if delta == 0.0:
         return math.inf
-    with interval_context() as iv:
-        g = iv.mpf(gamma)
-        value = 4 * n_queries * g * g + 2 * g * iv.sqrt(2 * n_queries * -iv.ln(iv.mpf(delta)))
-        return ceil_interval(value)
+    iv = shared_interval_context()                  # this thread's, at the fixed precision IV_PREC
+    g = iv.mpf(gamma)
+    value = 4 * n_queries * g * g + 2 * g * iv.sqrt(2 * n_queries * -iv.ln(iv.mpf(delta)))
+    return ceil_interval(value)
