@@ -15,10 +15,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from mpmath import libmp
 
 from ..utils.constraints import PRIVACY, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
-from ..utils.rounding import ceil_interval, shared_interval_context
+from ..utils.rounding import _ceil_raw, ceil_interval, shared_interval_context
 from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
 
 __all__ = ["DEFAULT_ORDERS", "MomentsConversion", "moments_to_dp",
@@ -112,13 +113,12 @@ def _best_order(float_values, rigorous):
     cost tightness (at most a relative 1e-9), never validity.
     """
     finite = np.isfinite(float_values)
-    if not finite.any():
+    best_float = float(np.min(float_values, where=finite, initial=math.inf))
+    if best_float == math.inf:
         return math.inf, None
-    best_float = float(np.min(float_values[finite]))
     slack = _SCREEN_RTOL * abs(best_float) + 1e-300
-    candidates = np.flatnonzero(finite & (float_values <= best_float + slack))
-    values = [(rigorous(int(i)), int(i)) for i in candidates]
-    return min(values)
+    candidates = np.flatnonzero(finite & (float_values <= best_float + slack)).tolist()
+    return min([(rigorous(i), i) for i in candidates])
 
 
 @constrained(log_moments=LOG_MOMENTS, orders=ORDERS, delta=Optional(DELTA), epsilon=Optional(POSITIVE))
@@ -198,8 +198,8 @@ def _solve_epsilon(log_moments, orders, delta):
     for method, screen in zip(("classic", "cks"), screens):
 
         def rigorous(i, method=method):
-            v = _rigorous_epsilon_at_order(iv, float(orders[i]), iv.mpf(log_moments[i]), log_inv_delta, method)
-            return max(0.0, ceil_interval(v))
+            hi = _epsilon_upper_at_order(iv, float(orders[i]), float(log_moments[i]), log_inv_delta, method)
+            return max(0.0, _ceil_raw(hi))
 
         eps, i = _best_order(screen, rigorous)
         results.append((eps, None if i is None else float(orders[i])))
@@ -231,8 +231,8 @@ def _cached_ln(iv, x):
     return iv.make_mpf(raw)
 
 
-def _order_constants(iv, lam_f):
-    """``(lambda, ln(lambda + 1), ln(lambda) - ln(lambda + 1))`` as intervals of ``iv``, kept in the cache."""
+def _order_constants_raw(iv, lam_f):
+    """``(lambda, ln(lambda + 1), ln(lambda) - ln(lambda + 1))`` as raw intervals of ``iv``, kept in the cache."""
     key = ("order", iv.prec, lam_f)
     raws = _IV_CACHE.get(key)
     if raws is None:
@@ -240,7 +240,48 @@ def _order_constants(iv, lam_f):
         l1 = iv.ln(lam + 1)
         raws = (lam._mpi_, l1._mpi_, (iv.ln(lam) - l1)._mpi_)
         _cache_put(key, raws)
-    return tuple(iv.make_mpf(r) for r in raws)
+    return raws
+
+
+def _order_constants(iv, lam_f):
+    """:func:`_order_constants_raw` as intervals of ``iv``."""
+    return tuple(iv.make_mpf(r) for r in _order_constants_raw(iv, lam_f))
+
+
+def _epsilon_upper_at_order(iv, lam_f, log_moment_f, log_inv_delta, method):
+    """The upper endpoint (raw) of :func:`_rigorous_epsilon_at_order`, from upper endpoints alone.
+
+    Interval addition, subtraction and division by a positive point (the
+    order) give their upper endpoints by one directed rounding of the
+    operands' endpoints (``mpmath.libmp.libmpi``: ``mpi_add``, ``mpi_sub``,
+    ``mpi_div``); this performs exactly those roundings, at the context's
+    precision, and skips the lower endpoints, which the conversion does not use.
+    """
+    prec = iv.prec
+    lam, l1, tail = _order_constants_raw(iv, lam_f)
+    v = libmp.mpf_add(libmp.from_float(log_moment_f), log_inv_delta._mpi_[1], prec, libmp.round_ceiling)
+    if v == libmp.fnan:
+        v = libmp.finf
+    if method == "cks":
+        v = libmp.mpf_sub(v, l1[0], prec, libmp.round_ceiling)
+        if v == libmp.fnan:
+            v = libmp.finf
+    v = _div_up(v, lam[0], prec)
+    if method == "cks":
+        v = libmp.mpf_add(v, tail[1], prec, libmp.round_ceiling)
+        if v == libmp.fnan:
+            v = libmp.finf
+    return v
+
+
+def _div_up(v, lam, prec):
+    """Upper endpoint of ``[., v] / [lam, lam]`` for ``lam > 0`` as ``mpi_div`` computes it."""
+    if v == libmp.fzero:
+        return libmp.fzero
+    out = libmp.mpf_div(v, lam, prec, libmp.round_ceiling)
+    if out == libmp.fnan:
+        return libmp.finf if libmp.mpf_sign(v) >= 0 else libmp.fzero
+    return out
 
 
 def _rigorous_epsilon_at_order(iv, lam_f, log_moment, log_inv_delta, method):

@@ -125,12 +125,14 @@ def test_rigorous_epsilon_at_order_equals_the_shared_formula():
     rng = np.random.default_rng(5)
     with interval_context() as iv:
         for lam in list(DEFAULT_ORDERS) + list(np.exp(rng.uniform(-10, 8, 30))):
-            for lm in (0.0, 1e-9, 3.7, 250.0):
+            for lm in (0.0, 1e-9, 3.7, 250.0, 1e-300):
                 lid = -iv.ln(iv.mpf(1e-7))
                 for method in ("classic", "cks"):
                     want = _epsilon_at_order(iv.mpf(float(lam)), iv.mpf(lm), lid, iv.ln, method)
                     got = moments_module._rigorous_epsilon_at_order(iv, float(lam), iv.mpf(lm), lid, method)
                     assert got._mpi_ == want._mpi_
+                    upper = moments_module._epsilon_upper_at_order(iv, float(lam), lm, lid, method)
+                    assert upper == want._mpi_[1]
 
 
 @pytest.mark.parametrize("two_sided", [False, True])
