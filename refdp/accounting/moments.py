@@ -287,6 +287,9 @@ def _div_up(v, lam, prec):
 def _rigorous_epsilon_at_order(iv, lam_f, log_moment, log_inv_delta, method):
     """:func:`_epsilon_at_order` on intervals, operation for operation, with the order's constants cached.
 
+    The whole enclosure; :func:`_epsilon_upper_at_order` computes its upper
+    endpoint alone (tests/pate/test_fast_paths.py compares the three).
+
     ``classic``: ``(log_moment + log_inv_delta) / lambda``; ``cks``:
     ``(log_moment + log_inv_delta - ln(lambda + 1)) / lambda + (ln(lambda) - ln(lambda + 1))``,
     evaluated left to right as there, so every enclosure is the same.
