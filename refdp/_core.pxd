@@ -48,6 +48,10 @@ cdef double laplace_difference_log_tail(double gap, double gamma) noexcept nogil
 #    log_q[i] >= log of Lemma 4's q for counts[i, :] (rounded upward, see docs/theory).
 cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n_classes,
                        double gamma, double* log_q) noexcept nogil
+#    The same, and log_q2[i] at the row with one vote moved from the plurality class to
+#    the runner-up (top-two gap >= 3; +inf for gaps 0..2, -inf for one class).
+cdef void lemma4_log_q_pair(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n_classes,
+                            double gamma, double* log_q, double* log_q2) noexcept nogil
 
 # 4. Accountant log-sum-exp (PATE Theorems 2 and 3, composed by Theorem 1).
 #    out[k] >= sum_i min(2 gamma^2 l (l + 1), 2 gamma l, Thm3(q_i, l)) with

@@ -379,18 +379,64 @@ cdef enum:
     _GAP_WORDS = 16         # _GAP_TABLE / 64 bits marking the filled entries
 
 
+cdef inline double _lemma4_row(const int64_t* row, Py_ssize_t n_classes, Py_ssize_t jstar,
+                               int64_t top, Py_ssize_t runner, int64_t d, double gamma,
+                               double* ltab, uint64_t* seen) noexcept nogil:
+    # Lemma 4's upward-rounded log q of the row with d votes moved from jstar (count top)
+    # to runner (d = 0: the row itself; runner is then ignored), jstar the first largest
+    # count of that row. Each lt is log(2 + z) - z - LOG4 with z = gamma * gap, evaluated
+    # by exactly these operations; a gap met before in the same call reads the value
+    # computed then (gaps are integers and repeat across rows), which changes nothing
+    # in the result.
+    cdef Py_ssize_t j
+    cdef int64_t g, t = top - d
+    cdef double z, zbar, lt, m, s, w, r, lse
+    # streaming log-sum-exp: (m, s) stands for exp(m) * s; w carries the
+    # same weights times z, so that w / s is the mass-weighted mean of z.
+    m = -INFINITY
+    s = 0.0
+    w = 0.0
+    for j in range(n_classes):
+        if j == jstar:
+            continue
+        if j == runner:
+            g = t - (row[j] + d)
+        else:
+            g = t - row[j]
+        z = gamma * <double> g
+        if <uint64_t> g < _GAP_TABLE:
+            if (seen[g >> 6] >> (g & 63)) & 1:
+                lt = ltab[g]
+            else:
+                lt = log(2.0 + z) - z - LOG4
+                ltab[g] = lt
+                seen[g >> 6] |= (<uint64_t> 1) << (g & 63)
+        else:
+            lt = log(2.0 + z) - z - LOG4
+        if lt > m:
+            r = exp(m - lt)
+            s = s * r + 1.0
+            w = w * r + z
+            m = lt
+        else:
+            r = exp(lt - m)
+            s = s + r
+            w = w + r * z
+    if s == 0.0:
+        return -INFINITY
+    lse = m + log(s)
+    zbar = w / s
+    # upward rounding margin (refdp/_bounds.pxd)
+    return lse + lemma4_margin(lse, zbar, n_classes)
+
+
 cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n_classes,
                        double gamma, double* log_q) noexcept nogil:
-    # Each lt below is log(2 + z) - z - LOG4 with z = gamma * gap, evaluated by
-    # exactly these operations; a gap met before in the same call reads the
-    # value computed then (gaps are integers and repeat across rows), which
-    # changes nothing in the result.
     cdef double ltab[_GAP_TABLE]
     cdef uint64_t seen[_GAP_WORDS]
     cdef Py_ssize_t i, j, jstar
     cdef const int64_t* row
-    cdef int64_t top, g
-    cdef double z, zbar, lt, m, s, w, r, lse
+    cdef int64_t top
     memset(seen, 0, sizeof(seen))
     for i in range(n_queries):
         row = counts + i * n_classes
@@ -400,41 +446,43 @@ cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n
             if row[j] > top:
                 top = row[j]
                 jstar = j
-        # streaming log-sum-exp: (m, s) stands for exp(m) * s; w carries the
-        # same weights times z, so that w / s is the mass-weighted mean of z.
-        m = -INFINITY
-        s = 0.0
-        w = 0.0
+        log_q[i] = _lemma4_row(row, n_classes, jstar, top, -1, 0, gamma, ltab, seen)
+
+
+cdef void lemma4_log_q_pair(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n_classes,
+                            double gamma, double* log_q, double* log_q2) noexcept nogil:
+    # log_q as lemma4_log_q; log_q2 Lemma 4 at the row with one vote moved from the
+    # plurality class j* (first largest count) to the runner-up (first largest of the
+    # others) when their gap is at least 3 (j* stays the unique largest count), +inf
+    # for gaps 0..2, -inf for one class: the values of
+    # refdp.pate.accountant.lemma4_two_sided_log_q, operation for operation.
+    cdef double ltab[_GAP_TABLE]
+    cdef uint64_t seen[_GAP_WORDS]
+    cdef Py_ssize_t i, j, jstar, runner
+    cdef const int64_t* row
+    cdef int64_t top, second
+    memset(seen, 0, sizeof(seen))
+    for i in range(n_queries):
+        row = counts + i * n_classes
+        jstar = 0
+        top = row[0]
+        for j in range(1, n_classes):
+            if row[j] > top:
+                top = row[j]
+                jstar = j
+        log_q[i] = _lemma4_row(row, n_classes, jstar, top, -1, 0, gamma, ltab, seen)
+        runner = -1
+        second = 0
         for j in range(n_classes):
-            if j == jstar:
-                continue
-            g = top - row[j]
-            z = gamma * <double> g
-            if <uint64_t> g < _GAP_TABLE:
-                if (seen[g >> 6] >> (g & 63)) & 1:
-                    lt = ltab[g]
-                else:
-                    lt = log(2.0 + z) - z - LOG4
-                    ltab[g] = lt
-                    seen[g >> 6] |= (<uint64_t> 1) << (g & 63)
-            else:
-                lt = log(2.0 + z) - z - LOG4
-            if lt > m:
-                r = exp(m - lt)
-                s = s * r + 1.0
-                w = w * r + z
-                m = lt
-            else:
-                r = exp(lt - m)
-                s = s + r
-                w = w + r * z
-        if s == 0.0:
-            log_q[i] = -INFINITY
+            if j != jstar and (runner < 0 or row[j] > second):
+                second = row[j]
+                runner = j
+        if runner < 0:
+            log_q2[i] = -INFINITY
+        elif top - second <= 2:
+            log_q2[i] = INFINITY
         else:
-            lse = m + log(s)
-            zbar = w / s
-            # upward rounding margin (refdp/_bounds.pxd)
-            log_q[i] = lse + lemma4_margin(lse, zbar, n_classes)
+            log_q2[i] = _lemma4_row(row, n_classes, jstar, top, runner, 1, gamma, ltab, seen)
 
 
 def _py_laplace_difference_log_tail(gaps, gamma):
@@ -471,6 +519,28 @@ cdef object _lemma4_entry(const int64_t[:, ::1] counts, double gamma):
     with nogil:
         lemma4_log_q(&counts[0, 0], n, c, gamma, &o[0])
     return out
+
+
+def _py_lemma4_log_q_pair(counts, gamma):
+    """Lemma 4's log q per row and at the row's worst neighbour (``counts`` int64, C-contiguous, >= 1 column)."""
+    owner = "refdp._core._py_lemma4_log_q_pair"
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
+    if counts.shape[0] > 0 and counts.shape[1] < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    return _lemma4_pair_entry(counts, positive_arg(gamma, "gamma", owner))
+
+
+cdef object _lemma4_pair_entry(const int64_t[:, ::1] counts, double gamma):
+    cdef Py_ssize_t n = counts.shape[0], c = counts.shape[1]
+    out = np.empty(n, dtype=np.float64)
+    out2 = np.empty(n, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef double[::1] o2 = out2
+    if n == 0:
+        return out, out2
+    with nogil:
+        lemma4_log_q_pair(&counts[0, 0], n, c, gamma, &o[0], &o2[0])
+    return out, out2
 
 
 # --------------------------------------------------------------------------
@@ -619,6 +689,11 @@ def _py_accountant_log_moments(log_q, orders, gamma):
                              positive_arg(gamma, "gamma", owner))
 
 
+cdef enum:
+    # below this many queries the accountant sums the terms directly (same sum, term for term)
+    _UNIQUE_MIN_QUERIES = 256
+
+
 cdef object _accountant_entry(const double[::1] log_q, const double[::1] orders, double gamma):
     cdef Py_ssize_t n = log_q.shape[0], m = orders.shape[0]
     cdef Py_ssize_t n_values, k0, mc, chunk
@@ -627,7 +702,8 @@ cdef object _accountant_entry(const double[::1] log_q, const double[::1] orders,
     if m == 0:
         return out
     cdef const double* pl = &log_q[0] if n > 0 else NULL
-    if n < 2:
+    if n < _UNIQUE_MIN_QUERIES:
+        # few queries: finding the distinct values costs more than it can save
         with nogil:
             accountant_log_moments(pl, n, &orders[0], m, gamma, &o[0])
         return out

@@ -256,6 +256,30 @@ def logsumexp(x):
 # Entry points for refdp's own modules (not public API: the caller validates).
 # ---------------------------------------------------------------------------
 
+# PATE accountant (refdp/_core.pyx sections 3 and 4; twins in refdp/twins/core.py), for callers
+# that validated their arguments (counts: int64 (Q, C), C >= 1; gamma finite > 0; log_q without
+# NaN; orders finite > 0, non-empty).
+
+def lemma4_log_q_pair(counts, gamma, *, compiled=True):
+    """(Lemma 4's log q, its two-sided counterpart) per row, in one pass over the counts.
+
+    The second is Lemma 4 at the row with one vote moved from the plurality
+    class to the runner-up when their gap is at least 3, ``+inf`` for gaps
+    0..2, ``-inf`` for one class (:func:`refdp.pate.accountant.lemma4_two_sided_log_q`).
+    """
+    if not compiled:
+        return _core_twin.lemma4_log_q_pair(counts, gamma)
+    return _core._py_lemma4_log_q_pair(np.ascontiguousarray(counts, dtype=np.int64), gamma)
+
+
+def accountant_log_moments_of(log_q, orders, gamma, *, compiled=True):
+    """:func:`accountant_log_moments` without its argument checks (the caller made them)."""
+    if not compiled:
+        return _core_twin.accountant_log_moments(log_q, orders, gamma)
+    return _core._py_accountant_log_moments(np.ascontiguousarray(log_q, dtype=np.float64),
+                                            np.ascontiguousarray(orders, dtype=np.float64), gamma)
+
+
 # Exact integer samplers (refdp/_core.pyx section 5; twins in refdp/twins/core.py).
 
 _U64 = 1 << 64

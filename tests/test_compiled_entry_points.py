@@ -135,6 +135,11 @@ CHILD = textwrap.dedent(r'''
                 lambda a: (arr_ok(a[0], "i8", 2) and (a[0].shape[0] == 0 or a[0].shape[1] >= 1)
                            and pos_ok(a[1])),
                 lambda a: tc.lemma4_log_q(a[0], a[1]), "close"),
+            "_py_lemma4_log_q_pair": (
+                [COUNTS, 0.1], ["i8_2d", "gamma"],
+                lambda a: (arr_ok(a[0], "i8", 2) and (a[0].shape[0] == 0 or a[0].shape[1] >= 1)
+                           and pos_ok(a[1])),
+                lambda a: tc.lemma4_log_q_pair(a[0], a[1]), "close"),
             "_py_accountant_log_moments": (
                 [np.array([-3.0, -3.0, -0.5, -np.inf]), np.array([0.5, 2.0, 16.0]), 0.1],
                 ["f8", "f8", "gamma"],

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..utils.constraints import PRIVACY_OR_INF, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Interval, parameter_error
-from ..utils.rounding import ceil_fraction, ceil_interval, interval_context
+from ..utils.rounding import ceil_fraction, ceil_interval, interval_context, shared_interval_context
 from .conversions import DELTA, NONNEGATIVE, POSITIVE, finite_bound
 
 __all__ = ["EpsilonDelta", "basic_composition", "advanced_composition",
@@ -236,7 +236,7 @@ def pate_quick_composition(gamma, n_queries, delta):
 
 def _quick_epsilon(gamma, n_queries, delta) -> float:
     """PATE's closed form for ``delta > 0``, rounded up (inf if it overflows)."""
-    with interval_context() as iv:
-        g = iv.mpf(gamma)
-        value = 4 * n_queries * g * g + 2 * g * iv.sqrt(2 * n_queries * -iv.ln(iv.mpf(delta)))
-        return ceil_interval(value)
+    iv = shared_interval_context()                  # this thread's, at the fixed precision IV_PREC
+    g = iv.mpf(gamma)
+    value = 4 * n_queries * g * g + 2 * g * iv.sqrt(2 * n_queries * -iv.ln(iv.mpf(delta)))
+    return ceil_interval(value)

@@ -15,10 +15,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from mpmath import libmp
 
 from ..utils.constraints import PRIVACY, PRIVACY_OR_INF, PROBABILITY_RESULT, Array, Optional, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
-from ..utils.rounding import ceil_interval, interval_context
+from ..utils.rounding import _ceil_raw, ceil_interval, shared_interval_context
 from .conversions import DELTA, POSITIVE, _epsilon_at_order, _log_delta_at_order
 
 __all__ = ["DEFAULT_ORDERS", "MomentsConversion", "moments_to_dp",
@@ -113,13 +114,12 @@ def _best_order(float_values, rigorous):
     cost tightness (at most a relative 1e-9), never validity.
     """
     finite = np.isfinite(float_values)
-    if not finite.any():
+    best_float = float(np.min(float_values, where=finite, initial=math.inf))
+    if best_float == math.inf:
         return math.inf, None
-    best_float = float(np.min(float_values[finite]))
     slack = _SCREEN_RTOL * abs(best_float) + 1e-300
-    candidates = np.flatnonzero(finite & (float_values <= best_float + slack))
-    values = [(rigorous(int(i)), int(i)) for i in candidates]
-    return min(values)
+    candidates = np.flatnonzero(finite & (float_values <= best_float + slack)).tolist()
+    return min([(rigorous(i), i) for i in candidates])
 
 
 @constrained(log_moments=LOG_MOMENTS, orders=ORDERS, delta=Optional(DELTA), epsilon=Optional(POSITIVE))
@@ -193,15 +193,16 @@ def _solve_epsilon(log_moments, orders, delta):
     if delta == 0.0:
         return MomentsConversion(math.inf, 0.0, None, math.inf, 0.0, None)
     results = []
-    for method in ("classic", "cks"):
-        with np.errstate(invalid="ignore", over="ignore"):
-            screen = _epsilon_at_order(orders, log_moments, -math.log(delta), np.log, method)
+    iv = shared_interval_context()                  # this thread's, at the fixed precision IV_PREC
+    log_inv_delta = -_cached_ln(iv, iv.mpf(delta))  # the same enclosure for every order and method
+    with np.errstate(invalid="ignore", over="ignore"):
+        screens = [_epsilon_at_order(orders, log_moments, -math.log(delta), np.log, method)
+                   for method in ("classic", "cks")]
+    for method, screen in zip(("classic", "cks"), screens):
 
         def rigorous(i, method=method):
-            with interval_context() as iv:
-                v = _epsilon_at_order(iv.mpf(orders[i]), iv.mpf(log_moments[i]),
-                                      -iv.ln(iv.mpf(delta)), iv.ln, method)
-                return max(0.0, ceil_interval(v))
+            hi = _epsilon_upper_at_order(iv, float(orders[i]), float(log_moments[i]), log_inv_delta, method)
+            return max(0.0, _ceil_raw(hi))
 
         eps, i = _best_order(screen, rigorous)
         results.append((eps, None if i is None else float(orders[i])))
@@ -213,6 +214,99 @@ def _solve_epsilon(log_moments, orders, delta):
     return MomentsConversion(e_tail, delta, o_tail, e_rdp, delta, o_rdp)
 
 
+#: Interval constants of the orders and deltas, as raw endpoints keyed by the context's
+#: precision and the argument: ``ln x``, and per order ``lambda``, ``ln(lambda + 1)`` and
+#: ``ln(lambda) - ln(lambda + 1)``. Each is a pure function of its key, so a value computed
+#: by any thread is the one every thread would compute; the orders recur from call to call.
+_IV_CACHE: dict = {}
+_IV_CACHE_MAX = 1 << 14
+
+
+def _cache_put(key, value):
+    if len(_IV_CACHE) >= _IV_CACHE_MAX:
+        _IV_CACHE.clear()                       # another thread may clear too: values are recomputed
+    _IV_CACHE[key] = value
+
+
+def _cached_ln(iv, x):
+    """``iv.ln(x)``, kept in :data:`_IV_CACHE`."""
+    key = ("ln", iv.prec, x._mpi_)
+    raw = _IV_CACHE.get(key)
+    if raw is None:
+        raw = iv.ln(x)._mpi_
+        _cache_put(key, raw)
+    return iv.make_mpf(raw)
+
+
+def _order_constants_raw(iv, lam_f):
+    """``(lambda, ln(lambda + 1), ln(lambda) - ln(lambda + 1))`` as raw intervals of ``iv``, kept in the cache."""
+    key = ("order", iv.prec, lam_f)
+    raws = _IV_CACHE.get(key)
+    if raws is None:
+        lam = iv.mpf(lam_f)
+        l1 = iv.ln(lam + 1)
+        raws = (lam._mpi_, l1._mpi_, (iv.ln(lam) - l1)._mpi_)
+        _cache_put(key, raws)
+    return raws
+
+
+def _order_constants(iv, lam_f):
+    """:func:`_order_constants_raw` as intervals of ``iv``."""
+    return tuple(iv.make_mpf(r) for r in _order_constants_raw(iv, lam_f))
+
+
+def _epsilon_upper_at_order(iv, lam_f, log_moment_f, log_inv_delta, method):
+    """The upper endpoint (raw) of :func:`_rigorous_epsilon_at_order`, from upper endpoints alone.
+
+    Interval addition, subtraction and division by a positive point (the
+    order) give their upper endpoints by one directed rounding of the
+    operands' endpoints (``mpmath.libmp.libmpi``: ``mpi_add``, ``mpi_sub``,
+    ``mpi_div``); this performs exactly those roundings, at the context's
+    precision, and skips the lower endpoints, which the conversion does not use.
+    """
+    prec = iv.prec
+    lam, l1, tail = _order_constants_raw(iv, lam_f)
+    v = libmp.mpf_add(libmp.from_float(log_moment_f), log_inv_delta._mpi_[1], prec, libmp.round_ceiling)
+    if v == libmp.fnan:
+        v = libmp.finf
+    if method == "cks":
+        v = libmp.mpf_sub(v, l1[0], prec, libmp.round_ceiling)
+        if v == libmp.fnan:
+            v = libmp.finf
+    v = _div_up(v, lam[0], prec)
+    if method == "cks":
+        v = libmp.mpf_add(v, tail[1], prec, libmp.round_ceiling)
+        if v == libmp.fnan:
+            v = libmp.finf
+    return v
+
+
+def _div_up(v, lam, prec):
+    """Upper endpoint of ``[., v] / [lam, lam]`` for ``lam > 0`` as ``mpi_div`` computes it."""
+    if v == libmp.fzero:
+        return libmp.fzero
+    out = libmp.mpf_div(v, lam, prec, libmp.round_ceiling)
+    if out == libmp.fnan:
+        return libmp.finf if libmp.mpf_sign(v) >= 0 else libmp.fzero
+    return out
+
+
+def _rigorous_epsilon_at_order(iv, lam_f, log_moment, log_inv_delta, method):
+    """:func:`_epsilon_at_order` on intervals, operation for operation, with the order's constants cached.
+
+    The whole enclosure; :func:`_epsilon_upper_at_order` computes its upper
+    endpoint alone (tests/pate/test_fast_paths.py compares the three).
+
+    ``classic``: ``(log_moment + log_inv_delta) / lambda``; ``cks``:
+    ``(log_moment + log_inv_delta - ln(lambda + 1)) / lambda + (ln(lambda) - ln(lambda + 1))``,
+    evaluated left to right as there, so every enclosure is the same.
+    """
+    lam, l1, tail = _order_constants(iv, lam_f)
+    if method == "classic":
+        return (log_moment + log_inv_delta) / lam
+    return (log_moment + log_inv_delta - l1) / lam + tail
+
+
 def _solve_delta(log_moments, orders, epsilon):
     results = []
     for method in ("classic", "cks"):
@@ -220,10 +314,10 @@ def _solve_delta(log_moments, orders, epsilon):
             screen = _log_delta_at_order(orders, log_moments, epsilon, np.log, method)
 
         def rigorous(i, method=method):
-            with interval_context() as iv:
-                v = _log_delta_at_order(iv.mpf(orders[i]), iv.mpf(log_moments[i]),
-                                        iv.mpf(epsilon), iv.ln, method)
-                return min(1.0, ceil_interval(iv.exp(v)))
+            iv = shared_interval_context()
+            v = _log_delta_at_order(iv.mpf(orders[i]), iv.mpf(log_moments[i]),
+                                    iv.mpf(epsilon), iv.ln, method)
+            return min(1.0, ceil_interval(iv.exp(v)))
 
         d, i = _best_order(screen, rigorous)
         results.append((min(1.0, d), None if i is None else float(orders[i])))
@@ -271,13 +365,71 @@ def pate_data_independent_log_moments(gamma, orders, n_queries):
        Training Data", ICLR 2017, Theorems 1 and 2.
     """
     out = np.empty(orders.shape, dtype=np.float64)
-    with interval_context() as iv:
-        g = iv.mpf(gamma)
-        for i, lam_f in enumerate(orders):
-            lam = iv.mpf(lam_f)
-            renyi = 2 * g * g * lam * (lam + 1)
-            pure = 2 * g * lam
-            # the smaller bound is chosen on upper endpoints: either choice is valid
-            bound = renyi if renyi.b <= pure.b else pure
-            out[i] = ceil_interval(n_queries * bound)
+    gn, gd = float(gamma).as_integer_ratio()
+    n = int(n_queries)
+    for i, lam_f in enumerate(orders.tolist()):
+        v = _data_independent_exact(gn, gd, lam_f, n)
+        out[i] = _data_independent_interval(gamma, lam_f, n) if v is None else v
     return out
+
+
+#: Relative distance (as a power of two) within which the exact evaluation
+#: defers to the interval one; the interval evaluation's own widening is below
+#: 2**-155 relative (three roundings at IV_PREC = 160 bits).
+_DEFER_BITS = 150
+
+
+def _data_independent_interval(gamma, lam_f, n):
+    """One order of :func:`pate_data_independent_log_moments` in interval arithmetic."""
+    iv = shared_interval_context()
+    g = iv.mpf(gamma)
+    lam = iv.mpf(lam_f)
+    renyi = 2 * g * g * lam * (lam + 1)
+    pure = 2 * g * lam
+    # the smaller bound is chosen on upper endpoints: either choice is valid
+    bound = renyi if renyi.b <= pure.b else pure
+    return ceil_interval(n * bound)
+
+
+def _data_independent_exact(gn, gd, lam_f, n):
+    """The interval evaluation's value, from exact integer arithmetic, or None when it cannot be sure.
+
+    gamma = gn/gd and lambda = ln/ld exactly (denominators powers of two), so
+    Theorem 2's ``E_r = 2 gamma^2 lambda (lambda + 1)``, the pure-DP
+    ``E_p = 2 gamma lambda`` and ``n min(E_r, E_p)`` are exact rationals. The
+    interval evaluation's upper endpoints are within a factor ``1 + 2**-155``
+    above them, and equal to them when the value is a double (every partial
+    product's odd part divides the final one's, so nothing rounds). Hence
+    it picks the same bound and rounds up to the same double as the exact
+    value does, unless ``E_r, E_p`` are within ``2**-150`` of each other or
+    the value is not a double but within ``2**-150`` below one; then, and
+    outside [2**-1000, 2**1000], this returns None and the caller evaluates
+    in interval arithmetic.
+    """
+    ln, ld = lam_f.as_integer_ratio()
+    lam1 = ln + ld                                   # (lambda + 1) * ld
+    left, right = gn * lam1, gd * ld                 # E_r <= E_p  <=>  left <= right
+    if abs(left - right) << _DEFER_BITS <= right:
+        return None
+    if left <= right:
+        num, den = 2 * n * gn * gn * ln * lam1, gd * gd * ld * ld
+    else:
+        num, den = 2 * n * gn * ln, gd * ld
+    if num == 0:
+        return 0.0
+    try:
+        f = num / den                                # correctly rounded
+    except OverflowError:
+        return None
+    if not 2.0**-1000 <= f <= 2.0**1000:
+        return None
+    fn, fd = f.as_integer_ratio()
+    if fn * den == num * fd:
+        return f                                     # exact: the interval's endpoint is the value
+    if fn * den < num * fd:
+        f = math.nextafter(f, math.inf)
+        fn, fd = f.as_integer_ratio()
+    gap = fn * den - num * fd                        # (f - E) * fd * den > 0
+    if gap << _DEFER_BITS <= fn * den:               # f - E <= 2**-150 f
+        return None
+    return f

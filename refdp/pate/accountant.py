@@ -76,7 +76,7 @@ import numpy as np
 
 from .. import core
 from ..utils.constraints import FLAG, PRIVACY, PROBABILITY_RESULT, Checked, Nullable, constrained, constrained_fields
-from ..utils.validation import Interval, Options, parameter_error
+from ..utils.validation import Described, Interval, Options, parameter_error
 from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ._args import DELTA
@@ -241,8 +241,13 @@ class PATEAccountant:
             self._log_q.append(discrete_lemma4_log_q.__wrapped__(arr, self.gamma))
             self._log_q2.append(discrete_lemma4_two_sided_log_q.__wrapped__(arr, self.gamma))
         else:
-            self._log_q.append(core.lemma4_log_q(arr, self.gamma))
-            self._log_q2.append(lemma4_two_sided_log_q(arr, self.gamma))
+            if arr.size and not np.isfinite(self.gamma * float(arr.max())):
+                # gamma * gap would overflow to inf and Lemma 4's log-tail to NaN
+                raise parameter_error("gamma", owner, "such that gamma * max(counts) is finite",
+                                      Described(f"{self.gamma!r} with max(counts) = {int(arr.max())}"))
+            lq, lq2 = core.lemma4_log_q_pair(arr, self.gamma)   # both sides in one compiled pass
+            self._log_q.append(lq)
+            self._log_q2.append(lq2)
         if self.exact:
             r = exact_analysis.__wrapped__(arr, self.gamma, self.orders, noise=self.noise)
             best = _best_bounds(self.gamma, self.orders)[None, :]
@@ -286,18 +291,19 @@ class PATEAccountant:
         owner = "PATEAccountant.log_moments"
         two = self.two_sided if two_sided is None else two_sided
         if analysis == "data_independent":
-            return pate_data_independent_log_moments(self.gamma, self.orders, self._n)
+            return pate_data_independent_log_moments.__wrapped__(self.gamma, self.orders, self._n)
         if analysis in ("theorem3_exact_q", "exact") and not self.exact:
             raise parameter_error("analysis", owner, "'data_independent' or 'theorem3' (the accountant "
                                   "was built with exact=False)", analysis)
         if self._n == 0:
             return np.zeros(self.orders.shape)
+        # the log q are the accountant's own (never NaN), gamma and the orders were validated
         if analysis == "theorem3":
             lq = np.concatenate(self._log_q2 if two else self._log_q)
-            return core.accountant_log_moments(lq, self.orders, self.gamma)
+            return core.accountant_log_moments_of(lq, self.orders, self.gamma)
         if analysis == "theorem3_exact_q":
             lq = np.concatenate(self._exact_q2 if two else self._exact_q)
-            return core.accountant_log_moments(lq, self.orders, self.gamma)
+            return core.accountant_log_moments_of(lq, self.orders, self.gamma)
         parts = self._exact_both if two else self._exact_fwd
         total = np.array([math.fsum(col) for col in np.array(parts).T])
         return total * upward_sum_factor(len(parts))
@@ -320,16 +326,17 @@ class PATEAccountant:
             ``epsilon_rdp``/``order_rdp`` ([CKS20]_); ``.epsilon`` is the
             smaller.
         """
-        return moments_to_dp(self.log_moments.__wrapped__(self, analysis, two_sided=two_sided), self.orders,
-                             delta=delta)
+        # the log-moments and orders are the accountant's own: converted without re-validation
+        return moments_to_dp.__wrapped__(self.log_moments.__wrapped__(self, analysis, two_sided=two_sided),
+                                         self.orders, delta=delta)
 
     @constrained(owner="PATEAccountant.report", delta=DELTA)
     def report(self, delta):
         """Every available analysis at ``delta``, as a :class:`PATEAnalysis`."""
         names = ANALYSES if self.exact else ANALYSES[:2]
         moments = {name: self.log_moments.__wrapped__(self, name) for name in names}
-        results = {name: moments_to_dp(m, self.orders, delta=delta) for name, m in moments.items()}
-        quick = pate_quick_composition(self.gamma, self._n, delta) if self._n >= 1 else 0.0
+        results = {name: moments_to_dp.__wrapped__(m, self.orders, delta=delta) for name, m in moments.items()}
+        quick = pate_quick_composition.__wrapped__(self.gamma, self._n, delta) if self._n >= 1 else 0.0
         return PATEAnalysis(gamma=self.gamma, delta=delta, n_queries=self._n, orders=self.orders,
                             two_sided=self.two_sided, log_moments=moments, results=results,
                             quick_composition=quick, noise=self.noise)

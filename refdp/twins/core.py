@@ -83,6 +83,30 @@ def lemma4_log_q(counts, gamma):
     return out
 
 
+def lemma4_log_q_pair(counts, gamma):
+    """(Lemma 4's log q, its two-sided counterpart) per row of ``counts``.
+
+    The second is Lemma 4 at the row with one vote moved from ``j*`` to the
+    runner-up (the first largest of the other counts) when their gap is at
+    least 3, ``+inf`` for gaps 0..2 and ``-inf`` for one class.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n, c = counts.shape
+    moved = counts.copy()
+    two = np.full(n, -np.inf)
+    if c >= 2:
+        rows = np.arange(n)
+        top = np.argmax(counts, axis=1)
+        others = counts.copy()
+        others[rows, top] = -1
+        runner = np.argmax(others, axis=1)
+        gap = counts[rows, top] - counts[rows, runner]
+        moved[rows, top] -= 1
+        moved[rows, runner] += 1
+        two = np.where(gap <= 2, np.inf, lemma4_log_q(moved, gamma))
+    return lemma4_log_q(counts, gamma), two
+
+
 def accountant_log_moments(log_q, orders, gamma):
     """Upward-rounded sum over queries of min(Thm 2, 2 gamma lambda, Thm 3) per order.
 
