@@ -80,7 +80,7 @@ from ..utils.validation import Described, Interval, Options, parameter_error
 from ..utils.repr import params_repr
 from ..accounting import moments_to_dp, pate_data_independent_log_moments, pate_quick_composition
 from ._args import DELTA
-from ..utils.votes import counts_from_votes
+from ..utils.votes import counts_from_votes, two_sided_counts
 from ._constraints import COUNTS, GAMMA, ORDERS, VOTES, RowsSumTo
 from .discrete_analysis import NOISES, discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
 from ..utils.votes import check_gamma_votes
@@ -97,29 +97,6 @@ _ANALYSIS = Options(ANALYSES)
 _TEACHERS = Interval(int, 1, None)
 _CLASSES = Interval(int, 1, None)
 _NOISE = Options(NOISES)
-
-
-def two_sided_counts(counts):
-    """For each row: the vote vector with one vote moved from the plurality class to the runner-up.
-
-    Returns ``(moved, gap)``: ``moved`` (Q, C) and the top-two gap per row
-    (``-1`` for a single class, where nothing moves). ``j*`` is the first
-    largest count and the runner-up the first largest among the others.
-    """
-    counts = np.asarray(counts, dtype=np.int64)
-    q, c = counts.shape
-    moved = counts.copy()
-    if c == 1:
-        return moved, np.full(q, -1, dtype=np.int64)
-    rows = np.arange(q)
-    top = np.argmax(counts, axis=1)
-    others = counts.copy()
-    others[rows, top] = -1
-    runner = np.argmax(others, axis=1)
-    gap = counts[rows, top] - counts[rows, runner]
-    moved[rows, top] -= 1
-    moved[rows, runner] += 1
-    return moved, gap
 
 
 def lemma4_two_sided_log_q(counts, gamma):

@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
-from .bounds import (EPS, lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
+from ..utils.votes import two_sided_counts
+
+from .bounds import (lemma4_margin, pate_theorem2_bound, pure_dp_log_moment,
                      pure_dp_log_moment_bound,
                      theorem3_margin, theorem3_slack, theorem3_threshold, upward_sum_factor)
 
@@ -92,17 +94,9 @@ def lemma4_log_q_pair(counts, gamma):
     """
     counts = np.asarray(counts, dtype=np.int64)
     n, c = counts.shape
-    moved = counts.copy()
     two = np.full(n, -np.inf)
     if c >= 2:
-        rows = np.arange(n)
-        top = np.argmax(counts, axis=1)
-        others = counts.copy()
-        others[rows, top] = -1
-        runner = np.argmax(others, axis=1)
-        gap = counts[rows, top] - counts[rows, runner]
-        moved[rows, top] -= 1
-        moved[rows, runner] += 1
+        moved, gap = two_sided_counts(counts)
         two = np.where(gap <= 2, np.inf, lemma4_log_q(moved, gamma))
     return lemma4_log_q(counts, gamma), two
 

@@ -14,10 +14,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import core
 from .validation import Described, Interval, check_array, check_scalar, parameter_error
 
-__all__ = ["check_counts", "counts_from_votes", "MAX_GAMMA_VOTES", "check_gamma_votes"]
+__all__ = ["check_counts", "counts_from_votes", "two_sided_counts", "MAX_GAMMA_VOTES", "check_gamma_votes"]
 
 _COUNT = Interval(int, 0, None)
 _CLASSES = Interval(int, 1, None)
@@ -84,6 +83,8 @@ def counts_from_votes(votes, n_classes, owner, name="votes"):
     """
     n_classes = check_scalar(n_classes, "n_classes", owner, _CLASSES)
     votes = check_array(votes, name, owner, ndim=2, dtype="integer", min_size=1)
+    from .. import core      # here: refdp.core's twins import this module
+
     return np.ascontiguousarray(core._count_votes(votes, n_classes, owner, name), dtype=np.int64)
 
 
@@ -116,3 +117,28 @@ def check_gamma_votes(gamma, counts, owner):
             f"a float in the range (0, {limit!r}] (gamma times the {total} votes of a query at most "
             f"{MAX_GAMMA_VOTES}, where the LNMax law is computed)", gamma)
     return gamma
+
+
+def two_sided_counts(counts):
+    """For each row: the vote vector with one vote moved from the plurality class to the runner-up.
+
+    Returns ``(moved, gap)``: ``moved`` (Q, C) and the top-two gap per row
+    (``-1`` for a single class, where nothing moves). ``j*`` is the first
+    largest count and the runner-up the first largest among the others (the
+    neighbour of the two-sided Lemma 4 bound of PATE's accountant and of its
+    compiled kernel's twin).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    q, c = counts.shape
+    moved = counts.copy()
+    if c == 1:
+        return moved, np.full(q, -1, dtype=np.int64)
+    rows = np.arange(q)
+    top = np.argmax(counts, axis=1)
+    others = counts.copy()
+    others[rows, top] = -1
+    runner = np.argmax(others, axis=1)
+    gap = counts[rows, top] - counts[rows, runner]
+    moved[rows, top] -= 1
+    moved[rows, runner] += 1
+    return moved, gap
