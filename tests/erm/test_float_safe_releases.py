@@ -11,7 +11,10 @@ grid step differs from its record (the comparison can fail).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 
 from refdp.erm import _grid_minimiser as gm
 from refdp.utils import lazy_noise
@@ -50,3 +53,66 @@ def test_a_release_one_step_away_differs_from_its_record():
     moved = theta + np.where(np.arange(theta.size) == 0, step, 0.0)
     assert [float(t).hex() for t in theta] == record[rec.key(m, problem, seed)]
     assert [float(t).hex() for t in moved] != record[rec.key(m, problem, seed)]
+
+
+# ---------------------------------------------------------------- the boxes of b
+
+def _reference_boxes(noise):
+    """The spherical-Laplace boxes by the definition's interval products (Fractions throughout)."""
+    from fractions import Fraction
+
+    def mul(a, b):
+        p = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
+        return min(p), max(p)
+
+    def root(q, bits):
+        scale = 1 << bits
+        r = math.isqrt(q.numerator * scale * scale // q.denominator)
+        return Fraction(r, scale), Fraction(r + 1, scale)
+
+    lo = sum(e.bounds()[0] for e in noise.radii) / noise.beta
+    hi = sum(e.bounds()[1] for e in noise.radii) / noise.beta
+    if noise.dim == 1:
+        return [(-hi, -lo)] if noise.sign else [(lo, hi)]
+    boxes = [z.bounds() for z in noise.normals]
+    sq_lo = sum(Fraction(0) if a <= 0 <= b else min(a * a, b * b) for a, b in boxes)
+    sq_hi = sum(max(a * a, b * b) for a, b in boxes)
+    n_lo, n_hi = root(sq_lo, noise._root_bits)[0], root(sq_hi, noise._root_bits)[1]
+    if n_lo <= 0:
+        return [(-hi, hi) for _ in boxes]
+    out = []
+    for box in boxes:
+        t = mul(box, (1 / n_hi, 1 / n_lo))
+        out.append(mul((max(t[0], Fraction(-1)), min(t[1], Fraction(1))), (lo, hi)))
+    return out
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3, 7, 31])
+def test_spherical_boxes_equal_the_interval_products(dim):
+    from fractions import Fraction
+
+    for seed in range(8):
+        src = lazy_noise.BitSource(np.random.default_rng([dim, seed]).bit_generator)
+        noise = lazy_noise.LazySphericalLaplace(src, dim, Fraction(3, 7))
+        for bits in (0, 1, 2, 5, 16):        # from undrawn digits (direction unknown) to fine boxes
+            if bits:
+                noise.refine(bits)
+            assert noise.bounds() == _reference_boxes(noise)
+        # a coordinate refined further than the others (unequal lengths)
+        if dim > 1:
+            noise.normals[0].refine(3)
+            noise.radii[0].refine(2)
+            assert noise.bounds() == _reference_boxes(noise)
+
+
+def test_gaussian_boxes_equal_sigma_times_the_normal_cells():
+    from fractions import Fraction
+
+    src = lazy_noise.BitSource(np.random.default_rng(9).bit_generator)
+    noise = lazy_noise.LazyGaussianVector(src, 6, Fraction(5, 3))
+    for bits in (0, 1, 9):
+        if bits:
+            noise.refine(bits)
+        noise.normals[2].refine(1)
+        assert noise.bounds() == [(noise.sigma * lo, noise.sigma * hi)
+                                  for lo, hi in (z.bounds() for z in noise.normals)]
