@@ -136,34 +136,51 @@ class GridMinimiser:
         The index of a real ``t`` is ``floor(t / g + 1/2)`` (round half up; the
         cell boundaries have probability zero).
         """
-        g = Fraction(self.step)
+        # floor((c -+ r) / g + 1/2) over integers: c = cn / cd, r = rn / rd, g = gn / gd
+        gn, gd = Fraction(self.step).as_integer_ratio()
+        rn, rd = radius.as_integer_ratio()
         out = []
         for c in centre:
-            c = Fraction(c)
-            lo = math.floor((c - radius) / g + Fraction(1, 2))
-            hi = math.floor((c + radius) / g + Fraction(1, 2))
-            if lo != hi:
+            cn, cd = Fraction(c).as_integer_ratio()
+            den = 2 * cd * rd * gn
+            a, b = cn * rd * 2 * gd, rn * cd * 2 * gd
+            half = cd * rd * gn
+            lo = (a - b + half) // den
+            if lo != (a + b + half) // den:
                 return None
             out.append(lo)
         return out
 
 
 def _box_gap(box, g, n) -> Fraction:
-    """``sup_{b in box} ||b / n - g||_2`` (exact, rational; squared norm bounded then rooted upward)."""
-    sq = Fraction(0)
+    """``sup_{b in box} ||b / n - g||_2`` (exact, rational; squared norm bounded then rooted upward).
+
+    Integer arithmetic: each coordinate's larger distance ``p / q`` is
+    squared into one running fraction ``num / den`` (no reduction needed).
+    """
+    num, den = 0, 1
     for (lo, hi), gj in zip(box, g):
-        gj = Fraction(float(gj))
-        m = max(abs(Fraction(lo) / n - gj), abs(Fraction(hi) / n - gj))
-        sq += m * m
-    return _sqrt_up(sq)
+        gn, gd = float(gj).as_integer_ratio()
+        ln, ld = lo.numerator, lo.denominator
+        hn, hd = hi.numerator, hi.denominator
+        a_n, a_d = abs(ln * gd - n * ld * gn), n * ld * gd
+        b_n, b_d = abs(hn * gd - n * hd * gn), n * hd * gd
+        p, q = (a_n, a_d) if a_n * b_d >= b_n * a_d else (b_n, b_d)
+        qq = q * q
+        num, den = num * qq + p * p * den, den * qq
+    return _sqrt_up_ratio(num, den)
 
 
 def _sqrt_up(q: Fraction) -> Fraction:
-    if q == 0:
+    return _sqrt_up_ratio(q.numerator, q.denominator)
+
+
+def _sqrt_up_ratio(num: int, den: int) -> Fraction:
+    """``(isqrt(ceil(2^128 num / den)) + 1) / 2^64 >= sqrt(num / den)`` (0 for 0), ``num >= 0``, ``den > 0``."""
+    if num == 0:
         return Fraction(0)
-    scale = 1 << 64
-    r = math.isqrt(-(-q.numerator * scale * scale // q.denominator))
-    return Fraction(r + 1, scale)
+    r = math.isqrt(-(-num * (1 << 128) // den))
+    return Fraction(r + 1, 1 << 64)
 
 
 #: Digits of every noise coordinate drawn before the first solve, and at each refinement.
@@ -173,7 +190,13 @@ REFINE_BITS = 16
 
 def _centre(box, n):
     """The float linear term ``mid(box) / n`` the solver uses for a box of ``b``."""
-    return np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+    # the double nearest (lo + hi) / 2: int / int true division is correctly rounded
+    out = []
+    for lo, hi in box:
+        lo, hi = Fraction(lo), Fraction(hi)
+        out.append((lo.numerator * hi.denominator + hi.numerator * lo.denominator)
+                   / (2 * lo.denominator * hi.denominator))
+    return np.array(out) / n
 
 
 def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200):
