@@ -44,16 +44,19 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import core
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
-from ..utils.solver import minimise, newton_matrix
+from ..utils.solver import PASS_BLOCK, minimise, newton_matrix
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
 #: Rows per block of the certified gradient sum (each block summed in any
 #: order with error gamma_(BLOCK+2) of its absolute sum).
 BLOCK = 256
+#: Rows per chunk of the column sums of |Z| (any order: the bound allows it).
+CHUNK = 8192
 
 
 def _up(x: float, k: int = 2) -> float:
@@ -72,22 +75,36 @@ class GridMinimiser:
         self.step = float(step)
         # C_j >= sum_i |x_ij|: a float sum of n non-negative terms is at least
         # (1 - gamma_n) times the exact one, in any order
-        self.col_abs = np.abs(Z).sum(axis=0) * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
+        # (summed in chunks of rows, so that no copy of Z is made)
+        col = np.zeros(self.d)
+        for start in range(0, self.n, CHUNK):
+            col += np.abs(Z[start:start + CHUNK]).sum(axis=0)
+        self.col_abs = col * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
         self._exact_rows = None
+        #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None
+        self.known_blocks = None
         self.stage_counts = {"float": 0, "exact": 0}
 
     # ------------------------------------------------------------------ float stage
     def float_gradient(self, theta, g):
         """(computed grad F_g(theta), per-coordinate bound of its error) for a float vector ``g``."""
         loss, Z, ys, n, d = self.loss, self.Z, self.ys, self.n, self.d
-        m = ys * (Z @ theta)
-        v = ys * loss.derivative(m)
         e_v = loss.curvature * _gamma(d + 1) * float(np.sum(np.abs(theta))) + loss.derivative_rounding()
-        full = (n // BLOCK) * BLOCK
-        blocks = np.einsum("bkd,bk->bd", Z[:full].reshape(-1, BLOCK, d), v[:full].reshape(-1, BLOCK))
-        if full < n:
-            blocks = np.vstack([blocks, Z[full:].T @ v[full:]])
-        T = np.array([math.fsum(col) for col in blocks.T])
+        # one compiled pass over the rows (margins, l', block sums), or the NumPy path for other losses
+        known = self.known_blocks
+        if known is not None and np.array_equal(known[0], theta):
+            blocks = known[1]                   # the solver's last pass at this very point
+        elif (fused := core.margin_pass_blocks(loss, Z, ys, theta, BLOCK)
+                if Z.flags.c_contiguous else None) is not None:
+            blocks = fused[0]
+        else:
+            m = ys * (Z @ theta)
+            v = ys * loss.derivative(m)
+            full = (n // BLOCK) * BLOCK
+            blocks = np.einsum("bkd,bk->bd", Z[:full].reshape(-1, BLOCK, d), v[:full].reshape(-1, BLOCK))
+            if full < n:
+                blocks = np.vstack([blocks, Z[full:].T @ v[full:]])
+        T = np.array([math.fsum(col) for col in blocks.T.tolist()])
         grad = T / n + self.mu * theta + g
         err_T = (_gamma(BLOCK + 2) * (1.0 + e_v) + e_v) * self.col_abs * (1.0 + 4 * _U) + 2 * _U * np.abs(T)
         err = (err_T / n) * (1.0 + 4 * _U) + 4 * _U * (np.abs(T) / n + np.abs(self.mu * theta) + np.abs(g))
@@ -314,11 +331,14 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     step = grid_step(unit_scale, 1)
     noise.refine(START_BITS)
     g = _centre(noise.bounds(), n)
+    problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
-        theta0 = minimise(loss, Z, ys, mu, g, tol=tol).theta
+        start = minimise(loss, Z, ys, mu, g, tol=tol)
+        theta0 = start.theta
+        if start.pass_blocks is not None and PASS_BLOCK == BLOCK:
+            problem.known_blocks = (theta0.copy(), start.pass_blocks)
     except RuntimeError:                      # a starting point only: the certificate is below
         theta0 = np.zeros(d)
-    problem = GridMinimiser(loss, Z, ys, mu, step)
     cells = grid_cell_minimiser(problem, noise, theta0)
     limit = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
     cells = [max(-limit, min(limit, k)) for k in cells]
