@@ -66,9 +66,16 @@ class BitSource:
         return (self._buffer >> self._left) & 1
 
     def bits(self, k: int) -> int:
+        """The next ``k`` bits as an integer, first bit highest (the bits of ``k`` calls of :meth:`bit`)."""
         out = 0
-        for _ in range(k):
-            out = (out << 1) | self.bit()
+        while k > 0:
+            if self._left == 0:
+                self._buffer = self.words()
+                self._left = 64
+            take = k if k < self._left else self._left
+            self._left -= take
+            out = (out << take) | ((self._buffer >> self._left) & ((1 << take) - 1))
+            k -= take
         return out
 
     def below(self, n: int) -> int:

@@ -116,3 +116,17 @@ def test_gaussian_boxes_equal_sigma_times_the_normal_cells():
         noise.normals[2].refine(1)
         assert noise.bounds() == [(noise.sigma * lo, noise.sigma * hi)
                                   for lo, hi in (z.bounds() for z in noise.normals)]
+
+
+def test_bits_are_the_bits_of_single_draws():
+    """``BitSource.bits(k)`` takes whole runs of the buffered word: the same bits as ``k`` calls of ``bit()``."""
+    chunked = lazy_noise.BitSource(np.random.PCG64(3))
+    single = lazy_noise.BitSource(np.random.PCG64(3))
+    sizes = np.random.default_rng(1).integers(0, 150, size=500)
+    for i, k in enumerate(sizes.tolist()):
+        want = 0
+        for _ in range(k):
+            want = (want << 1) | single.bit()
+        assert chunked.bits(k) == want
+        if i % 3 == 0:
+            assert chunked.bit() == single.bit()
