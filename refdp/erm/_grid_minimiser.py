@@ -48,7 +48,7 @@ from .. import core
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
-from ..utils.solver import PASS_BLOCK, minimise, newton_matrix
+from ..utils.solver import HESSIAN_ROWS, PASS_BLOCK, minimise, newton_matrix, quasi_newton_point
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
@@ -333,7 +333,10 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     g = _centre(noise.bounds(), n)
     problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
-        start = minimise(loss, Z, ys, mu, g, tol=tol)
+        # up to HESSIAN_ROWS rows in high dimension, L-BFGS steps (O(n d) each) replace the first
+        # Newton steps (O(n d^2) each); the certified Newton steps finish from there
+        quick = quasi_newton_point(loss, Z, ys, mu, g) if n <= HESSIAN_ROWS else None
+        start = minimise(loss, Z, ys, mu, g, tol=tol, start=quick)
         theta0 = start.theta
         if start.pass_blocks is not None and PASS_BLOCK == BLOCK:
             problem.known_blocks = (theta0.copy(), start.pass_blocks)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
-__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound"]
+__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "pass_value_gradient", "quasi_newton_point"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def newton_matrix(loss, X, y, mu, f):
     return scaled.T @ scaled + mu * np.eye(X.shape[1])
 
 
-def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
+def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     """Minimise ``F`` until the certified gradient norm is at most ``tol``.
 
     Parameters
@@ -114,6 +114,9 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
         errors included.
     max_iter : int
         Newton steps before giving up.
+    start : ndarray, shape (d,), optional
+        The first point (zero if None; up to ``HESSIAN_ROWS`` records only:
+        beyond, the solver makes its own start).
 
     Returns
     -------
@@ -142,7 +145,7 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
     if n > HESSIAN_ROWS:
         return _minimise_large(loss, X, y, mu, g, tol=tol, max_iter=max_iter)
     g = np.zeros(d) if g is None else np.asarray(g, dtype=np.float64)
-    f = np.zeros(d)
+    f = np.zeros(d) if start is None else np.array(start, dtype=np.float64)
     grad = gradient(loss, X, y, mu, g, f)
     gn = float(np.linalg.norm(grad))
     value = objective(loss, X, y, mu, g, f)
@@ -185,7 +188,7 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
         f"rounding bound {rounding_bound(loss, n, d, mu, g, f)!r}); increase tol")
 
 
-def _full_pass(loss, X, y, mu, g, f):
+def pass_value_gradient(loss, X, y, mu, g, f):
     """``(F(f), grad F(f), block sums)`` with one pass over the rows (the compiled pass when it applies), or None."""
     from .. import core
 
@@ -198,6 +201,39 @@ def _full_pass(loss, X, y, mu, g, f):
     return value, np.sum(blocks, axis=0) / n + mu * f + g, blocks
 
 
+#: Smallest dimension at which :func:`quasi_newton_point` replaces the
+#: first Newton steps (below it the Newton matrix costs a few passes only).
+QUASI_NEWTON_MIN_DIM = 32
+#: ... and rows (below, the passes' fixed costs outweigh the Newton matrices saved).
+QUASI_NEWTON_MIN_ROWS = 5000
+
+
+def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7):
+    """A point near the minimiser from L-BFGS steps in ``O(n d)`` each, or None (a starting point only).
+
+    Used where the Newton matrix (``O(n d^2)``) costs more than the
+    passes of a quasi-Newton phase: ``d >= QUASI_NEWTON_MIN_DIM``, ``n >=
+    QUASI_NEWTON_MIN_ROWS`` and a loss with a compiled pass. The certified Newton steps of :func:`minimise`
+    (or the cell search) then start from it; nothing is certified here.
+    """
+    n, d = X.shape
+    if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
+        return None
+    f0 = np.zeros(d)
+    if pass_value_gradient(loss, X, y, mu, g, f0) is None:
+        return None
+    from scipy.optimize import minimize as scipy_minimize
+
+    def fun(f):
+        value, grad, _ = pass_value_gradient(loss, X, y, mu, g, f)
+        return value, grad
+
+    res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
+                         options={"maxiter": 500, "gtol": gtol, "ftol": 1e-15})
+    x = np.asarray(res.x, dtype=np.float64)
+    return x if np.all(np.isfinite(x)) else None
+
+
 #: Rows per block of the solver's compiled pass (the per-block sums are then added by NumPy).
 PASS_BLOCK = 256
 
@@ -207,14 +243,14 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
     n, d = X.shape
     g = np.zeros(d) if g is None else np.asarray(g, dtype=np.float64)
     stride = -(-n // HESSIAN_ROWS)
-    Xh, yh = X[::stride], y[::stride]
+    Xh, yh = np.ascontiguousarray(X[::stride]), np.ascontiguousarray(y[::stride])
     # warm start: the minimiser of the same objective on the strided rows (a
     # starting point only; the certificate below is on every row)
     try:
-        f = minimise(loss, Xh, yh, mu, g, tol=max(tol, 1e-6)).theta
+        f = minimise(loss, Xh, yh, mu, g, tol=max(tol, 1e-6), start=quasi_newton_point(loss, Xh, yh, mu, g)).theta
     except RuntimeError:
         f = np.zeros(d)
-    first = _full_pass(loss, X, y, mu, g, f)
+    first = pass_value_gradient(loss, X, y, mu, g, f)
     if first is None:
         return _minimise_large_numpy(loss, X, y, mu, g, f, tol=tol, max_iter=max_iter)
     value, grad, blocks = first
@@ -230,7 +266,7 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
         t, moved = 1.0, False
         for _ in range(60):
             cand = f - t * step
-            cand_value, cand_grad, cand_blocks = _full_pass(loss, X, y, mu, g, cand)
+            cand_value, cand_grad, cand_blocks = pass_value_gradient(loss, X, y, mu, g, cand)
             if slope > 1e-10 * (1.0 + abs(value)):
                 ok = cand_value < value - 1e-4 * t * slope
             else:                                   # F cannot resolve the decrease: lower the gradient norm
