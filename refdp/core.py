@@ -400,7 +400,11 @@ def fft_inplace(re, im, wr, wi, perm, *, compiled=True):
 MARGIN_PASS_LOSSES = {"logistic": 0, "huber_hinge": 1}
 
 
-def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True):
+#: Rows from which the compiled pass splits the blocks among threads by default.
+MARGIN_PASS_PARALLEL_ROWS = 1 << 17
+
+
+def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None):
     """Per-block gradient sums ``sum_i y_i l'(m_i) x_i`` and loss sums of one pass, or None.
 
     ``X`` is a validated C-contiguous float64 ``(n, d)`` array, ``y`` the
@@ -408,6 +412,11 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True):
     logistic or Huber-hinge loss (None for any other loss: the caller uses
     its NumPy path). Returns ``(blocks, values)`` of shapes ``(ceil(n /
     block), d)`` and ``(ceil(n / block),)``.
+
+    The compiled path splits the blocks among ``n_threads`` threads (default:
+    the number of CPUs from ``MARGIN_PASS_PARALLEL_ROWS`` rows on, else
+    one); each block is summed by one thread in row order, so the result does
+    not depend on the split.
     """
     kind = MARGIN_PASS_LOSSES.get(getattr(loss, "name", None))
     if kind is None or type(loss).__module__ != "refdp.utils.losses":
@@ -415,5 +424,21 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True):
     h = float(getattr(loss, "h", 1.0))
     if not compiled or _erm is None:
         return _erm_twin.margin_pass(X, y, theta, kind, h, int(block))
-    return _erm._py_margin_pass(X, np.ascontiguousarray(y, dtype=np.float64),
-                                np.ascontiguousarray(theta, dtype=np.float64), kind, h, int(block))
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    block = int(block)
+    n = X.shape[0]
+    n_blocks = -(-n // block)
+    if n_threads is None:
+        threads = (os.cpu_count() or 1) if n >= MARGIN_PASS_PARALLEL_ROWS else 1
+    else:
+        threads = int(n_threads)
+    threads = max(1, min(threads, n_blocks))
+    if threads == 1:
+        return _erm._py_margin_pass(X, y, theta, kind, h, block)
+    cuts = [int(c) * block for c in np.linspace(0, n_blocks, threads + 1).astype(np.int64)]
+    cuts[-1] = n
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(lambda ab: _erm._py_margin_pass(X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h,
+                                                              block), zip(cuts[:-1], cuts[1:])))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

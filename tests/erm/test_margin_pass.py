@@ -37,6 +37,16 @@ def test_kernel_equals_twin(loss, n, d, block):
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_split_among_threads_equals_one_thread(threads):
+    for loss in LOSSES:
+        for n in (1, 255, 1000, 1029):
+            X, y, theta = _rows(n, 9, n, 1.5)
+            one = core.margin_pass_blocks(loss, X, y, theta, 64, n_threads=1)
+            split = core.margin_pass_blocks(loss, X, y, theta, 64, n_threads=threads)
+            assert np.array_equal(one[0], split[0]) and np.array_equal(one[1], split[1])
+
+
 @pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber", "huber-narrow"])
 def test_pass_agrees_with_the_loss_formulas(loss):
     X, y, theta = _rows(1000, 6, 3, 2.0)
