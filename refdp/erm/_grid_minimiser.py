@@ -43,6 +43,7 @@ import sys
 from fractions import Fraction
 
 import numpy as np
+import scipy.linalg
 
 from .. import core
 from ..utils.precision import raw_to_fraction
@@ -83,6 +84,7 @@ class GridMinimiser:
         self._exact_rows = None
         #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None
         self.known_blocks = None
+        self.factor, self.factor_reused = None, False
         self.stage_counts = {"float": 0, "exact": 0}
 
     # ------------------------------------------------------------------ float stage
@@ -112,7 +114,17 @@ class GridMinimiser:
         return grad, err
 
     def newton_step(self, theta, grad):
-        return theta - np.linalg.solve(newton_matrix(self.loss, self.Z, self.ys, self.mu, theta), grad)
+        """``theta - H^-1 grad`` with the Newton matrix of the first point of the search, factored once.
+
+        Any positive definite matrix gives a correction; the certificate never
+        depends on it. :attr:`factor_reused` says whether the matrix came from
+        an earlier point, so that the search can refactor when a reused one
+        stops halving the gradient bound.
+        """
+        self.factor_reused = self.factor is not None
+        if self.factor is None:
+            self.factor = scipy.linalg.cho_factor(newton_matrix(self.loss, self.Z, self.ys, self.mu, theta))
+        return theta - scipy.linalg.cho_solve(self.factor, grad)
 
     # ------------------------------------------------------------------ exact stage
     def data_gradient_sums(self, theta_q, iv):
@@ -252,6 +264,11 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
             last_grad = math.inf                # the centre moved: Newton steps start afresh
             continue
         if grad_ub < 0.5 * last_grad:
+            last_grad = grad_ub
+            theta = problem.newton_step(theta, grad)
+            continue
+        if problem.factor_reused:               # the reused Newton matrix stalled: refactor here
+            problem.factor = None
             last_grad = grad_ub
             theta = problem.newton_step(theta, grad)
             continue

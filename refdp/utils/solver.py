@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
@@ -255,13 +256,19 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
         return _minimise_large_numpy(loss, X, y, mu, g, f, tol=tol, max_iter=max_iter)
     value, grad, blocks = first
     gn = math.inf
+    factor = None
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
         if gn + rounding_bound(loss, n, d, mu, g, f) <= tol:
             return SolverResult(f, gn, it, blocks)
         if it == max_iter:
             break
-        step = np.linalg.solve(newton_matrix(loss, X, y, mu, f), grad)
+        # the strided Newton matrix of the first point, factored once: near the minimiser it
+        # changes far less than its sampling error, and any positive definite matrix gives a
+        # descent direction (a step that fails the line search refactors at the current point)
+        if factor is None:
+            factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
+        step = scipy.linalg.cho_solve(factor, grad)
         slope = float(grad @ step)
         t, moved = 1.0, False
         for _ in range(60):
@@ -277,6 +284,8 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
             t *= 0.5
         if not moved:
             break
+        if t < 1.0:
+            factor = None
         f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
     raise RuntimeError(
         f"the ERM solver did not reach the gradient tolerance tol = {tol!r} (reached {gn!r}, "
