@@ -136,11 +136,17 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     (``k = ceil(n / HESSIAN_ROWS)``, a fixed, data-independent stride) plus
     ``mu I``, which is positive definite, so the step is still a descent
     direction; convergence is then linear with a small rate instead of
-    quadratic, at ``O(n d + (n / k) d^2)`` per step instead of ``O(n d^2)``,
-    and the line search reuses ``X @ step``. The stopping rule, and so the
+    quadratic, at ``O(n d)`` per step plus one ``O((n / k) d^2)`` matrix
+    (factored once, at the first point, and again only after a shortened
+    step). For the logistic and Huber-hinge losses each trial point costs
+    one compiled pass over the rows (:func:`pass_value_gradient`: value and
+    gradient together, blocks split among threads); other losses use NumPy,
+    with the line search reusing ``X @ step``. The stopping rule, and so the
     certificate, is the same: the full gradient's computed norm plus its
-    rounding bound. The large-``n`` path starts from the minimiser of the
-    objective on the strided rows.
+    rounding bound (the compiled pass computes the margins, ``l'`` and the
+    sums within the errors that bound assumes). The large-``n`` path starts
+    from the minimiser of the objective on the strided rows, reached by
+    L-BFGS steps (:func:`quasi_newton_point`) and finished by Newton steps.
     """
     n, d = X.shape
     if n > HESSIAN_ROWS:
