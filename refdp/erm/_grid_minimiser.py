@@ -59,7 +59,8 @@ from .. import core
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
-from ..utils.solver import HESSIAN_ROWS, PASS_BLOCK, minimise, newton_matrix, quasi_newton_point
+from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, minimise, newton_matrix, newton_passes, pass_value_gradient,
+                            quasi_newton_point)
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
@@ -362,8 +363,16 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     try:
         # up to HESSIAN_ROWS rows in high dimension, L-BFGS steps (O(n d) each) replace the first
         # Newton steps (O(n d^2) each); the certified Newton steps finish from there
-        quick = quasi_newton_point(loss, Z, ys, mu, g) if n <= HESSIAN_ROWS else None
-        start = minimise(loss, Z, ys, mu, g, tol=tol, start=quick)
+        start = None
+        if n <= HESSIAN_ROWS:
+            quick = quasi_newton_point(loss, Z, ys, mu, g)
+            f = np.zeros(d) if quick is None else quick
+            first = pass_value_gradient(loss, Z, ys, mu, g, f)
+            if first is not None:               # damped Newton on compiled passes, not certified here
+                start = newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False,
+                                      reuse_matrix=False)
+        if start is None:
+            start = minimise(loss, Z, ys, mu, g, tol=tol)
         theta0 = start.theta
         if start.pass_blocks is not None and PASS_BLOCK == BLOCK:
             problem.known_blocks = (theta0.copy(), start.pass_blocks)

@@ -33,7 +33,8 @@ import scipy.linalg
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
-__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "pass_value_gradient", "quasi_newton_point"]
+__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "pass_value_gradient", "quasi_newton_point",
+           "newton_passes"]
 
 
 @dataclass(frozen=True)
@@ -260,18 +261,35 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
     first = pass_value_gradient(loss, X, y, mu, g, f)
     if first is None:
         return _minimise_large_numpy(loss, X, y, mu, g, f, tol=tol, max_iter=max_iter)
+    return newton_passes(loss, X, y, mu, g, f, first, tol=tol, max_iter=max_iter, certify=True,
+                         reuse_matrix=True)
+
+
+def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix):
+    """Damped Newton steps from ``f``, one compiled pass (:func:`pass_value_gradient`) per trial point.
+
+    ``first`` is that pass at ``f``. With ``certify`` the steps stop when the
+    computed gradient norm plus :func:`rounding_bound` is at most ``tol`` (the
+    certificate of :func:`minimise`) and raise RuntimeError if they cannot;
+    without, they stop at a computed norm at most ``tol`` or when no step
+    makes progress, and return the last point (a starting point for a
+    certificate made elsewhere). ``reuse_matrix``: factor the Newton matrix of
+    the first point once (again only after a shortened step) instead of at
+    every step.
+    """
+    n, d = X.shape
     value, grad, blocks = first
     gn = math.inf
     factor = None
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
-        if gn + rounding_bound(loss, n, d, mu, g, f) <= tol:
+        if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
             return SolverResult(f, gn, it, blocks)
         if it == max_iter:
             break
-        # the strided Newton matrix of the first point, factored once: near the minimiser it
-        # changes far less than its sampling error, and any positive definite matrix gives a
-        # descent direction (a step that fails the line search refactors at the current point)
+        # with reuse_matrix, the Newton matrix of the first point, factored once: near the
+        # minimiser it changes far less than its sampling error, and any positive definite
+        # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
             factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
         step = scipy.linalg.cho_solve(factor, grad)
@@ -290,9 +308,11 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
             t *= 0.5
         if not moved:
             break
-        if t < 1.0:
+        if t < 1.0 or not reuse_matrix:
             factor = None
         f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
+    if not certify:
+        return SolverResult(f, gn, it, blocks)
     raise RuntimeError(
         f"the ERM solver did not reach the gradient tolerance tol = {tol!r} (reached {gn!r}, "
         f"rounding bound {rounding_bound(loss, n, d, mu, g, f)!r}); increase tol")
