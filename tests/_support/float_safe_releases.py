@@ -6,8 +6,9 @@ bit generator's words in a fixed order, and the certified cell search decides
 when more digits are drawn. A faster implementation of either part must
 release the same cells for the same seeds. :func:`cases` lists a fixed set of
 problems (logistic and Huber losses, pure DP and zCDP, the paper's and the
-improved budget, from d = 1 to d = 31, and one problem above the solver's
-strided-Hessian threshold) with their seeds; ``RECORD`` holds the releases of
+improved budget, from d = 1 to d = 40, two problems where the start point
+takes quasi-Newton steps, and one above the solver's strided-Hessian
+threshold) with their seeds; ``RECORD`` holds the releases of
 the implementation of commit 57bfe0d (pure-Python lazy draw and cell
 search), written as hexadecimal doubles by::
 
@@ -49,6 +50,9 @@ PROBLEMS = [
     ("zcdp-logistic-4d", 200, 4, "logistic", "zcdp", 0.5, True, 0.01, range(10)),
     ("zcdp-huber-6d", 250, 6, "huber", "zcdp", 2.0, False, 0.01, range(8)),
     ("logistic-strided-5d", 60_000, 5, "logistic", "dp", 1.0, True, 1e-3, range(2)),
+    # recorded later, from the same commit: where the start point takes L-BFGS steps first
+    ("logistic-40d-quasi-newton", 6000, 40, "logistic", "dp", 1.0, False, 1e-3, range(4)),
+    ("huber-36d-quasi-newton", 5000, 36, "huber", "dp", 2.0, True, 1e-2, range(3)),
 ]
 
 

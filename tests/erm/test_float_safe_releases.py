@@ -5,7 +5,7 @@ the pure-Python lazy draw and cell search (commit 57bfe0d) for a fixed set of
 problems, seeds and search modes; the compiled draw, the integer box
 arithmetic and the solver changes must release the same cells for the same
 seeds. The test also counts what the cases exercised (refinements of the
-draw, Newton steps of the search, the exact stage), so that the record keeps
+draw, Newton steps of the search, the exact stage, quasi-Newton start points), so that the record keeps
 covering every branch of the search, and checks that a release moved by one
 grid step differs from its record (the comparison can fail).
 """
@@ -23,7 +23,15 @@ from tests._support import float_safe_releases as rec
 
 def test_releases_equal_their_record_bit_for_bit(monkeypatch):
     record = rec.load()
-    seen = {"refine": 0, "newton": 0, "exact": 0}
+    seen = {"refine": 0, "newton": 0, "exact": 0, "quasi-newton": 0}
+    quasi = gm.quasi_newton_point
+
+    def counted_quasi(*a, **k):
+        point = quasi(*a, **k)
+        seen["quasi-newton"] += point is not None
+        return point
+
+    monkeypatch.setattr(gm, "quasi_newton_point", counted_quasi)
     newton, exact = gm.GridMinimiser.newton_step, gm._exact_stage
 
     def count(name, f):
@@ -43,6 +51,7 @@ def test_releases_equal_their_record_bit_for_bit(monkeypatch):
     # each release draws its first digits with one refine() call: count the others
     seen["refine"] -= len(record)
     assert seen["refine"] > 20 and seen["newton"] > 20 and seen["exact"] >= 20, seen
+    assert seen["quasi-newton"] >= 10, seen
 
 
 def test_a_release_one_step_away_differs_from_its_record():
