@@ -7,9 +7,11 @@ Algorithm 2) for L2-regularised logistic regression:
   regularization=Lambda, improved=False)`` (the paper's budget, as
   diffprivlib), float-safe by default (an exact draw of the noise and the
   certified grid cell of the exact minimiser); damped Newton steps (exact
-  Hessian up to 50,000 rows, the Hessian of every k-th row beyond), stopped
-  at a certified gradient norm <= 1e-8 (rounding included), budget rounded
-  toward safety, the data assumption ||x|| <= 1 checked exactly;
+  Hessian up to 50,000 rows, the Hessian of every k-th row beyond, factored
+  once; L-BFGS steps first where d >= 32 and n >= 5000), the loss and
+  gradient in one compiled pass over the rows (threads from 2**17 rows),
+  stopped at a certified gradient norm <= 1e-8 (rounding included), budget
+  rounded toward safety, the data assumption ||x|| <= 1 checked exactly;
 * diffprivlib: ``diffprivlib.models.LogisticRegression(epsilon, data_norm=1,
   C=1/(n Lambda), fit_intercept=False)`` (the same objective: its C is the
   inverse of n Lambda); L-BFGS-B stopped at a projected gradient of 1e-4

@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _core, _fft
 from .twins import core as _core_twin
+from .twins import erm as _erm_twin
 from .twins import fft as _fft_twin
 from .twins import lnmax as _lnmax_twin
 
@@ -42,6 +43,10 @@ try:  # pragma: no cover - depends on the build
     from . import _lnmax
 except ImportError:  # pragma: no cover
     _lnmax = None
+try:  # pragma: no cover - depends on the build
+    from . import _erm
+except ImportError:  # pragma: no cover
+    _erm = None
 from .utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from .utils.validation import POSITIVE
 
@@ -412,3 +417,53 @@ def fft_inplace(re, im, wr, wi, perm, *, compiled=True):
     _fft.fft_inplace(re, im, np.ascontiguousarray(wr), np.ascontiguousarray(wi),
                      np.ascontiguousarray(perm, dtype=np.int64))
     return re, im
+
+
+# One blocked pass of a margin loss (refdp/_erm.pyx; twin refdp/twins/erm.py).
+
+#: The losses the compiled pass implements, by ``MarginLoss.name``: kernel code.
+MARGIN_PASS_LOSSES = {"logistic": 0, "huber_hinge": 1}
+
+
+#: Rows from which the compiled pass splits the blocks among threads by default.
+MARGIN_PASS_PARALLEL_ROWS = 1 << 17
+
+
+def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None):
+    """Per-block gradient sums ``sum_i y_i l'(m_i) x_i`` and loss sums of one pass, or None.
+
+    ``X`` is a validated C-contiguous float64 ``(n, d)`` array, ``y`` the
+    labels in ``{-1.0, +1.0}``, ``theta`` a float64 ``(d,)`` array; ``loss`` a
+    logistic or Huber-hinge loss (None for any other loss: the caller uses
+    its NumPy path). Returns ``(blocks, values)`` of shapes ``(ceil(n /
+    block), d)`` and ``(ceil(n / block),)``.
+
+    The compiled path splits the blocks among ``n_threads`` threads (default:
+    the number of CPUs from ``MARGIN_PASS_PARALLEL_ROWS`` rows on, else
+    one); each block is summed by one thread in row order, so the result does
+    not depend on the split.
+    """
+    kind = MARGIN_PASS_LOSSES.get(getattr(loss, "name", None))
+    if kind is None or type(loss).__module__ != "refdp.utils.losses":
+        return None
+    h = float(getattr(loss, "h", 1.0))
+    if not compiled or _erm is None:
+        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block))
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    block = int(block)
+    n = X.shape[0]
+    n_blocks = -(-n // block)
+    if n_threads is None:
+        threads = (os.cpu_count() or 1) if n >= MARGIN_PASS_PARALLEL_ROWS else 1
+    else:
+        threads = int(n_threads)
+    threads = max(1, min(threads, n_blocks))
+    if threads == 1:
+        return _erm._py_margin_pass(X, y, theta, kind, h, block)
+    cuts = [int(c) * block for c in np.linspace(0, n_blocks, threads + 1).astype(np.int64)]
+    cuts[-1] = n
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(lambda ab: _erm._py_margin_pass(X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h,
+                                                              block), zip(cuts[:-1], cuts[1:])))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

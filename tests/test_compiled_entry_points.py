@@ -1,7 +1,7 @@
 """Every ``def`` function of the compiled modules survives bad arguments.
 
-The functions are discovered with ``dir()`` on ``refdp._core``, ``refdp._lnmax``
-and ``refdp._fft``; each must have a specification below (a valid call, the
+The functions are discovered with ``dir()`` on ``refdp._core``, ``refdp._lnmax``,
+``refdp._fft`` and ``refdp._erm``; each must have a specification below (a valid call, the
 contract its arguments must meet, and its twin as the reference), so a new
 entry point without one fails the test. Each valid call is then perturbed one
 argument at a time -- arrays longer, shorter, empty, of another dtype or byte
@@ -26,7 +26,7 @@ import pytest
 CHILD = textwrap.dedent(r'''
     import importlib, json, math, re, sys
     import numpy as np
-    from refdp.twins import core as tc, fft as tf, lnmax as tl
+    from refdp.twins import core as tc, erm as te, fft as tf, lnmax as tl
 
     MODULE = sys.argv[1]
     ONLY = int(sys.argv[2]) if len(sys.argv) > 2 else None
@@ -107,6 +107,15 @@ CHILD = textwrap.dedent(r'''
                      for i, s in ((0, (n,)), (1, (n,)), (2, (n, K)), (3, (n, K)), (4, (n,))))
 
     X = np.array([-1.0, 0.0, 0.0, 0.5, 2.0])
+    ROWS = np.array([[0.5, -0.25, 0.125], [0.0, 1.0, 0.0], [-0.6, 0.0, 0.8], [0.1, 0.2, 0.3], [1.0, 0.0, 0.0]])
+    SIGNS = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
+    THETA = np.array([0.5, -2.0, 1.5])
+
+    def pass_contract(a):
+        X_, y_, t_, kind, h, block = a
+        return (arr_ok(X_, "f8", 2) and arr_ok(y_, "f8", 1) and arr_ok(t_, "f8", 1)
+                and y_.shape[0] == X_.shape[0] and t_.shape[0] == X_.shape[1]
+                and int_ok(kind, 0, 2) and pos_ok(h) and int_ok(block, 1))
     VOTES = np.array([[0, 1, 2, 1], [2, 2, 0, 1], [1, 1, 1, 0]], dtype=np.int32)
     COUNTS = np.array([[5, 1, 0, 2], [3, 3, 1, 1]], dtype=np.int64)
     GX, GW = gl(12)
@@ -188,6 +197,11 @@ CHILD = textwrap.dedent(r'''
                            and pos_ok(a[1]) and arr_ok(a[2], "f8", 1)
                            and lnmax_tables_ok(a[0].shape[1], *a[3:])),
                 exact_ref, "close"),
+        },
+        "refdp._erm": {
+            "_py_margin_pass": (
+                [ROWS, SIGNS, THETA, 1, 0.5, 2], ["f8_2d", "f8", "f8", "int", "gamma", "size"],
+                pass_contract, lambda a: te.margin_pass(*a), "exact"),
         },
         "refdp._fft": {
             "fft_inplace": (
@@ -322,7 +336,7 @@ CHILD = textwrap.dedent(r'''
     out(done=k + 1)
 ''')
 
-MODULES = ("refdp._core", "refdp._lnmax", "refdp._fft")
+MODULES = ("refdp._core", "refdp._lnmax", "refdp._fft", "refdp._erm")
 
 
 def run_child(module, only=None, timeout=240):

@@ -27,7 +27,7 @@ HEADERS = ["_bounds"]
 
 
 def test_every_compiled_module_and_header_has_its_twin_module():
-    assert COMPILED == ["_core", "_fft", "_lnmax"]
+    assert COMPILED == ["_core", "_erm", "_fft", "_lnmax"]
     assert sorted(p.stem for p in PKG.glob("_*.pxd") if not (PKG / f"{p.stem}.pyx").exists()) == \
         ["_bounds", "_checks"]
     for stem in COMPILED + HEADERS:
@@ -93,7 +93,7 @@ def test_docs_table_names_every_module_twin_and_wrapper():
     wrappers = ["projected_walk_log_odds", "count_votes", "laplace_difference_tail", "lemma4_log_q",
                 "accountant_log_moments", "logsumexp", "uniform_below_draw", "bernoulli_exp_draw",
                 "geometric_exp_draw", "discrete_laplace_draws", "discrete_gaussian_draws",
-                "lnmax_log_law_rows", "lnmax_exact_rows", "fft_inplace"]
+                "lnmax_log_law_rows", "lnmax_exact_rows", "fft_inplace", "margin_pass_blocks"]
     for name in wrappers:
         assert callable(getattr(core, name)), name
         assert f"``{name}``" in text, name

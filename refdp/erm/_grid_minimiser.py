@@ -34,7 +34,17 @@ rows (any order inside a block: ``gamma_BLOCK`` times the sum of the absolute
 terms) and the block sums are added by :func:`math.fsum` (correctly
 rounded). The bound is therefore independent of ``n``, unlike the a-priori
 bound of :mod:`refdp.utils.solver`, which is what makes the cell decidable in
-double precision at large ``n``.
+double precision at large ``n``. For the logistic and Huber-hinge losses the
+margins, ``l'`` and the block sums come from one compiled pass over the rows
+(:func:`refdp.core.margin_pass_blocks`, within the same error terms), and the
+first certificate reuses the solver's last pass at the same point.
+
+Speed does not change the release: the draw's digits are requested in fixed
+chunks (``START_BITS``, then ``REFINE_BITS`` for every coordinate at once),
+so the exact ``b`` is the same function of the bit stream however many
+rounds the search takes, and every correct certificate returns the cell of
+the same ``theta*(b)``. ``tests/erm/test_float_safe_releases.py`` checks the
+releases of a fixed set of seeds and problems against their record.
 """
 from __future__ import annotations
 
@@ -43,17 +53,22 @@ import sys
 from fractions import Fraction
 
 import numpy as np
+import scipy.linalg
 
+from .. import core
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
-from ..utils.solver import minimise, newton_matrix
+from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, minimise, newton_matrix, newton_passes, pass_value_gradient,
+                            quasi_newton_point)
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
 #: Rows per block of the certified gradient sum (each block summed in any
 #: order with error gamma_(BLOCK+2) of its absolute sum).
 BLOCK = 256
+#: Rows per chunk of the column sums of |Z| (any order: the bound allows it).
+CHUNK = 8192
 
 
 def _up(x: float, k: int = 2) -> float:
@@ -72,22 +87,37 @@ class GridMinimiser:
         self.step = float(step)
         # C_j >= sum_i |x_ij|: a float sum of n non-negative terms is at least
         # (1 - gamma_n) times the exact one, in any order
-        self.col_abs = np.abs(Z).sum(axis=0) * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
+        # (summed in chunks of rows, so that no copy of Z is made)
+        col = np.zeros(self.d)
+        for start in range(0, self.n, CHUNK):
+            col += np.abs(Z[start:start + CHUNK]).sum(axis=0)
+        self.col_abs = col * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
         self._exact_rows = None
+        #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None
+        self.known_blocks = None
+        self.factor, self.factor_reused = None, False
         self.stage_counts = {"float": 0, "exact": 0}
 
     # ------------------------------------------------------------------ float stage
     def float_gradient(self, theta, g):
         """(computed grad F_g(theta), per-coordinate bound of its error) for a float vector ``g``."""
         loss, Z, ys, n, d = self.loss, self.Z, self.ys, self.n, self.d
-        m = ys * (Z @ theta)
-        v = ys * loss.derivative(m)
         e_v = loss.curvature * _gamma(d + 1) * float(np.sum(np.abs(theta))) + loss.derivative_rounding()
-        full = (n // BLOCK) * BLOCK
-        blocks = np.einsum("bkd,bk->bd", Z[:full].reshape(-1, BLOCK, d), v[:full].reshape(-1, BLOCK))
-        if full < n:
-            blocks = np.vstack([blocks, Z[full:].T @ v[full:]])
-        T = np.array([math.fsum(col) for col in blocks.T])
+        # one compiled pass over the rows (margins, l', block sums), or the NumPy path for other losses
+        known = self.known_blocks
+        if known is not None and np.array_equal(known[0], theta):
+            blocks = known[1]                   # the solver's last pass at this very point
+        elif (fused := core.margin_pass_blocks(loss, Z, ys, theta, BLOCK)
+                if Z.flags.c_contiguous else None) is not None:
+            blocks = fused[0]
+        else:
+            m = ys * (Z @ theta)
+            v = ys * loss.derivative(m)
+            full = (n // BLOCK) * BLOCK
+            blocks = np.einsum("bkd,bk->bd", Z[:full].reshape(-1, BLOCK, d), v[:full].reshape(-1, BLOCK))
+            if full < n:
+                blocks = np.vstack([blocks, Z[full:].T @ v[full:]])
+        T = np.array([math.fsum(col) for col in blocks.T.tolist()])
         grad = T / n + self.mu * theta + g
         err_T = (_gamma(BLOCK + 2) * (1.0 + e_v) + e_v) * self.col_abs * (1.0 + 4 * _U) + 2 * _U * np.abs(T)
         err = (err_T / n) * (1.0 + 4 * _U) + 4 * _U * (np.abs(T) / n + np.abs(self.mu * theta) + np.abs(g))
@@ -95,7 +125,17 @@ class GridMinimiser:
         return grad, err
 
     def newton_step(self, theta, grad):
-        return theta - np.linalg.solve(newton_matrix(self.loss, self.Z, self.ys, self.mu, theta), grad)
+        """``theta - H^-1 grad`` with the Newton matrix of the first point of the search, factored once.
+
+        Any positive definite matrix gives a correction; the certificate never
+        depends on it. :attr:`factor_reused` says whether the matrix came from
+        an earlier point, so that the search can refactor when a reused one
+        stops halving the gradient bound.
+        """
+        self.factor_reused = self.factor is not None
+        if self.factor is None:
+            self.factor = scipy.linalg.cho_factor(newton_matrix(self.loss, self.Z, self.ys, self.mu, theta))
+        return theta - scipy.linalg.cho_solve(self.factor, grad)
 
     # ------------------------------------------------------------------ exact stage
     def data_gradient_sums(self, theta_q, iv):
@@ -136,34 +176,51 @@ class GridMinimiser:
         The index of a real ``t`` is ``floor(t / g + 1/2)`` (round half up; the
         cell boundaries have probability zero).
         """
-        g = Fraction(self.step)
+        # floor((c -+ r) / g + 1/2) over integers: c = cn / cd, r = rn / rd, g = gn / gd
+        gn, gd = Fraction(self.step).as_integer_ratio()
+        rn, rd = radius.as_integer_ratio()
         out = []
         for c in centre:
-            c = Fraction(c)
-            lo = math.floor((c - radius) / g + Fraction(1, 2))
-            hi = math.floor((c + radius) / g + Fraction(1, 2))
-            if lo != hi:
+            cn, cd = Fraction(c).as_integer_ratio()
+            den = 2 * cd * rd * gn
+            a, b = cn * rd * 2 * gd, rn * cd * 2 * gd
+            half = cd * rd * gn
+            lo = (a - b + half) // den
+            if lo != (a + b + half) // den:
                 return None
             out.append(lo)
         return out
 
 
 def _box_gap(box, g, n) -> Fraction:
-    """``sup_{b in box} ||b / n - g||_2`` (exact, rational; squared norm bounded then rooted upward)."""
-    sq = Fraction(0)
+    """``sup_{b in box} ||b / n - g||_2`` (exact, rational; squared norm bounded then rooted upward).
+
+    Integer arithmetic: each coordinate's larger distance ``p / q`` is
+    squared into one running fraction ``num / den`` (no reduction needed).
+    """
+    num, den = 0, 1
     for (lo, hi), gj in zip(box, g):
-        gj = Fraction(float(gj))
-        m = max(abs(Fraction(lo) / n - gj), abs(Fraction(hi) / n - gj))
-        sq += m * m
-    return _sqrt_up(sq)
+        gn, gd = float(gj).as_integer_ratio()
+        ln, ld = lo.numerator, lo.denominator
+        hn, hd = hi.numerator, hi.denominator
+        a_n, a_d = abs(ln * gd - n * ld * gn), n * ld * gd
+        b_n, b_d = abs(hn * gd - n * hd * gn), n * hd * gd
+        p, q = (a_n, a_d) if a_n * b_d >= b_n * a_d else (b_n, b_d)
+        qq = q * q
+        num, den = num * qq + p * p * den, den * qq
+    return _sqrt_up_ratio(num, den)
 
 
 def _sqrt_up(q: Fraction) -> Fraction:
-    if q == 0:
+    return _sqrt_up_ratio(q.numerator, q.denominator)
+
+
+def _sqrt_up_ratio(num: int, den: int) -> Fraction:
+    """``(isqrt(ceil(2^128 num / den)) + 1) / 2^64 >= sqrt(num / den)`` (0 for 0), ``num >= 0``, ``den > 0``."""
+    if num == 0:
         return Fraction(0)
-    scale = 1 << 64
-    r = math.isqrt(-(-q.numerator * scale * scale // q.denominator))
-    return Fraction(r + 1, scale)
+    r = math.isqrt(-(-num * (1 << 128) // den))
+    return Fraction(r + 1, 1 << 64)
 
 
 #: Digits of every noise coordinate drawn before the first solve, and at each refinement.
@@ -173,7 +230,13 @@ REFINE_BITS = 16
 
 def _centre(box, n):
     """The float linear term ``mid(box) / n`` the solver uses for a box of ``b``."""
-    return np.array([float((Fraction(lo) + Fraction(hi)) / 2) for lo, hi in box]) / n
+    # the double nearest (lo + hi) / 2: int / int true division is correctly rounded
+    out = []
+    for lo, hi in box:
+        lo, hi = Fraction(lo), Fraction(hi)
+        out.append((lo.numerator * hi.denominator + hi.numerator * lo.denominator)
+                   / (2 * lo.denominator * hi.denominator))
+    return np.array(out) / n
 
 
 def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200):
@@ -212,6 +275,11 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
             last_grad = math.inf                # the centre moved: Newton steps start afresh
             continue
         if grad_ub < 0.5 * last_grad:
+            last_grad = grad_ub
+            theta = problem.newton_step(theta, grad)
+            continue
+        if problem.factor_reused:               # the reused Newton matrix stalled: refactor here
+            problem.factor = None
             last_grad = grad_ub
             theta = problem.newton_step(theta, grad)
             continue
@@ -291,11 +359,25 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     step = grid_step(unit_scale, 1)
     noise.refine(START_BITS)
     g = _centre(noise.bounds(), n)
+    problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
-        theta0 = minimise(loss, Z, ys, mu, g, tol=tol).theta
+        # up to HESSIAN_ROWS rows in high dimension, L-BFGS steps (O(n d) each) replace the first
+        # Newton steps (O(n d^2) each); the certified Newton steps finish from there
+        start = None
+        if n <= HESSIAN_ROWS:
+            quick = quasi_newton_point(loss, Z, ys, mu, g)
+            f = np.zeros(d) if quick is None else quick
+            first = pass_value_gradient(loss, Z, ys, mu, g, f)
+            if first is not None:               # damped Newton on compiled passes, not certified here
+                start = newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False,
+                                      reuse_matrix=False)
+        if start is None:
+            start = minimise(loss, Z, ys, mu, g, tol=tol)
+        theta0 = start.theta
+        if start.pass_blocks is not None and PASS_BLOCK == BLOCK:
+            problem.known_blocks = (theta0.copy(), start.pass_blocks)
     except RuntimeError:                      # a starting point only: the certificate is below
         theta0 = np.zeros(d)
-    problem = GridMinimiser(loss, Z, ys, mu, step)
     cells = grid_cell_minimiser(problem, noise, theta0)
     limit = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
     cells = [max(-limit, min(limit, k)) for k in cells]

@@ -50,7 +50,8 @@ from typing import NamedTuple
 
 from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
-from ..utils.rounding import ceil_fraction, ceil_interval, floor_fraction, floor_interval, interval_context
+from ..utils.rounding import IV_PREC, ceil_fraction, ceil_interval, floor_fraction, floor_interval
+from ..utils.precision import shared_interval_context
 from ..mechanisms import spherical_laplace
 from ..utils.lazy_noise import BitSource, LazySphericalLaplace
 from ._constraints import BINARY_CLASSES, LOSS, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
@@ -117,23 +118,24 @@ def extra_regularization(target: Fraction, regularization: float) -> float:
 def _budget(epsilon, curvature, n, regularization, power, owner="objective_perturbation_budget"):
     """Algorithm 2's budget with a determinant bound ``(1 + c/(n mu))**power``."""
     eps, c, lam = Fraction(epsilon), Fraction(curvature), Fraction(regularization)
-    with interval_context() as iv:
-        q = iv.mpf(c.numerator) / c.denominator / n / (iv.mpf(lam.numerator) / lam.denominator)
-        eps_iv = iv.mpf(eps.numerator) / eps.denominator
-        eps_prime = eps_iv - power * iv.log(1 + q)
-        first = floor_interval(eps_prime)
-        if first > 0.0 and first / 2.0 > 0.0:
-            beta = floor_fraction(Fraction(first) / 2)
-            return ObjectivePerturbationBudget(float(epsilon), first, 0.0, beta, float(regularization),
-                                               power == IMPROVED_POWER)
-        # Delta branch: Lambda + Delta >= c / (n (e^{eps / (2 power)} - 1)), eps' = eps / 2
-        target_iv = iv.mpf(c.numerator) / c.denominator / n / (iv.exp(eps_iv / (2 * power)) - 1)
-        target = ceil_interval(target_iv)
+    iv = shared_interval_context(IV_PREC)
+    q = iv.mpf(c.numerator) / c.denominator / n / (iv.mpf(lam.numerator) / lam.denominator)
+    eps_iv = iv.mpf(eps.numerator) / eps.denominator
+    eps_prime = eps_iv - power * iv.log(1 + q)
+    first = floor_interval(eps_prime)
+    if first > 0.0 and first / 2.0 > 0.0:
+        beta = floor_fraction(Fraction(first) / 2)
+        return ObjectivePerturbationBudget(float(epsilon), first, 0.0, beta, float(regularization),
+                                           power == IMPROVED_POWER)
+    # Delta branch: Lambda + Delta >= c / (n (e^{eps / (2 power)} - 1)), eps' = eps / 2
+    target_iv = iv.mpf(c.numerator) / c.denominator / n / (iv.exp(eps_iv / (2 * power)) - 1)
+    target = ceil_interval(target_iv)
     if not math.isfinite(target):
         # epsilon = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
         raise parameter_error("epsilon", owner, "large enough that Lambda + Delta of Algorithm 2 is a finite "
                               "double", epsilon)
-    delta = extra_regularization(Fraction(target), regularization)
+    target = Fraction(target)
+    delta = extra_regularization(target, regularization)
     eps_prime = floor_fraction(eps / 2)
     beta = floor_fraction(eps / 4)
     if not beta > 0.0:

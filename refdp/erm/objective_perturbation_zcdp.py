@@ -50,7 +50,8 @@ from typing import NamedTuple
 
 from ..utils.constraints import FLAG, RNG, InstanceOf, SameLength, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
-from ..utils.rounding import ceil_interval, floor_fraction, floor_interval, interval_context
+from ..utils.rounding import IV_PREC, ceil_interval, floor_fraction, floor_interval
+from ..utils.precision import shared_interval_context
 from ._constraints import BINARY_CLASSES, LOSS, REPORTED_NONNEGATIVE, REPORTED_POSITIVE
 from ._data import prepare_data
 from ..utils.lazy_noise import BitSource, LazyGaussianVector
@@ -119,32 +120,33 @@ def _noise_scale(iv, rho_prime):
 
 
 def _zcdp_budget(rho, curvature, n, regularization, power, owner="objective_perturbation_zcdp_budget"):
-    with interval_context() as iv:
-        rho_iv, c, lam = _exact(iv, rho), _exact(iv, curvature), _exact(iv, regularization)
-        first = floor_interval(rho_iv - power * iv.log(1 + c / n / lam))
-        if first > 0.0:
-            rho_prime, delta, mu = first, 0.0, float(regularization)
-        else:
-            # Delta branch: Lambda + Delta >= c / (n (e^{rho / (2 power)} - 1)), rho' = rho / 2
-            target = ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1))
-            if not math.isfinite(target):
-                # rho = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
-                raise parameter_error("rho", owner, "large enough that Lambda + Delta is a finite double", rho)
-            delta = extra_regularization(Fraction(target), regularization)
-            rho_prime, mu = floor_fraction(Fraction(rho) / 2), regularization + delta
-        if not rho_prime > 0.0:
-            raise parameter_error("rho", owner, "large enough that rho' = rho / 2 is a positive double", rho)
-        sigma = _noise_scale(iv, rho_prime)
-        if math.isinf(sigma):
-            raise parameter_error("rho", owner, "large enough that the noise scale sigma is finite", rho)
-        s = _exact(iv, sigma)
-        # the proof's inequality, decided for the numbers used (sigma rounded up, mu the solver's)
-        noise_part = 2 / s ** 2 + iv.sqrt(2 * iv.pi) / s
-        if not noise_part.b <= _exact(iv, rho_prime):
-            raise ArithmeticError("the Gaussian objective-perturbation budget could not be certified")
-        jac = power * iv.log(1 + c / n / _exact(iv, mu))
-        xi = ceil_interval(jac + iv.sqrt(2 * iv.pi) / s)
-        rho0 = ceil_interval(2 / s ** 2)
+    iv = shared_interval_context(IV_PREC)
+    rho_iv, c, lam = _exact(iv, rho), _exact(iv, curvature), _exact(iv, regularization)
+    first = floor_interval(rho_iv - power * iv.log(1 + c / n / lam))
+    if first > 0.0:
+        rho_prime, delta, mu = first, 0.0, float(regularization)
+    else:
+        # Delta branch: Lambda + Delta >= c / (n (e^{rho / (2 power)} - 1)), rho' = rho / 2
+        target = ceil_interval(c / n / (iv.exp(rho_iv / (2 * power)) - 1))
+        if not math.isfinite(target):
+            # rho = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
+            raise parameter_error("rho", owner, "large enough that Lambda + Delta is a finite double", rho)
+        target = Fraction(target)
+        delta = extra_regularization(target, regularization)
+        rho_prime, mu = floor_fraction(Fraction(rho) / 2), regularization + delta
+    if not rho_prime > 0.0:
+        raise parameter_error("rho", owner, "large enough that rho' = rho / 2 is a positive double", rho)
+    sigma = _noise_scale(iv, rho_prime)
+    if math.isinf(sigma):
+        raise parameter_error("rho", owner, "large enough that the noise scale sigma is finite", rho)
+    s = _exact(iv, sigma)
+    # the proof's inequality, decided for the numbers used (sigma rounded up, mu the solver's)
+    noise_part = 2 / s ** 2 + iv.sqrt(2 * iv.pi) / s
+    if not noise_part.b <= _exact(iv, rho_prime):
+        raise ArithmeticError("the Gaussian objective-perturbation budget could not be certified")
+    jac = power * iv.log(1 + c / n / _exact(iv, mu))
+    xi = ceil_interval(jac + iv.sqrt(2 * iv.pi) / s)
+    rho0 = ceil_interval(2 / s ** 2)
     return ObjectivePerturbationZCDPBudget(float(rho), rho_prime, delta, sigma, mu, power == IMPROVED_POWER,
                                            xi, rho0)
 

@@ -66,9 +66,16 @@ class BitSource:
         return (self._buffer >> self._left) & 1
 
     def bits(self, k: int) -> int:
+        """The next ``k`` bits as an integer, first bit highest (the bits of ``k`` calls of :meth:`bit`)."""
         out = 0
-        for _ in range(k):
-            out = (out << 1) | self.bit()
+        while k > 0:
+            if self._left == 0:
+                self._buffer = self.words()
+                self._left = 64
+            take = k if k < self._left else self._left
+            self._left -= take
+            out = (out << take) | ((self._buffer >> self._left) & ((1 << take) - 1))
+            k -= take
         return out
 
     def below(self, n: int) -> int:
@@ -222,7 +229,10 @@ class LazyGaussianVector:
             z.refine(k)
 
     def bounds(self) -> list[tuple[Fraction, Fraction]]:
-        return [(self.sigma * lo, self.sigma * hi) for lo, hi in (z.bounds() for z in self.normals)]
+        num, den = self.sigma.numerator, self.sigma.denominator
+        boxes, scale = _normal_boxes(self.normals)
+        den *= scale
+        return [(Fraction(num * a, den), Fraction(num * b, den)) for a, b in boxes]
 
 
 class LazySphericalLaplace:
@@ -253,21 +263,67 @@ class LazySphericalLaplace:
         self._root_bits += k
 
     def bounds(self) -> list[tuple[Fraction, Fraction]]:
-        lo = sum(e.bounds()[0] for e in self.radii) / self.beta
-        hi = sum(e.bounds()[1] for e in self.radii) / self.beta
+        """Rational boxes of the coordinates of ``b`` (integer arithmetic on common dyadic denominators).
+
+        The radius ``R`` lies in ``[S, S + U] / 2^L`` (the exponentials'
+        cells on the finest denominator), the normals in ``[a_j, b_j] / 2^M``;
+        ``||G||`` is bounded by integer square roots at ``_root_bits`` digits
+        (``r_lo <= 2^bits ||G|| <= r_hi + 1``). Each coordinate's box is the
+        product of the interval ``G_j / ||G||``, clamped to ``[-1, 1]``, with
+        ``[R_lo, R_hi] / beta``: the same rationals as the interval products
+        of the definition, formed with one reduction each.
+        """
+        length = max(e.length for e in self.radii)
+        s = u = 0
+        for e in self.radii:
+            shift = length - e.length
+            s += ((e.k << e.length) + e.m) << shift
+            u += 1 << shift
+        # R / beta in [r_lo, r_hi] / r_den
+        bn, bd = self.beta.numerator, self.beta.denominator
+        r_lo, r_hi, r_den = s * bd, (s + u) * bd, bn << length
         if self.dim == 1:
+            lo, hi = Fraction(r_lo, r_den), Fraction(r_hi, r_den)
             return [(-hi, -lo)] if self.sign else [(lo, hi)]
-        boxes = [z.bounds() for z in self.normals]
-        sq_lo = sum(Fraction(0) if a <= 0 <= b else min(a * a, b * b) for a, b in boxes)
-        sq_hi = sum(max(a * a, b * b) for a, b in boxes)
-        norm_lo = _isqrt_bounds(sq_lo, self._root_bits)[0]
-        norm_hi = _isqrt_bounds(sq_hi, self._root_bits)[1]
-        if norm_lo <= 0:
+        boxes, scale = _normal_boxes(self.normals)
+        sq_lo = sq_hi = 0
+        for a, b in boxes:
+            aa, bb = a * a, b * b
+            if not a <= 0 <= b:
+                sq_lo += aa if aa < bb else bb
+            sq_hi += aa if aa > bb else bb
+        bits, two_m = self._root_bits, 2 * (scale.bit_length() - 1)
+        root_lo = math.isqrt((sq_lo << (2 * bits)) >> two_m)
+        root_hi = math.isqrt((sq_hi << (2 * bits)) >> two_m) + 1
+        if root_lo <= 0:
+            lo, hi = Fraction(r_lo, r_den), Fraction(r_hi, r_den)
             return [(-hi, hi) for _ in boxes]          # direction unknown: |b_j| <= R / beta
-        inv = (1 / norm_hi, 1 / norm_lo)
+        # G_j / ||G|| in [a / (scale root), b / (scale root)] * 2^bits; 1 / ||G|| in [2^bits / root_hi, 2^bits / root_lo]
+        one = 1 << bits
         out = []
-        for box in boxes:
-            theta = _mul(box, inv)
-            theta = (max(theta[0], Fraction(-1)), min(theta[1], Fraction(1)))
-            out.append(_mul(theta, (lo, hi)))
+        for a, b in boxes:
+            # lower end: a / ||G|| is smallest with the largest 1 / ||G|| when a < 0
+            tn, td = a * one, scale * (root_lo if a < 0 else root_hi)
+            if tn < -td:
+                tn, td = -1, 1
+            vn, vd = b * one, scale * (root_lo if b >= 0 else root_hi)
+            if vn > vd:
+                vn, vd = 1, 1
+            low = Fraction(tn * (r_lo if tn >= 0 else r_hi), td * r_den)
+            high = Fraction(vn * (r_hi if vn >= 0 else r_lo), vd * r_den)
+            out.append((low, high))
         return out
+
+
+def _normal_boxes(normals) -> tuple[list[tuple[int, int]], int]:
+    """Integer end points ``(a_j, b_j)`` with ``a_j / scale <= Z_j <= b_j / scale``, on one dyadic ``scale``."""
+    length = max(z.x.length for z in normals)
+    scale = 1 << length
+    out = []
+    for z in normals:
+        x = z.x
+        shift = length - x.length
+        lo = ((z.k << x.length) + x.m) << shift
+        hi = lo + (1 << shift)
+        out.append((-hi, -lo) if z.negative else (lo, hi))
+    return out, scale

@@ -35,6 +35,7 @@ __all__ = [
     "mp_context",
     "iv_context",
     "shared_context",
+    "shared_interval_context",
     "is_interval",
     "is_mpf",
     "exact_rational",
@@ -89,6 +90,16 @@ def shared_context(dps: int, interval: bool):
     its own.
     """
     return _shared(bool(interval), "dps", int(dps))
+
+
+def shared_interval_context(bits: int):
+    """This thread's interval context at ``bits`` of precision (:func:`shared_context`, counted in bits).
+
+    For a formula evaluated at a fixed precision many times per second (the
+    objective-perturbation budget of every fit), where creating a context
+    would cost more than the formula. Never change its precision.
+    """
+    return _shared(True, "prec", int(bits))
 
 
 def _shared(interval: bool, unit: str, value: int):

@@ -26,13 +26,15 @@ terms, times ``sqrt(d)`` for the Euclidean norm.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
-__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "UnreachableTolerance"]
+__all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "UnreachableTolerance", "pass_value_gradient",
+           "quasi_newton_point", "newton_passes"]
 
 
 class UnreachableTolerance(ValueError, RuntimeError):
@@ -59,11 +61,16 @@ class SolverResult:
         Computed ``||grad F(theta)||`` (not a released quantity).
     iterations : int
         Newton steps taken.
+    pass_blocks : ndarray or None
+        The per-block gradient sums of the compiled pass at ``theta`` (blocks
+        of :data:`PASS_BLOCK` rows; ``None`` when no such pass ran), for a
+        caller that certifies ``theta`` with the same sums.
     """
 
     theta: np.ndarray
     gradient_norm: float
     iterations: int
+    pass_blocks: object = field(default=None, repr=False, compare=False)
 
 
 def objective(loss, X, y, mu, g, f):
@@ -102,7 +109,7 @@ def newton_matrix(loss, X, y, mu, f):
     return scaled.T @ scaled + mu * np.eye(X.shape[1])
 
 
-def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
+def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     """Minimise ``F`` until the certified gradient norm is at most ``tol``.
 
     Parameters
@@ -121,6 +128,9 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
         errors included.
     max_iter : int
         Newton steps before giving up.
+    start : ndarray, shape (d,), optional
+        The first point (zero if None; up to ``HESSIAN_ROWS`` records only:
+        beyond, the solver makes its own start).
 
     Returns
     -------
@@ -139,17 +149,23 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
     (``k = ceil(n / HESSIAN_ROWS)``, a fixed, data-independent stride) plus
     ``mu I``, which is positive definite, so the step is still a descent
     direction; convergence is then linear with a small rate instead of
-    quadratic, at ``O(n d + (n / k) d^2)`` per step instead of ``O(n d^2)``,
-    and the line search reuses ``X @ step``. The stopping rule, and so the
+    quadratic, at ``O(n d)`` per step plus one ``O((n / k) d^2)`` matrix
+    (factored once, at the first point, and again only after a shortened
+    step). For the logistic and Huber-hinge losses each trial point costs
+    one compiled pass over the rows (:func:`pass_value_gradient`: value and
+    gradient together, blocks split among threads); other losses use NumPy,
+    with the line search reusing ``X @ step``. The stopping rule, and so the
     certificate, is the same: the full gradient's computed norm plus its
-    rounding bound. The large-``n`` path starts from the minimiser of the
-    objective on the strided rows.
+    rounding bound (the compiled pass computes the margins, ``l'`` and the
+    sums within the errors that bound assumes). The large-``n`` path starts
+    from the minimiser of the objective on the strided rows, reached by
+    L-BFGS steps (:func:`quasi_newton_point`) and finished by Newton steps.
     """
     n, d = X.shape
     if n > HESSIAN_ROWS:
         return _minimise_large(loss, X, y, mu, g, tol=tol, max_iter=max_iter)
     g = np.zeros(d) if g is None else np.asarray(g, dtype=np.float64)
-    f = np.zeros(d)
+    f = np.zeros(d) if start is None else np.array(start, dtype=np.float64)
     grad = gradient(loss, X, y, mu, g, f)
     gn = float(np.linalg.norm(grad))
     value = objective(loss, X, y, mu, g, f)
@@ -190,18 +206,129 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200):
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
+def pass_value_gradient(loss, X, y, mu, g, f):
+    """``(F(f), grad F(f), block sums)`` with one pass over the rows (the compiled pass when it applies), or None."""
+    from .. import core
+
+    fused = core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK) if X.flags.c_contiguous else None
+    if fused is None:
+        return None
+    blocks, values = fused
+    n = X.shape[0]
+    value = float(np.sum(values)) / n + 0.5 * mu * float(f @ f) + float(g @ f)
+    return value, np.sum(blocks, axis=0) / n + mu * f + g, blocks
+
+
+#: Smallest dimension at which :func:`quasi_newton_point` replaces the
+#: first Newton steps (below it the Newton matrix costs a few passes only).
+QUASI_NEWTON_MIN_DIM = 32
+#: ... and rows (below, the passes' fixed costs outweigh the Newton matrices saved).
+QUASI_NEWTON_MIN_ROWS = 5000
+
+
+def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7):
+    """A point near the minimiser from L-BFGS steps in ``O(n d)`` each, or None (a starting point only).
+
+    Used where the Newton matrix (``O(n d^2)``) costs more than the
+    passes of a quasi-Newton phase: ``d >= QUASI_NEWTON_MIN_DIM``, ``n >=
+    QUASI_NEWTON_MIN_ROWS`` and a loss with a compiled pass. The certified Newton steps of :func:`minimise`
+    (or the cell search) then start from it; nothing is certified here.
+    """
+    n, d = X.shape
+    if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
+        return None
+    f0 = np.zeros(d)
+    if pass_value_gradient(loss, X, y, mu, g, f0) is None:
+        return None
+    from scipy.optimize import minimize as scipy_minimize
+
+    def fun(f):
+        value, grad, _ = pass_value_gradient(loss, X, y, mu, g, f)
+        return value, grad
+
+    res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
+                         options={"maxiter": 500, "gtol": gtol, "ftol": 1e-15})
+    x = np.asarray(res.x, dtype=np.float64)
+    return x if np.all(np.isfinite(x)) else None
+
+
+#: Rows per block of the solver's compiled pass (the per-block sums are then added by NumPy).
+PASS_BLOCK = 256
+
+
 def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
-    """:func:`minimise` for ``n > HESSIAN_ROWS``: strided Newton matrix, margins reused in the line search."""
+    """:func:`minimise` for ``n > HESSIAN_ROWS``: strided Newton matrix, one pass over the rows per trial point."""
     n, d = X.shape
     g = np.zeros(d) if g is None else np.asarray(g, dtype=np.float64)
     stride = -(-n // HESSIAN_ROWS)
-    Xh, yh = X[::stride], y[::stride]
+    Xh, yh = np.ascontiguousarray(X[::stride]), np.ascontiguousarray(y[::stride])
     # warm start: the minimiser of the same objective on the strided rows (a
     # starting point only; the certificate below is on every row)
     try:
-        f = minimise(loss, Xh, yh, mu, g, tol=max(tol, 1e-6)).theta
+        f = minimise(loss, Xh, yh, mu, g, tol=max(tol, 1e-6), start=quasi_newton_point(loss, Xh, yh, mu, g)).theta
     except RuntimeError:
         f = np.zeros(d)
+    first = pass_value_gradient(loss, X, y, mu, g, f)
+    if first is None:
+        return _minimise_large_numpy(loss, X, y, mu, g, f, tol=tol, max_iter=max_iter)
+    return newton_passes(loss, X, y, mu, g, f, first, tol=tol, max_iter=max_iter, certify=True,
+                         reuse_matrix=True)
+
+
+def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix):
+    """Damped Newton steps from ``f``, one compiled pass (:func:`pass_value_gradient`) per trial point.
+
+    ``first`` is that pass at ``f``. With ``certify`` the steps stop when the
+    computed gradient norm plus :func:`rounding_bound` is at most ``tol`` (the
+    certificate of :func:`minimise`) and raise RuntimeError if they cannot;
+    without, they stop at a computed norm at most ``tol`` or when no step
+    makes progress, and return the last point (a starting point for a
+    certificate made elsewhere). ``reuse_matrix``: factor the Newton matrix of
+    the first point once (again only after a shortened step) instead of at
+    every step.
+    """
+    n, d = X.shape
+    value, grad, blocks = first
+    gn = math.inf
+    factor = None
+    for it in range(max_iter + 1):
+        gn = float(np.linalg.norm(grad))
+        if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
+            return SolverResult(f, gn, it, blocks)
+        if it == max_iter:
+            break
+        # with reuse_matrix, the Newton matrix of the first point, factored once: near the
+        # minimiser it changes far less than its sampling error, and any positive definite
+        # matrix gives a descent direction (a step that fails the line search refactors)
+        if factor is None:
+            factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
+        step = scipy.linalg.cho_solve(factor, grad)
+        slope = float(grad @ step)
+        t, moved = 1.0, False
+        for _ in range(60):
+            cand = f - t * step
+            cand_value, cand_grad, cand_blocks = pass_value_gradient(loss, X, y, mu, g, cand)
+            if slope > 1e-10 * (1.0 + abs(value)):
+                ok = cand_value < value - 1e-4 * t * slope
+            else:                                   # F cannot resolve the decrease: lower the gradient norm
+                ok = float(np.linalg.norm(cand_grad)) < gn
+            if ok:
+                moved = True
+                break
+            t *= 0.5
+        if not moved:
+            break
+        if t < 1.0 or not reuse_matrix:
+            factor = None
+        f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
+    if not certify:
+        return SolverResult(f, gn, it, blocks)
+    raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
+
+
+def _minimise_large_numpy(loss, X, y, mu, g, f, *, tol, max_iter):
+    """:func:`_minimise_large` with NumPy passes (losses without a compiled pass, non-contiguous rows)."""
+    n, d = X.shape
     margins = y * (X @ f)
     gn = math.inf
 

@@ -1,0 +1,157 @@
+# cython: language_level=3
+"""One blocked pass of a margin loss over the data: the hot loop of refdp's ERM solver and cell search.
+
+For rows ``x_i`` (a C-contiguous ``n x d`` array), labels ``y_i`` and a point
+``theta``, :func:`margin_pass` computes, row by row, the margin ``m_i = y_i
+(x_i . theta)`` (the dot product summed in the order ``j = 0 .. d-1``), the
+derivative ``v_i = y_i l'(m_i)`` and the loss ``l(m_i)``, and adds ``v_i x_i``
+to the gradient sum of the row's block (``block`` rows each, rows in order)
+and ``l(m_i)`` to the block's loss sum. Each row is read once, while it is in
+cache, instead of once for the margins and once for the gradient; the loop
+runs with the GIL released.
+
+Losses (``kind``): 0 logistic, ``l'(m) = -1 / (1 + exp(m))``, ``l(m) =
+log1p(exp(-|m|)) + max(-m, 0)``; 1 Huber hinge of width ``h``, the formulas of
+:class:`refdp.utils.losses.HuberHingeLoss`. The rounding analysis of the cell
+search (:mod:`refdp.erm._grid_minimiser`) covers this order: a dot product in
+any order, ``l'`` to within its :meth:`derivative_rounding` (the logistic
+formula loses at most 4 ulps of 1: ``exp`` to 1 ulp, the sum and the
+quotient one rounding each), each block summed in any order. The twin
+:func:`refdp.twins.erm.margin_pass` performs the same operations in the same
+order (Python's ``math.exp`` and ``math.log1p`` are the C library's), so the
+two agree bit for bit.
+"""
+cimport cython
+from libc.math cimport exp, log1p, fabs
+cimport numpy as cnp
+from refdp._checks cimport array_arg, int_arg, positive_arg
+
+import numpy as np
+
+cnp.import_array()
+
+from ._kernel_args import length
+
+
+cdef enum:
+    _GROUP = 4          # rows whose dot products are formed together (independent chains, same order each)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+cdef void margin_pass(const double* X, const double* y, const double* theta, Py_ssize_t n, Py_ssize_t d,
+                      int kind, double h, Py_ssize_t block, double* blocks, double* values) noexcept nogil:
+    cdef Py_ssize_t i, i0, j, b, g, r
+    cdef const double* row
+    cdef const double* r0
+    cdef const double* r1
+    cdef const double* r2
+    cdef const double* r3
+    cdef double* acc
+    cdef double dots[_GROUP]
+    cdef double d0, d1, d2, d3, t, m, dv, v, val, e
+    i0 = 0
+    while i0 < n:
+        g = n - i0
+        if g > _GROUP:
+            g = _GROUP
+        if g == _GROUP:
+            # four rows' dot products side by side: each summed over j = 0 .. d-1 in order
+            r0 = X + i0 * d
+            r1 = r0 + d
+            r2 = r1 + d
+            r3 = r2 + d
+            d0 = 0.0
+            d1 = 0.0
+            d2 = 0.0
+            d3 = 0.0
+            for j in range(d):
+                t = theta[j]
+                d0 = d0 + r0[j] * t
+                d1 = d1 + r1[j] * t
+                d2 = d2 + r2[j] * t
+                d3 = d3 + r3[j] * t
+            dots[0] = d0
+            dots[1] = d1
+            dots[2] = d2
+            dots[3] = d3
+        else:
+            for r in range(g):
+                row = X + (i0 + r) * d
+                d0 = 0.0
+                for j in range(d):
+                    d0 = d0 + row[j] * theta[j]
+                dots[r] = d0
+        for r in range(g):
+            i = i0 + r
+            row = X + i * d
+            m = y[i] * dots[r]
+            if kind == 0:
+                dv = -1.0 / (1.0 + exp(m))
+                if m > 0.0:
+                    val = log1p(exp(-m))
+                else:
+                    val = -m + log1p(exp(m))
+            else:
+                if m > 1.0 + h:
+                    dv = 0.0
+                    val = 0.0
+                elif m < 1.0 - h:
+                    dv = -1.0
+                    val = 1.0 - m
+                else:
+                    e = 1.0 + h - m
+                    dv = -e / (2.0 * h)
+                    val = e * e / (4.0 * h)
+            v = y[i] * dv
+            b = i // block
+            acc = blocks + b * d
+            for j in range(d):
+                acc[j] = acc[j] + v * row[j]
+            values[b] = values[b] + val
+        i0 += g
+
+
+def _py_margin_pass(X, y, theta, kind, h, block):
+    """(gradient sums per block, shape (ceil(n / block), d); loss sums per block) of one pass (module docstring)."""
+    owner = "refdp._erm._py_margin_pass"
+    X = array_arg(X, "X", owner, cnp.NPY_FLOAT64, np.float64, 2)
+    n, d = X.shape[0], X.shape[1]
+    y = array_arg(y, "y", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    length(y, "y", owner, n, "X.shape[0]")
+    theta = array_arg(theta, "theta", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    length(theta, "theta", owner, d, "X.shape[1]")
+    cdef int k = int_arg(kind, "kind", owner, 0, 2)
+    cdef double hh = positive_arg(h, "h", owner)
+    cdef Py_ssize_t bl = int_arg(block, "block", owner, 1, 2**62)
+    cdef Py_ssize_t nb = (n + bl - 1) // bl
+    blocks = np.zeros((nb, d), dtype=np.float64)
+    values = np.zeros(nb, dtype=np.float64)
+    if n == 0:
+        return blocks, values
+    cdef const double[:, ::1] xv = X
+    cdef const double[::1] yv = y
+    cdef double[:, ::1] bv = blocks
+    cdef double[::1] vv = values
+    cdef const double* pt = NULL
+    cdef const double[::1] tv
+    cdef const double* px = &xv[0, 0] if d > 0 else NULL
+    cdef double* pb = &bv[0, 0] if d > 0 else NULL
+    if d > 0:
+        tv = theta
+        pt = &tv[0]
+    cdef Py_ssize_t nn = n, dd = d
+    with nogil:
+        margin_pass_rows(px, &yv[0], pt, nn, dd, k, hh, bl, pb, &vv[0])
+    return blocks, values
+
+
+cdef void margin_pass_rows(const double* X, const double* y, const double* theta, Py_ssize_t n, Py_ssize_t d,
+                           int kind, double h, Py_ssize_t block, double* blocks, double* values) noexcept nogil:
+    # d == 0: every margin is 0 (no row to read)
+    cdef double zero = 0.0
+    if d == 0:
+        margin_pass(&zero, y, &zero, n, 0, kind, h, block, &zero, values)
+    else:
+        margin_pass(X, y, theta, n, d, kind, h, block, blocks, values)

@@ -1,0 +1,68 @@
+"""The compiled margin-loss pass equals its twin bit for bit, and the NumPy formulas to rounding.
+
+``refdp.core.margin_pass_blocks`` runs ``refdp/_erm.pyx`` (or, with
+``compiled=False``, the twin ``refdp/twins/erm.py``): per block of rows the
+sums of ``y_i l'(m_i) x_i`` and of ``l(m_i)``. The cell search certifies its
+gradient with these sums, so the kernel must also agree with the losses'
+own formulas (within the rounding its error bound allows).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from refdp import core
+from refdp.erm import HuberHingeLoss, LogisticLoss
+
+
+def _rows(n, d, seed, scale=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= 1.01 * np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    return X, y, rng.normal(size=d) * scale
+
+
+LOSSES = [LogisticLoss(), HuberHingeLoss(0.5), HuberHingeLoss(0.01)]
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber", "huber-narrow"])
+@pytest.mark.parametrize("n,d,block", [(0, 3, 4), (1, 1, 1), (7, 3, 2), (257, 5, 256), (600, 13, 64), (50, 0, 8)])
+def test_kernel_equals_twin(loss, n, d, block):
+    for scale in (0.1, 3.0, 800.0):             # 800: margins beyond exp's range
+        X, y, theta = _rows(n, d, n + d, scale)
+        got = core.margin_pass_blocks(loss, X, y, theta, block)
+        want = core.margin_pass_blocks(loss, X, y, theta, block, compiled=False)
+        assert got[0].shape == want[0].shape == (-(-n // block), d)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_split_among_threads_equals_one_thread(threads):
+    for loss in LOSSES:
+        for n in (1, 255, 1000, 1029):
+            X, y, theta = _rows(n, 9, n, 1.5)
+            one = core.margin_pass_blocks(loss, X, y, theta, 64, n_threads=1)
+            split = core.margin_pass_blocks(loss, X, y, theta, 64, n_threads=threads)
+            assert np.array_equal(one[0], split[0]) and np.array_equal(one[1], split[1])
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber", "huber-narrow"])
+def test_pass_agrees_with_the_loss_formulas(loss):
+    X, y, theta = _rows(1000, 6, 3, 2.0)
+    blocks, values = core.margin_pass_blocks(loss, X, y, theta, 256)
+    m = y * (X @ theta)
+    grad = X.T @ (y * loss.derivative(m))
+    assert np.allclose(blocks.sum(axis=0), grad, rtol=0, atol=1e-11)
+    assert abs(values.sum() - loss.value(m).sum()) <= 1e-10 * max(1.0, loss.value(m).sum())
+    # per block: the block's own rows
+    for b in range(4):
+        rows = slice(256 * b, 256 * (b + 1))
+        assert np.allclose(blocks[b], X[rows].T @ (y[rows] * loss.derivative(m[rows])), rtol=0, atol=1e-12)
+
+
+def test_other_losses_take_the_numpy_path():
+    class Squared(LogisticLoss):           # a user loss: not the kernel's formula, even with the same name
+        pass
+    X, y, theta = _rows(10, 2, 0)
+    assert core.margin_pass_blocks(Squared(), X, y, theta, 4) is None
