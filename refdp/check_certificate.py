@@ -347,7 +347,12 @@ def _out(cert, ok, reason):
 
 
 def main(argv=None) -> int:
-    """``refdp check-certificate FILE [FILE ...]``: exit 0 when every certificate is confirmed."""
+    """``refdp check-certificate FILE [FILE ...]``: exit 0 when every certificate is confirmed.
+
+    Exit 1 when one is not confirmed (or cannot be read), else 2 when one is
+    not re-checkable (a check that compares computed bounds, not output laws):
+    a script can tell a confirmed set from one that was only read.
+    """
     p = argparse.ArgumentParser(prog="refdp check-certificate",
                                 description="re-check refdp privacy certificates with exact rationals")
     add_arguments(p)
@@ -359,7 +364,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    bad = 0
+    bad = unchecked = 0
     for path in args.files:
         try:
             r = check_certificate(path)
@@ -369,11 +374,12 @@ def run(args) -> int:
             continue
         if r.get("recheckable") is False:
             print(f"{path}: {r['verdict']} ({r['method']}) not re-checkable: {r['reason']}")
+            unchecked += 1
             continue
         status = "confirmed" if r["confirmed"] else "NOT CONFIRMED"
         print(f"{path}: {r['verdict']} ({r['method']}) {status}: {r['reason']}")
         bad += not r["confirmed"]
-    return 1 if bad else 0
+    return 1 if bad else (2 if unchecked else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

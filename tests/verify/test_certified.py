@@ -217,6 +217,20 @@ def test_a_tampered_certificate_is_not_confirmed(tmp_path, capsys):
     assert "NOT CONFIRMED" in capsys.readouterr().out
 
 
+def test_a_certificate_without_laws_exits_2(tmp_path, capsys):
+    # a check that compares computed bounds writes a certificate with nothing to re-check: the
+    # command must not report it as confirmed (exit 0 is for "every certificate confirmed")
+    from refdp.verify.certificate import FORMAT
+
+    confirmed, unchecked = tmp_path / "c.json", tmp_path / "u.json"
+    check_mechanism(rr_law(F(1)), PAIR, F(11, 10), certificate=confirmed)
+    unchecked.write_text(json.dumps({"format": FORMAT, "name": "x.y", "verdict": "holds", "method": "certified",
+                                     "recheckable": False, "reason": "compares computed bounds"}))
+    assert check_certificate_main([str(confirmed)]) == 0
+    assert check_certificate_main([str(confirmed), str(unchecked)]) == 2
+    assert "not re-checkable" in capsys.readouterr().out
+
+
 def test_certificate_exp_bounds_bracket_e():
     for x in (F(0), F(1, 3), F(1), F(25, 2)):
         lo, hi = exp_bounds(x)
