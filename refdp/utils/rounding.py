@@ -110,16 +110,16 @@ def interval_context(bits: int = IV_PREC):
 
 
 def shared_interval_context(bits: int = IV_PREC):
-    """This thread's mpmath interval context at ``bits`` of precision (created once per thread).
+    """:func:`refdp.utils.precision.shared_interval_context` at :data:`IV_PREC` bits by default.
 
-    For computations that only *use* a context at a fixed precision: the same
-    operations at the same precision give the same enclosures as in a new
+    This thread's interval context, created once per thread: the same
+    operations at the same precision give the same enclosures as a new
     context from :func:`interval_context`, without the cost of creating one
-    (about a millisecond). The context is never shared between threads; its
-    precision must not be changed (:func:`refdp.utils.precision.shared_context`).
+    (about a millisecond). Its precision must not be changed.
     """
-    from .precision import _shared
-    return _shared(True, "prec", int(bits))
+    from .precision import shared_interval_context as shared
+
+    return shared(bits)
 
 
 def ceil_fraction(q: Fraction) -> float:
