@@ -430,22 +430,27 @@ cdef inline double _lemma4_row(const int64_t* row, Py_ssize_t n_classes, Py_ssiz
     return lse + lemma4_margin(lse, zbar, n_classes)
 
 
+cdef inline Py_ssize_t _plurality(const int64_t* row, Py_ssize_t n_classes) noexcept nogil:
+    # j*: the first largest count of the row
+    cdef Py_ssize_t j, jstar = 0
+    for j in range(1, n_classes):
+        if row[j] > row[jstar]:
+            jstar = j
+    return jstar
+
+
 cdef void lemma4_log_q(const int64_t* counts, Py_ssize_t n_queries, Py_ssize_t n_classes,
                        double gamma, double* log_q) noexcept nogil:
     cdef double ltab[_GAP_TABLE]
     cdef uint64_t seen[_GAP_WORDS]
-    cdef Py_ssize_t i, j, jstar
+    cdef Py_ssize_t i, jstar
     cdef const int64_t* row
     cdef int64_t top
     memset(seen, 0, sizeof(seen))
     for i in range(n_queries):
         row = counts + i * n_classes
-        jstar = 0
-        top = row[0]
-        for j in range(1, n_classes):
-            if row[j] > top:
-                top = row[j]
-                jstar = j
+        jstar = _plurality(row, n_classes)
+        top = row[jstar]
         log_q[i] = _lemma4_row(row, n_classes, jstar, top, -1, 0, gamma, ltab, seen)
 
 
@@ -464,12 +469,8 @@ cdef void lemma4_log_q_pair(const int64_t* counts, Py_ssize_t n_queries, Py_ssiz
     memset(seen, 0, sizeof(seen))
     for i in range(n_queries):
         row = counts + i * n_classes
-        jstar = 0
-        top = row[0]
-        for j in range(1, n_classes):
-            if row[j] > top:
-                top = row[j]
-                jstar = j
+        jstar = _plurality(row, n_classes)
+        top = row[jstar]
         log_q[i] = _lemma4_row(row, n_classes, jstar, top, -1, 0, gamma, ltab, seen)
         runner = -1
         second = 0

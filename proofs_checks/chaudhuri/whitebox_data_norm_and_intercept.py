@@ -34,6 +34,7 @@ from refdp.verify.verdict import Verdict, worst_verdict
 
 
 def objective_rule(norm_power):
+    """Chaudhuri et al. (2011) Algorithm 2 for ||x|| <= q; ``norm_power=1`` is the flawed c q slack."""
     def rule(epsilon, n, regularization, curvature, data_norm):
         cq = curvature * data_norm ** norm_power
         eps_p = epsilon - 2 * math.log1p(cq / (n * regularization))

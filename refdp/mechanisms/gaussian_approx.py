@@ -42,6 +42,7 @@ from ..utils.precision import iv_context
 from ..utils.validation import Interval, parameter_error
 from ..accounting.discrete_gaussian_profile import discrete_gaussian_delta
 from ..accounting.gaussian_exact import gaussian_delta
+from ..accounting.profiles import float_box
 from ..utils.validation import POSITIVE
 from ..utils.constraints import FLAG, RNG, Array, Enclosure, InstanceOf, Optional, Options, constrained
 from .float_safe import GridNoise, _l2_index_sensitivity, gaussian_grid, grid_step, release
@@ -229,11 +230,6 @@ def _analytic_bounds(epsilon: float, delta: float, sensitivity: float, iv):
     return bad, good, profile(good)
 
 
-def _float_box(x):
-    from ..accounting.profiles import float_box as box
-    return box(x)
-
-
 @functools.lru_cache(maxsize=256)
 def _calibrate(epsilon: float, delta: float, sensitivity: float, dim: int, secure: bool) -> GaussianCalibration:
     iv = iv_context(_DPS)
@@ -242,7 +238,7 @@ def _calibrate(epsilon: float, delta: float, sensitivity: float, dim: int, secur
         if found is None:
             return None
         bad, good, enc = found
-        lo, hi = _float_box(enc)
+        lo, hi = float_box(enc)
         return GaussianCalibration(epsilon, delta, sensitivity, dim, False, good, bad, (lo, hi), "analytic")
     if dim == 1:
         return _calibrate_discrete(epsilon, delta, sensitivity, iv)
@@ -288,7 +284,7 @@ def _calibrate_discrete(epsilon, delta, sensitivity, iv):
     n_fail, _ = _bisect(lambda n: n > 0 and not fails(n), lo, n_ok, mid)
     sigma_z = Fraction(n_ok, scale)
     enc = profile(n_ok)
-    lo_d, hi_d = _float_box(enc)
+    lo_d, hi_d = float_box(enc)
     sigma = math.nextafter(float(sigma_z) * g, math.inf)
     failing = float(Fraction(n_fail, scale)) * g if n_fail > 0 else 0.0
     failing = math.nextafter(failing, 0.0) if failing > 0 else 0.0

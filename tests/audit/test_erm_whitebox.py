@@ -4,21 +4,9 @@ from fractions import Fraction
 
 import pytest
 
+from proofs_checks.chaudhuri.whitebox_data_norm_and_intercept import objective_rule
 from refdp.audit.erm_whitebox import erm_whitebox, record_alphabet
 from refdp.verify.verdict import Verdict
-
-
-def objective_rule(norm_power):
-    """Chaudhuri et al. (2011) Algorithm 2 for ||x|| <= q; ``norm_power=1`` is the flawed c q slack."""
-    def rule(epsilon, n, regularization, curvature, data_norm):
-        cq = curvature * data_norm ** norm_power
-        eps_p = epsilon - 2 * math.log1p(cq / (n * regularization))
-        extra = 0.0
-        if eps_p <= 0:
-            extra = max(0.0, cq / (n * math.expm1(epsilon / 4)) - regularization)
-            eps_p = epsilon / 2
-        return {"noise_rate": eps_p / (2 * data_norm), "total_regularization": regularization + extra}
-    return rule
 
 
 def output_rule(epsilon, n, regularization, curvature, data_norm):
