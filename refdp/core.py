@@ -429,7 +429,7 @@ MARGIN_PASS_LOSSES = {"logistic": 0, "huber_hinge": 1}
 MARGIN_PASS_PARALLEL_ROWS = 1 << 17
 
 
-def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None):
+def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None, lanes=False, values=True):
     """Per-block gradient sums ``sum_i y_i l'(m_i) x_i`` and loss sums of one pass, or None.
 
     ``X`` is a validated C-contiguous float64 ``(n, d)`` array, ``y`` the
@@ -442,13 +442,18 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
     the number of CPUs from ``MARGIN_PASS_PARALLEL_ROWS`` rows on, else
     one); each block is summed by one thread in row order, so the result does
     not depend on the split.
+
+    ``lanes=True`` runs the lane-order pass (the module docstring of
+    ``refdp/_erm.pyx``: the dot products in four lanes, one exponential per
+    row; several times faster at d = 50), which the float-safe cell search and
+    its start point use; ``values=False`` skips its loss sums (zeros).
     """
     kind = MARGIN_PASS_LOSSES.get(getattr(loss, "name", None))
     if kind is None or type(loss).__module__ != "refdp.utils.losses":
         return None
     h = float(getattr(loss, "h", 1.0))
     if not compiled or _erm is None:
-        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block))
+        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block), lanes=bool(lanes), values=bool(values))
     y = np.ascontiguousarray(y, dtype=np.float64)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     block = int(block)
@@ -459,11 +464,12 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
     else:
         threads = int(n_threads)
     threads = max(1, min(threads, n_blocks))
+    lanes, values = bool(lanes), bool(values)
     if threads == 1:
-        return _erm._py_margin_pass(X, y, theta, kind, h, block)
+        return _erm._py_margin_pass(X, y, theta, kind, h, block, lanes, values)
     cuts = [int(c) * block for c in np.linspace(0, n_blocks, threads + 1).astype(np.int64)]
     cuts[-1] = n
     with ThreadPoolExecutor(max_workers=threads) as pool:
         parts = list(pool.map(lambda ab: _erm._py_margin_pass(X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h,
-                                                              block), zip(cuts[:-1], cuts[1:])))
+                                                              block, lanes, values), zip(cuts[:-1], cuts[1:])))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -35,7 +35,7 @@ __all__ = ["feature_array", "unit_ball_rows", "rows_above", "shrink_into_ball", 
 
 
 
-def rows_above(X, radius=1.0):
+def rows_above(X, radius=1.0, sq=None):
     """Indices of the rows of ``X`` whose exact Euclidean norm exceeds ``radius``.
 
     Rows comfortably inside (float sum of squares below ``radius**2`` by more
@@ -43,9 +43,12 @@ def rows_above(X, radius=1.0):
     margin) are accepted in floating point; the others are decided by a
     compensated (double-double) sum with a rigorous error bound
     (:func:`_compensated_sign`), and the few it cannot decide in exact integer
-    arithmetic on the significands (:func:`_exact_sq_norm`).
+    arithmetic on the significands (:func:`_exact_sq_norm`). ``sq``: the
+    rows' float sums of squares ``np.einsum("ij,ij->i", X, X)`` if already
+    computed.
     """
-    sq = np.einsum("ij,ij->i", X, X)
+    if sq is None:
+        sq = np.einsum("ij,ij->i", X, X)
     margin = 1.0 - 4.0 * (X.shape[1] + 2) * _U
     near = np.flatnonzero(~(sq <= radius * radius * margin))
     if not near.size:
@@ -120,10 +123,12 @@ def _exact_sq_norm(rows):
     return out
 
 
-def feature_array(X, owner, name="X", n_features=None, min_rows=0):
+def feature_array(X, owner, name="X", n_features=None, min_rows=0, check_finite=True):
     """A finite, real, dense 2-D float64 array with at least one column and ``min_rows`` rows.
 
     ``n_features``, if given, is the required number of columns.
+    ``check_finite=False`` leaves the NaN / inf check to the caller
+    (:func:`check_finite_rows`).
 
     Raises
     ------
@@ -155,15 +160,29 @@ def feature_array(X, owner, name="X", n_features=None, min_rows=0):
     if X.shape[0] < min_rows:
         raise parameter_error(name, owner, f"an array with at least {min_rows} row(s) ({X.shape[0]} "
                               f"sample(s) (shape={X.shape}) while a minimum of {min_rows} is required.)", X)
-    if X.size and not np.all(np.isfinite(X)):
-        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(X))[0])
-        raise parameter_error(name, owner, "an array of finite numbers (no NaN or inf)",
-                              Described(f"{float(X[bad])} at position {bad}"))
+    if check_finite:
+        check_finite_rows(X, owner, name)
     if n_features is not None and X.shape[1] != n_features:
         raise parameter_error(
             name, owner, f"an array with {n_features} columns (X has {X.shape[1]} features, but "
             f"{owner.split('.')[0]} is expecting {n_features} features as input)", X)
     return X
+
+
+def check_finite_rows(X, owner, name="X", sq=None):
+    """Raise the standard error if ``X`` holds a NaN or an infinity.
+
+    ``sq``: the rows' float sums of squares, if computed. A sum of squares
+    is finite only if every square is (NaN and infinities propagate and no
+    term is negative), so finite ``sq`` decide without a second pass; an
+    infinite one (a NaN, an infinity, or an overflow of finite entries) is
+    decided entry by entry.
+    """
+    if not X.size or (sq is not None and np.all(np.isfinite(sq))) or np.all(np.isfinite(X)):
+        return
+    bad = tuple(int(i) for i in np.argwhere(~np.isfinite(X))[0])
+    raise parameter_error(name, owner, "an array of finite numbers (no NaN or inf)",
+                          Described(f"{float(X[bad])} at position {bad}"))
 
 
 def unit_ball_rows(X, owner, *, norm_bound=1.0, clip=False, name="X"):
@@ -195,8 +214,11 @@ def unit_ball_rows(X, owner, *, norm_bound=1.0, clip=False, name="X"):
     """
     B = check_scalar(norm_bound, "norm_bound", owner, POSITIVE)
     clip = check_flag(clip, "clip", owner)
-    X = feature_array(X, owner, name, min_rows=1)
-    big = rows_above(X, B)
+    X = feature_array(X, owner, name, min_rows=1, check_finite=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    check_finite_rows(X, owner, name, sq)      # one pass over the rows for both
+    big = rows_above(X, B, sq)
     if big.size and not clip:
         i = int(big[0])
         norm = float(np.linalg.norm(X[i]))

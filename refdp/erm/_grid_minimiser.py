@@ -87,10 +87,15 @@ class GridMinimiser:
         self.step = float(step)
         # C_j >= sum_i |x_ij|: a float sum of n non-negative terms is at least
         # (1 - gamma_n) times the exact one, in any order
-        # (summed in chunks of rows, so that no copy of Z is made)
+        # (summed in chunks of rows into one reused buffer, so that no copy of Z is made)
         col = np.zeros(self.d)
+        buf = np.empty((min(CHUNK, self.n), self.d))
+        ones = np.ones(buf.shape[0])
         for start in range(0, self.n, CHUNK):
-            col += np.abs(Z[start:start + CHUNK]).sum(axis=0)
+            rows = Z[start:start + CHUNK]
+            part = buf[:rows.shape[0]]
+            np.abs(rows, out=part)
+            col += ones[:rows.shape[0]] @ part
         self.col_abs = col * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
         self._exact_rows = None
         #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None
@@ -106,10 +111,11 @@ class GridMinimiser:
         # one compiled pass over the rows (margins, l', block sums), or the NumPy path for other losses
         known = self.known_blocks
         if known is not None and np.array_equal(known[0], theta):
-            blocks = known[1]                   # the solver's last pass at this very point
-        elif (fused := core.margin_pass_blocks(loss, Z, ys, theta, BLOCK)
+            blocks = known[1]                   # the last pass at this very point (the solver's, or this one's)
+        elif (fused := core.margin_pass_blocks(loss, Z, ys, theta, BLOCK, lanes=True, values=False)
                 if Z.flags.c_contiguous else None) is not None:
             blocks = fused[0]
+            self.known_blocks = (np.array(theta, dtype=np.float64), blocks)
         else:
             m = ys * (Z @ theta)
             v = ys * loss.derivative(m)
@@ -327,6 +333,48 @@ def _exact_gradient_midpoint(problem, theta_q, centre, dps):
         return out
 
 
+#: From this many entries (n d) the release draws, before its first solve, the digits of b that
+#: bring the box's effect on the gradient below mu g 2**-PRE_REFINE_BITS.
+PRE_REFINE_SIZE = 1 << 20
+PRE_REFINE_BITS = 12
+
+#: Slope below which the start point's line search compares gradient norms instead of the
+#: objective (and its lane-order passes skip the loss): near the minimiser, where Newton
+#: corrections lower the gradient norm, the loss's logarithms are not needed.
+START_VALUE_SLOPE = 1e-7
+
+
+def start_point(loss, Z, ys, mu, g, *, tol):
+    """An uncertified point near the minimiser of ``F_g``, from compiled lane-order passes, or None.
+
+    Up to :data:`~refdp.utils.solver.HESSIAN_ROWS` rows: L-BFGS steps where
+    they pay (:func:`~refdp.utils.solver.quasi_newton_point`), then damped
+    Newton steps with the exact Newton matrix. Beyond: the same on every
+    ``k``-th row (``k = ceil(n / HESSIAN_ROWS)``) as a warm start, then Newton
+    steps on every row with the strided Newton matrix, factored once and
+    handed to the cell search (its corrections reuse it). None if the loss
+    has no compiled pass (the caller then uses :func:`~refdp.utils.solver.minimise`).
+    The release does not depend on this point: the cell search certifies
+    the cell of the exact minimiser from wherever it starts.
+    """
+    n, d = Z.shape
+    if n > HESSIAN_ROWS:
+        stride = -(-n // HESSIAN_ROWS)
+        warm = start_point(loss, np.ascontiguousarray(Z[::stride]), np.ascontiguousarray(ys[::stride]), mu, g,
+                           tol=max(tol, 1e-6))
+        f = np.zeros(d) if warm is None else warm.theta
+        reuse = True
+    else:
+        quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True)
+        f = np.zeros(d) if quick is None else quick
+        reuse = False
+    first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True)
+    if first is None:
+        return None
+    return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,
+                         lanes=True, value_slope=START_VALUE_SLOPE)
+
+
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     """The float-safe release ``g * round(theta*(b) / g)`` of a lazy noise draw (Theorem 7).
 
@@ -358,24 +406,29 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     n, d = Z.shape
     step = grid_step(unit_scale, 1)
     noise.refine(START_BITS)
-    g = _centre(noise.bounds(), n)
+    box = noise.bounds()
+    g = _centre(box, n)
+    if n * d >= PRE_REFINE_SIZE:
+        # where a pass over the rows costs more than drawing digits, draw the digits the search
+        # would draw after its first passes now (the same chunks: the same b), so that its
+        # Newton steps are not restarted when the box centre moves
+        target = Fraction(mu) * Fraction(step) / 2**PRE_REFINE_BITS
+        while _box_gap(box, g, n) > target:
+            noise.refine(REFINE_BITS)
+            box = noise.bounds()
+            g = _centre(box, n)
     problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
-        # up to HESSIAN_ROWS rows in high dimension, L-BFGS steps (O(n d) each) replace the first
-        # Newton steps (O(n d^2) each); the certified Newton steps finish from there
-        start = None
-        if n <= HESSIAN_ROWS:
-            quick = quasi_newton_point(loss, Z, ys, mu, g)
-            f = np.zeros(d) if quick is None else quick
-            first = pass_value_gradient(loss, Z, ys, mu, g, f)
-            if first is not None:               # damped Newton on compiled passes, not certified here
-                start = newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False,
-                                      reuse_matrix=False)
+        # the cell search needs a gradient well below mu * step; its own Newton rounds take over
+        # from a start point at most that far (each round is one pass, as a start step is)
+        start = start_point(loss, Z, ys, mu, g, tol=min(tol, problem.mu * step))
         if start is None:
             start = minimise(loss, Z, ys, mu, g, tol=tol)
         theta0 = start.theta
         if start.pass_blocks is not None and PASS_BLOCK == BLOCK:
             problem.known_blocks = (theta0.copy(), start.pass_blocks)
+        if start.factor is not None:            # the start's Newton matrix, for the search's corrections
+            problem.factor = start.factor
     except RuntimeError:                      # a starting point only: the certificate is below
         theta0 = np.zeros(d)
     cells = grid_cell_minimiser(problem, noise, theta0)

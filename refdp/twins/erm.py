@@ -14,8 +14,10 @@ import numpy as np
 __all__ = ["margin_pass"]
 
 
-def margin_pass(X, y, theta, kind, h, block):
-    """(gradient sums per block, loss sums per block): see :mod:`refdp._erm`."""
+def margin_pass(X, y, theta, kind, h, block, lanes=False, values=True):
+    """(gradient sums per block, loss sums per block): see :mod:`refdp._erm` (``lanes``: its lane order)."""
+    if lanes:
+        return _margin_pass_lanes(X, y, theta, kind, h, block, values)
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     nb = -(-n // block)
@@ -45,4 +47,49 @@ def margin_pass(X, y, theta, kind, h, block):
         for j in range(d):
             acc[j] = acc[j] + v * row[j]
         values[i // block] = values[i // block] + val
+    return np.array(blocks, dtype=np.float64).reshape(nb, d), np.array(values, dtype=np.float64)
+
+
+LANES = 4
+
+
+def _lane_loss(m, kind, h, want):
+    """``(l'(m), l(m))`` in the lane-order pass's formulas (one shared exponential for the logistic loss)."""
+    if kind == 0:
+        if m >= 0.0:
+            e = math.exp(-m)
+            return -e / (1.0 + e), (math.log1p(e) if want else 0.0)
+        e = math.exp(m)
+        return -1.0 / (1.0 + e), (-m + math.log1p(e) if want else 0.0)
+    if m > 1.0 + h:
+        return 0.0, 0.0
+    if m < 1.0 - h:
+        return -1.0, 1.0 - m
+    e = 1.0 + h - m
+    return -e / (2.0 * h), e * e / (4.0 * h)
+
+
+def _margin_pass_lanes(X, y, theta, kind, h, block, want):
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    nb = -(-n // block)
+    d4 = d - d % LANES
+    blocks = [[0.0] * d for _ in range(nb)]
+    values = [0.0] * nb
+    t = [float(v) for v in theta]
+    for i, (row, yi) in enumerate(zip(X.tolist(), [float(v) for v in y])):
+        s = [0.0] * LANES
+        for j in range(0, d4, LANES):
+            for lane in range(LANES):
+                s[lane] = s[lane] + row[j + lane] * t[j + lane]
+        dot = (s[0] + s[1]) + (s[2] + s[3])
+        for j in range(d4, d):
+            dot = dot + row[j] * t[j]
+        dv, val = _lane_loss(yi * dot, kind, h, want)
+        v = yi * dv
+        acc = blocks[i // block]
+        for j in range(d):
+            acc[j] = acc[j] + v * row[j]
+        if want:
+            values[i // block] = values[i // block] + val
     return np.array(blocks, dtype=np.float64).reshape(nb, d), np.array(values, dtype=np.float64)

@@ -65,12 +65,17 @@ class SolverResult:
         The per-block gradient sums of the compiled pass at ``theta`` (blocks
         of :data:`PASS_BLOCK` rows; ``None`` when no such pass ran), for a
         caller that certifies ``theta`` with the same sums.
+    factor : tuple or None
+        The Cholesky factor (:func:`scipy.linalg.cho_factor`) of the last
+        Newton matrix :func:`newton_passes` used, for a caller that continues
+        with Newton corrections (``None`` elsewhere).
     """
 
     theta: np.ndarray
     gradient_norm: float
     iterations: int
     pass_blocks: object = field(default=None, repr=False, compare=False)
+    factor: object = field(default=None, repr=False, compare=False)
 
 
 def objective(loss, X, y, mu, g, f):
@@ -206,16 +211,23 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
-def pass_value_gradient(loss, X, y, mu, g, f):
-    """``(F(f), grad F(f), block sums)`` with one pass over the rows (the compiled pass when it applies), or None."""
+def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True):
+    """``(F(f), grad F(f), block sums)`` with one pass over the rows (the compiled pass when it applies), or None.
+
+    ``lanes``: the compiled pass's lane order (:func:`refdp.core.margin_pass_blocks`);
+    with ``values=False`` (lane order only) the loss is not evaluated and
+    ``F(f)`` is returned as None.
+    """
     from .. import core
 
-    fused = core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK) if X.flags.c_contiguous else None
+    values = values or not lanes
+    fused = (core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK, lanes=lanes, values=values)
+             if X.flags.c_contiguous else None)
     if fused is None:
         return None
-    blocks, values = fused
+    blocks, sums = fused
     n = X.shape[0]
-    value = float(np.sum(values)) / n + 0.5 * mu * float(f @ f) + float(g @ f)
+    value = float(np.sum(sums)) / n + 0.5 * mu * float(f @ f) + float(g @ f) if values else None
     return value, np.sum(blocks, axis=0) / n + mu * f + g, blocks
 
 
@@ -226,24 +238,25 @@ QUASI_NEWTON_MIN_DIM = 32
 QUASI_NEWTON_MIN_ROWS = 5000
 
 
-def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7):
+def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False):
     """A point near the minimiser from L-BFGS steps in ``O(n d)`` each, or None (a starting point only).
 
     Used where the Newton matrix (``O(n d^2)``) costs more than the
     passes of a quasi-Newton phase: ``d >= QUASI_NEWTON_MIN_DIM``, ``n >=
     QUASI_NEWTON_MIN_ROWS`` and a loss with a compiled pass. The certified Newton steps of :func:`minimise`
     (or the cell search) then start from it; nothing is certified here.
+    ``lanes``: the compiled pass's lane order.
     """
     n, d = X.shape
     if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
         return None
     f0 = np.zeros(d)
-    if pass_value_gradient(loss, X, y, mu, g, f0) is None:
+    if pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes) is None:
         return None
     from scipy.optimize import minimize as scipy_minimize
 
     def fun(f):
-        value, grad, _ = pass_value_gradient(loss, X, y, mu, g, f)
+        value, grad, _ = pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes)
         return value, grad
 
     res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
@@ -275,7 +288,8 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
                          reuse_matrix=True)
 
 
-def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix):
+def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix, lanes=False,
+                  factor=None, value_slope=1e-10):
     """Damped Newton steps from ``f``, one compiled pass (:func:`pass_value_gradient`) per trial point.
 
     ``first`` is that pass at ``f``. With ``certify`` the steps stop when the
@@ -286,15 +300,22 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
     certificate made elsewhere). ``reuse_matrix``: factor the Newton matrix of
     the first point once (again only after a shortened step) instead of at
     every step.
+
+    Options of the uncertified use (a start point for the float-safe cell
+    search, whose release does not depend on the path): ``lanes`` runs the
+    passes in the compiled lane order; ``factor`` is a Cholesky factor of a
+    Newton matrix to start with, and the result carries the last factor
+    used; the line search compares ``F`` (Armijo) while the slope is above
+    ``value_slope (1 + |F|)``, and the gradient norm below (where, in lane
+    order, the loss is no longer evaluated).
     """
     n, d = X.shape
     value, grad, blocks = first
     gn = math.inf
-    factor = None
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
         if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
-            return SolverResult(f, gn, it, blocks)
+            return SolverResult(f, gn, it, blocks, factor)
         if it == max_iter:
             break
         # with reuse_matrix, the Newton matrix of the first point, factored once: near the
@@ -304,11 +325,13 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
             factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
         step = scipy.linalg.cho_solve(factor, grad)
         slope = float(grad @ step)
+        armijo = value is not None and slope > value_slope * (1.0 + abs(value))
         t, moved = 1.0, False
         for _ in range(60):
             cand = f - t * step
-            cand_value, cand_grad, cand_blocks = pass_value_gradient(loss, X, y, mu, g, cand)
-            if slope > 1e-10 * (1.0 + abs(value)):
+            cand_value, cand_grad, cand_blocks = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes,
+                                                                     values=armijo)
+            if armijo:
                 ok = cand_value < value - 1e-4 * t * slope
             else:                                   # F cannot resolve the decrease: lower the gradient norm
                 ok = float(np.linalg.norm(cand_grad)) < gn
@@ -322,7 +345,7 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
             factor = None
         f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
     if not certify:
-        return SolverResult(f, gn, it, blocks)
+        return SolverResult(f, gn, it, blocks, factor)
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
