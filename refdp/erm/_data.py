@@ -286,6 +286,11 @@ def signed_labels(y, classes, n, owner):
                               y)
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise parameter_error("y", owner, "an array of finite labels", y)
+    if y.dtype.kind in "biuf" and np.asarray(classes).dtype.kind in "biuf" and len(classes) == 2:
+        # two numeric classes: the same matches as labels_to_indices (equality), without its sort
+        positive = y == classes[1]
+        if np.all(positive | (y == classes[0])):
+            return np.where(positive, 1.0, -1.0)
     idx = labels_to_indices(y, classes, "y", owner)
     return np.where(idx == 1, 1.0, -1.0)
 

@@ -59,8 +59,8 @@ from .. import core
 from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
-from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, minimise, newton_matrix, newton_passes, pass_value_gradient,
-                            quasi_newton_point)
+from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, QUASI_NEWTON_MIN_DIM, QUASI_NEWTON_MIN_ROWS, minimise,
+                            newton_matrix, newton_passes, pass_value_gradient, quasi_newton_point)
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
@@ -338,19 +338,31 @@ def _exact_gradient_midpoint(problem, theta_q, centre, dps):
 PRE_REFINE_SIZE = 1 << 20
 PRE_REFINE_BITS = 12
 
+#: The start point of the cell search is solved to a gradient norm of mu * g * 2**-START_TOL_BITS.
+START_TOL_BITS = 8
+
+#: Gradient norm to which the strided warm start of a large problem is solved.
+WARM_TOL = 1e-5
+#: Stride of the warm start below HESSIAN_ROWS rows (in high dimension, from
+#: WARM_STRIDE * QUASI_NEWTON_MIN_ROWS rows on).
+WARM_STRIDE = 4
+
 #: Slope below which the start point's line search compares gradient norms instead of the
 #: objective (and its lane-order passes skip the loss): near the minimiser, where Newton
 #: corrections lower the gradient norm, the loss's logarithms are not needed.
 START_VALUE_SLOPE = 1e-7
 
 
-def start_point(loss, Z, ys, mu, g, *, tol):
+def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
     """An uncertified point near the minimiser of ``F_g``, from compiled lane-order passes, or None.
 
     Up to :data:`~refdp.utils.solver.HESSIAN_ROWS` rows: L-BFGS steps where
-    they pay (:func:`~refdp.utils.solver.quasi_newton_point`), then damped
-    Newton steps with the exact Newton matrix. Beyond: the same on every
-    ``k``-th row (``k = ceil(n / HESSIAN_ROWS)``) as a warm start, then Newton
+    they pay (:func:`~refdp.utils.solver.quasi_newton_point`; from
+    ``WARM_STRIDE`` times as many rows, the same on every ``WARM_STRIDE``-th
+    row instead), then damped Newton steps with the exact Newton matrix.
+    Beyond: the same on every
+    ``k``-th row (``k = ceil(n / HESSIAN_ROWS)``) as a warm start (to a gradient of
+    :data:`WARM_TOL`: on every row its gradient is about ``sqrt(d k / n)`` larger anyway), then Newton
     steps on every row with the strided Newton matrix, factored once and
     handed to the cell search (its corrections reuse it). None if the loss
     has no compiled pass (the caller then uses :func:`~refdp.utils.solver.minimise`).
@@ -358,21 +370,27 @@ def start_point(loss, Z, ys, mu, g, *, tol):
     the cell of the exact minimiser from wherever it starts.
     """
     n, d = Z.shape
-    if n > HESSIAN_ROWS:
-        stride = -(-n // HESSIAN_ROWS)
+    factor = None
+    if n > HESSIAN_ROWS or (n >= WARM_STRIDE * QUASI_NEWTON_MIN_ROWS and d >= QUASI_NEWTON_MIN_DIM):
+        stride = -(-n // HESSIAN_ROWS) if n > HESSIAN_ROWS else WARM_STRIDE
         warm = start_point(loss, np.ascontiguousarray(Z[::stride]), np.ascontiguousarray(ys[::stride]), mu, g,
-                           tol=max(tol, 1e-6))
+                           tol=max(tol, WARM_TOL), gtol=WARM_TOL)
         f = np.zeros(d) if warm is None else warm.theta
-        reuse = True
+        # from the warm start, the Newton steps lower the gradient norm: the line search
+        # compares norms and the passes skip the loss; beyond HESSIAN_ROWS the Newton matrix
+        # is the strided one, which the warm start has factored already (the same rows)
+        reuse, values = n > HESSIAN_ROWS, warm is None
+        if reuse and warm is not None:
+            factor = warm.factor
     else:
-        quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True)
+        quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True, gtol=gtol)
         f = np.zeros(d) if quick is None else quick
-        reuse = False
-    first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True)
+        reuse, values = False, True
+    first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values)
     if first is None:
         return None
     return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,
-                         lanes=True, value_slope=START_VALUE_SLOPE)
+                         lanes=True, factor=factor, value_slope=START_VALUE_SLOPE if values else math.inf)
 
 
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
@@ -419,9 +437,10 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
             g = _centre(box, n)
     problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
-        # the cell search needs a gradient well below mu * step; its own Newton rounds take over
-        # from a start point at most that far (each round is one pass, as a start step is)
-        start = start_point(loss, Z, ys, mu, g, tol=min(tol, problem.mu * step))
+        # the cell search needs a gradient well below mu * step (every coordinate's distance to
+        # its cell's edge, times mu); the start point goes to mu * step * 2**-START_TOL_BITS, where
+        # the first certificate usually decides, and the search's own Newton rounds take over
+        start = start_point(loss, Z, ys, mu, g, tol=min(tol, problem.mu * step * 2.0**-START_TOL_BITS))
         if start is None:
             start = minimise(loss, Z, ys, mu, g, tol=tol)
         theta0 = start.theta

@@ -305,17 +305,18 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
     search, whose release does not depend on the path): ``lanes`` runs the
     passes in the compiled lane order; ``factor`` is a Cholesky factor of a
     Newton matrix to start with, and the result carries the last factor
-    used; the line search compares ``F`` (Armijo) while the slope is above
+    used (even where ``reuse_matrix`` is False); the line search compares ``F`` (Armijo) while the slope is above
     ``value_slope (1 + |F|)``, and the gradient norm below (where, in lane
     order, the loss is no longer evaluated).
     """
     n, d = X.shape
     value, grad, blocks = first
     gn = math.inf
+    last = factor
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
         if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
-            return SolverResult(f, gn, it, blocks, factor)
+            return SolverResult(f, gn, it, blocks, factor if factor is not None else last)
         if it == max_iter:
             break
         # with reuse_matrix, the Newton matrix of the first point, factored once: near the
@@ -323,6 +324,7 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
             factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
+        last = factor
         step = scipy.linalg.cho_solve(factor, grad)
         slope = float(grad @ step)
         armijo = value is not None and slope > value_slope * (1.0 + abs(value))
@@ -345,7 +347,7 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
             factor = None
         f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
     if not certify:
-        return SolverResult(f, gn, it, blocks, factor)
+        return SolverResult(f, gn, it, blocks, factor if factor is not None else last)
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
