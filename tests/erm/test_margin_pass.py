@@ -66,3 +66,71 @@ def test_other_losses_take_the_numpy_path():
         pass
     X, y, theta = _rows(10, 2, 0)
     assert core.margin_pass_blocks(Squared(), X, y, theta, 4) is None
+
+
+# ---------------------------------------------------------------- the lane order
+
+@pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber", "huber-narrow"])
+@pytest.mark.parametrize("n,d,block", [(0, 3, 4), (1, 1, 1), (7, 3, 2), (257, 5, 256), (600, 13, 64), (50, 0, 8),
+                                       (33, 50, 7), (9, 4, 3), (130, 8, 256)])
+def test_lane_order_kernel_equals_twin(loss, n, d, block):
+    for scale in (0.1, 3.0, 800.0):             # 800: margins far beyond exp's range on both sides
+        X, y, theta = _rows(n, d, 7 * n + d, scale)
+        for values in (True, False):
+            got = core.margin_pass_blocks(loss, X, y, theta, block, lanes=True, values=values)
+            want = core.margin_pass_blocks(loss, X, y, theta, block, compiled=False, lanes=True, values=values)
+            assert got[0].shape == want[0].shape == (-(-n // block), d)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+            if not values:
+                assert not np.any(got[1])
+
+
+def test_lane_order_differs_from_row_order_and_both_match_the_formulas():
+    """The two orders are different computations (so the twin comparison above can fail), equal to rounding."""
+    loss = LogisticLoss()
+    X, y, theta = _rows(1000, 50, 11, 2.0)
+    rows = core.margin_pass_blocks(loss, X, y, theta, 256)
+    lanes = core.margin_pass_blocks(loss, X, y, theta, 256, lanes=True)
+    assert not np.array_equal(rows[0], lanes[0])
+    m = y * (X @ theta)
+    grad = X.T @ (y * loss.derivative(m))
+    for blocks, values in (rows, lanes):
+        assert np.allclose(blocks.sum(axis=0), grad, rtol=0, atol=1e-11)
+        assert abs(values.sum() - loss.value(m).sum()) <= 1e-10 * loss.value(m).sum()
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_lane_order_split_among_threads_equals_one_thread(threads):
+    for loss in LOSSES:
+        X, y, theta = _rows(1029, 37, 5, 1.5)
+        one = core.margin_pass_blocks(loss, X, y, theta, 64, n_threads=1, lanes=True)
+        split = core.margin_pass_blocks(loss, X, y, theta, 64, n_threads=threads, lanes=True)
+        assert np.array_equal(one[0], split[0]) and np.array_equal(one[1], split[1])
+
+
+def test_lane_order_derivative_within_the_certified_rounding():
+    """``l'`` of the shared-exponential formula is within ``derivative_rounding()`` of the exact value.
+
+    One row with one feature equal to 1 gives the block sum ``y l'(m)`` for
+    ``m = y theta``; it is compared with ``l'`` evaluated in 60-digit interval
+    arithmetic at the same double margin.
+    """
+    from refdp.utils.precision import iv_context
+
+    loss = LogisticLoss()
+    bound = loss.derivative_rounding()
+    rng = np.random.default_rng(4)
+    margins = np.concatenate([rng.normal(size=300) * 5, rng.normal(size=100) * 40, [0.0, -0.0, 1e-300, -745.0,
+                                                                                     709.0, 37.0, -37.0]])
+    iv = iv_context(60)
+    worst = 0.0
+    for m in margins.tolist():
+        for yv in (1.0, -1.0):
+            blocks, _ = core.margin_pass_blocks(loss, np.array([[1.0]]), np.array([yv]), np.array([yv * m]),
+                                                1, lanes=True)
+            exact = -1 / (1 + iv.exp(iv.mpf(m)))
+            got = yv * float(blocks[0, 0])
+            err = abs(exact - got)
+            worst = max(worst, float(err.b))
+            assert float(err.b) <= bound, (m, got)
+    assert worst > 0.0                          # the comparison saw rounding errors
