@@ -370,7 +370,7 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
     the cell of the exact minimiser from wherever it starts.
     """
     n, d = Z.shape
-    factor = None
+    factor = first = None
     if n > HESSIAN_ROWS or (n >= WARM_STRIDE * QUASI_NEWTON_MIN_ROWS and d >= QUASI_NEWTON_MIN_DIM):
         stride = -(-n // HESSIAN_ROWS) if n > HESSIAN_ROWS else WARM_STRIDE
         warm = start_point(loss, np.ascontiguousarray(Z[::stride]), np.ascontiguousarray(ys[::stride]), mu, g,
@@ -383,10 +383,14 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
         if reuse and warm is not None:
             factor = warm.factor
     else:
-        quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True, gtol=gtol)
+        last = []
+        quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True, gtol=gtol, last=last)
         f = np.zeros(d) if quick is None else quick
         reuse, values = False, True
-    first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values)
+        if last and np.array_equal(last[0][0], f):
+            first = last[0][1]                  # L-BFGS's last pass was at this point
+    if first is None:
+        first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values)
     if first is None:
         return None
     return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,

@@ -238,30 +238,42 @@ QUASI_NEWTON_MIN_DIM = 32
 QUASI_NEWTON_MIN_ROWS = 5000
 
 
-def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False):
+def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     """A point near the minimiser from L-BFGS steps in ``O(n d)`` each, or None (a starting point only).
 
     Used where the Newton matrix (``O(n d^2)``) costs more than the
     passes of a quasi-Newton phase: ``d >= QUASI_NEWTON_MIN_DIM``, ``n >=
     QUASI_NEWTON_MIN_ROWS`` and a loss with a compiled pass. The certified Newton steps of :func:`minimise`
     (or the cell search) then start from it; nothing is certified here.
-    ``lanes``: the compiled pass's lane order.
+    ``lanes``: the compiled pass's lane order. ``last``: a list that receives
+    ``(point, pass)`` of the last evaluation (a caller continuing from the
+    returned point need not repeat that pass). The pass at the first point is
+    made once (before, it was repeated by the first L-BFGS evaluation; the
+    values are the same).
     """
     n, d = X.shape
     if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
         return None
     f0 = np.zeros(d)
-    if pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes) is None:
+    first = pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes)
+    if first is None:
         return None
     from scipy.optimize import minimize as scipy_minimize
 
+    seen = [(f0.copy(), first)]
+
     def fun(f):
-        value, grad, _ = pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes)
-        return value, grad
+        point, result = seen[0]
+        if not np.array_equal(point, f):
+            point, result = np.array(f, dtype=np.float64), pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes)
+            seen[0] = (point, result)
+        return result[0], result[1]
 
     res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
                          options={"maxiter": 500, "gtol": gtol, "ftol": 1e-15})
     x = np.asarray(res.x, dtype=np.float64)
+    if last is not None:
+        last[:] = [seen[0]]
     return x if np.all(np.isfinite(x)) else None
 
 
