@@ -6,12 +6,14 @@ Algorithm 2) for L2-regularised logistic regression:
 * refdp: ``refdp.erm.PrivateLogisticRegression(method="objective",
   regularization=Lambda, improved=False)`` (the paper's budget, as
   diffprivlib), float-safe by default (an exact draw of the noise and the
-  certified grid cell of the exact minimiser); damped Newton steps (exact
-  Hessian up to 50,000 rows, the Hessian of every k-th row beyond, factored
-  once; L-BFGS steps first where d >= 32 and n >= 5000), the loss and
-  gradient in one compiled pass over the rows (threads from 2**17 rows),
-  stopped at a certified gradient norm <= 1e-8 (rounding included), budget
-  rounded toward safety, the data assumption ||x|| <= 1 checked exactly;
+  certified grid cell of the exact minimiser): a start point from damped
+  Newton steps (exact Hessian up to 50,000 rows; beyond, a warm start on
+  every k-th row and the Newton matrix of those rows, factored once; L-BFGS
+  steps first where d >= 32 and n >= 5000, on every 4th row from 20,000
+  rows), the gradient in one compiled lane-order pass over the rows (threads
+  from 2**17 rows), then the certified cell search (each of its Newton
+  corrections one more pass); budget rounded toward safety, the data
+  assumption ||x|| <= 1 checked exactly;
 * diffprivlib: ``diffprivlib.models.LogisticRegression(epsilon, data_norm=1,
   C=1/(n Lambda), fit_intercept=False)`` (the same objective: its C is the
   inverse of n Lambda); L-BFGS-B stopped at a projected gradient of 1e-4

@@ -36,8 +36,21 @@ rounded). The bound is therefore independent of ``n``, unlike the a-priori
 bound of :mod:`refdp.utils.solver`, which is what makes the cell decidable in
 double precision at large ``n``. For the logistic and Huber-hinge losses the
 margins, ``l'`` and the block sums come from one compiled pass over the rows
-(:func:`refdp.core.margin_pass_blocks`, within the same error terms), and the
-first certificate reuses the solver's last pass at the same point.
+(:func:`refdp.core.margin_pass_blocks` in its lane order: the dot products in
+any order and ``l'`` within its :meth:`derivative_rounding`, the same error
+terms), and the first certificate reuses the start point's last pass at the
+same point.
+
+Speed (where the time goes at large ``n``): every step of the search and of
+its start point (:func:`start_point`) is one such pass, so the work is the
+number of passes. The start point solves the problem on every ``k``-th row
+first (``k = ceil(n / HESSIAN_ROWS)``), then takes Newton steps on every row
+with that sample's Newton matrix, factored once (each step divides the
+gradient by about 30 at ``d = 50``, the sampling error of the matrix), to
+a gradient of ``mu g 2**-START_TOL_BITS``; the search reuses the factor for
+its own corrections. At ``n d >= PRE_REFINE_SIZE`` the digits of ``b`` that
+the search would request after its first passes are drawn before the solve,
+so that no pass is spent at a box centre that then moves.
 
 Speed does not change the release: the draw's digits are requested in fixed
 chunks (``START_BITS``, then ``REFINE_BITS`` for every coordinate at once),
@@ -199,12 +212,16 @@ class GridMinimiser:
 
 
 def _box_gap(box, g, n) -> Fraction:
-    """``sup_{b in box} ||b / n - g||_2`` (exact, rational; squared norm bounded then rooted upward).
+    """An upper bound of ``sup_{b in box} ||b / n - g||_2``, within ``(sqrt(d) + 1) 2**-64`` of it.
 
-    Integer arithmetic: each coordinate's larger distance ``p / q`` is
-    squared into one running fraction ``num / den`` (no reduction needed).
+    Integer arithmetic: each coordinate's larger distance ``p / q`` (exact)
+    is rounded up to ``D / 2**64`` (``D = ceil(2**64 p / q)``), and the root of
+    ``sum D**2`` is rounded up. Every step rounds up, so the result is at least
+    the exact supremum; each ``D`` exceeds ``2**64 p / q`` by less than 1, so it
+    is above it by at most ``(sqrt(d) + 1) 2**-64``. (Summing the exact squares
+    on one common denominator costs a time quadratic in ``d``.)
     """
-    num, den = 0, 1
+    total = 0
     for (lo, hi), gj in zip(box, g):
         gn, gd = float(gj).as_integer_ratio()
         ln, ld = lo.numerator, lo.denominator
@@ -212,9 +229,9 @@ def _box_gap(box, g, n) -> Fraction:
         a_n, a_d = abs(ln * gd - n * ld * gn), n * ld * gd
         b_n, b_d = abs(hn * gd - n * hd * gn), n * hd * gd
         p, q = (a_n, a_d) if a_n * b_d >= b_n * a_d else (b_n, b_d)
-        qq = q * q
-        num, den = num * qq + p * p * den, den * qq
-    return _sqrt_up_ratio(num, den)
+        D = -(-(p << 64) // q)
+        total += D * D
+    return Fraction(math.isqrt(total) + 1, 1 << 64) if total else Fraction(0)
 
 
 def _sqrt_up(q: Fraction) -> Fraction:

@@ -120,3 +120,26 @@ def test_two_class_labels_match_the_general_mapping(classes):
     with pytest.raises(ValueError, match=r"7.0 at position \(2,\)"):
         _data.signed_labels(y, classes, 3, "owner")
     assert np.array_equal(_data.signed_labels(np.array([True, False]), np.array([0, 1]), 2, "owner"), [1.0, -1.0])
+
+
+def test_box_gap_bounds_the_exact_supremum_within_its_stated_slack():
+    """``_box_gap`` is at least the exact ``sup ||b/n - g||`` and at most ``(sqrt(d) + 1) 2**-64`` above it."""
+    import math
+    from fractions import Fraction
+
+    from refdp.utils import lazy_noise
+
+    for d, n in ((1, 7), (5, 300), (50, 10_000)):
+        src = lazy_noise.BitSource(np.random.default_rng(d).bit_generator)
+        noise = lazy_noise.LazySphericalLaplace(src, d, Fraction(1, 3))
+        for bits in (gm.START_BITS, gm.REFINE_BITS, gm.REFINE_BITS):
+            noise.refine(bits)
+            box = noise.bounds()
+            g = gm._centre(box, n)
+            sq = sum(max((Fraction(lo) / n - Fraction(float(gj))) ** 2, (Fraction(hi) / n - Fraction(float(gj))) ** 2)
+                     for (lo, hi), gj in zip(box, g))
+            got = gm._box_gap(box, g, n)
+            assert got * got >= sq                                      # an upper bound
+            slack = Fraction(math.isqrt(d) + 2, 1 << 64)
+            assert (got - slack) ** 2 <= sq or got <= slack              # and a tight one
+    assert gm._box_gap([(Fraction(1), Fraction(1))], np.array([1.0]), 1) == 0
