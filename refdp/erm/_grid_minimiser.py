@@ -73,7 +73,7 @@ from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
 from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, QUASI_NEWTON_MIN_DIM, QUASI_NEWTON_MIN_ROWS, minimise,
-                            newton_matrix, newton_passes, pass_value_gradient, quasi_newton_point)
+                            newton_matrix, newton_passes, pass_value_gradient, quasi_newton_point, two_loop)
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
@@ -114,6 +114,8 @@ class GridMinimiser:
         #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None
         self.known_blocks = None
         self.factor, self.factor_reused = None, False
+        #: secant pairs correcting a reused factor (:func:`refdp.utils.solver.two_loop`)
+        self.pairs = []
         self.stage_counts = {"float": 0, "exact": 0}
 
     # ------------------------------------------------------------------ float stage
@@ -154,6 +156,9 @@ class GridMinimiser:
         self.factor_reused = self.factor is not None
         if self.factor is None:
             self.factor = scipy.linalg.cho_factor(newton_matrix(self.loss, self.Z, self.ys, self.mu, theta))
+            self.pairs = []
+        if self.pairs:                          # the start point's secant corrections of the same matrix
+            return theta - two_loop(self.factor, self.pairs, grad)
         return theta - scipy.linalg.cho_solve(self.factor, grad)
 
     # ------------------------------------------------------------------ exact stage
@@ -358,6 +363,9 @@ PRE_REFINE_BITS = 12
 #: The start point of the cell search is solved to a gradient norm of mu * g * 2**-START_TOL_BITS.
 START_TOL_BITS = 8
 
+#: Secant pairs that correct the strided Newton matrix in the start point's steps beyond HESSIAN_ROWS.
+SECANT_PAIRS = 5
+
 #: Gradient norm to which the strided warm start of a large problem is solved.
 WARM_TOL = 1e-5
 #: Stride of the warm start below HESSIAN_ROWS rows (in high dimension, from
@@ -411,7 +419,8 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
     if first is None:
         return None
     return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,
-                         lanes=True, factor=factor, value_slope=START_VALUE_SLOPE if values else math.inf)
+                         lanes=True, factor=factor, value_slope=START_VALUE_SLOPE if values else math.inf,
+                         secant=SECANT_PAIRS if reuse else 0)
 
 
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
@@ -468,7 +477,7 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
         if start.pass_blocks is not None and PASS_BLOCK == BLOCK:
             problem.known_blocks = (theta0.copy(), start.pass_blocks)
         if start.factor is not None:            # the start's Newton matrix, for the search's corrections
-            problem.factor = start.factor
+            problem.factor, problem.pairs = start.factor, list(start.pairs)
     except RuntimeError:                      # a starting point only: the certificate is below
         theta0 = np.zeros(d)
     cells = grid_cell_minimiser(problem, noise, theta0)

@@ -34,7 +34,7 @@ import scipy.linalg
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
 __all__ = ["SolverResult", "minimise", "gradient", "rounding_bound", "UnreachableTolerance", "pass_value_gradient",
-           "quasi_newton_point", "newton_passes"]
+           "quasi_newton_point", "newton_passes", "two_loop"]
 
 
 class UnreachableTolerance(ValueError, RuntimeError):
@@ -69,6 +69,9 @@ class SolverResult:
         The Cholesky factor (:func:`scipy.linalg.cho_factor`) of the last
         Newton matrix :func:`newton_passes` used, for a caller that continues
         with Newton corrections (``None`` elsewhere).
+    pairs : tuple
+        The secant pairs ``(s, y, 1 / s^T y)`` that corrected that matrix in
+        the last steps (``secant`` of :func:`newton_passes`; empty elsewhere).
     """
 
     theta: np.ndarray
@@ -76,6 +79,7 @@ class SolverResult:
     iterations: int
     pass_blocks: object = field(default=None, repr=False, compare=False)
     factor: object = field(default=None, repr=False, compare=False)
+    pairs: tuple = field(default=(), repr=False, compare=False)
 
 
 def objective(loss, X, y, mu, g, f):
@@ -301,7 +305,7 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
 
 
 def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix, lanes=False,
-                  factor=None, value_slope=1e-10):
+                  factor=None, value_slope=1e-10, secant=0):
     """Damped Newton steps from ``f``, one compiled pass (:func:`pass_value_gradient`) per trial point.
 
     ``first`` is that pass at ``f``. With ``certify`` the steps stop when the
@@ -319,16 +323,23 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
     Newton matrix to start with, and the result carries the last factor
     used (even where ``reuse_matrix`` is False); the line search compares ``F`` (Armijo) while the slope is above
     ``value_slope (1 + |F|)``, and the gradient norm below (where, in lane
-    order, the loss is no longer evaluated).
+    order, the loss is no longer evaluated). ``secant`` > 0 (with a reused
+    matrix): the steps are L-BFGS steps whose initial matrix is the Newton
+    matrix, with the last ``secant`` pairs of steps and gradient changes
+    (pairs with a positive curvature ``s^T y`` only; cleared when the matrix is
+    refactored): the pairs correct the matrix's sampling error in the
+    directions the steps explore.
     """
     n, d = X.shape
     value, grad, blocks = first
     gn = math.inf
     last = factor
+    pairs = []
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
         if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
-            return SolverResult(f, gn, it, blocks, factor if factor is not None else last)
+            return SolverResult(f, gn, it, blocks, factor if factor is not None else last,
+                                tuple(pairs) if factor is not None else ())
         if it == max_iter:
             break
         # with reuse_matrix, the Newton matrix of the first point, factored once: near the
@@ -336,8 +347,9 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
             factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
+            pairs = []
         last = factor
-        step = scipy.linalg.cho_solve(factor, grad)
+        step = two_loop(factor, pairs, grad) if pairs else scipy.linalg.cho_solve(factor, grad)
         slope = float(grad @ step)
         armijo = value is not None and slope > value_slope * (1.0 + abs(value))
         t, moved = 1.0, False
@@ -357,10 +369,30 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
             break
         if t < 1.0 or not reuse_matrix:
             factor = None
+        elif secant > 0 and not certify:
+            s_, y_ = cand - f, cand_grad - grad
+            curvature = float(s_ @ y_)
+            if curvature > 0.0:
+                pairs = (pairs + [(s_, y_, 1.0 / curvature)])[-secant:]
         f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
     if not certify:
-        return SolverResult(f, gn, it, blocks, factor if factor is not None else last)
+        return SolverResult(f, gn, it, blocks, factor if factor is not None else last,
+                            tuple(pairs) if factor is not None else ())
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
+
+
+def two_loop(factor, pairs, grad):
+    """``H grad`` for the L-BFGS inverse ``H`` with initial matrix ``factor`` (Cholesky) and ``pairs`` ``(s, y, 1/s^T y)``."""
+    q = np.array(grad, dtype=np.float64)
+    alphas = []
+    for s_, y_, rho in reversed(pairs):
+        a = rho * float(s_ @ q)
+        alphas.append(a)
+        q -= a * y_
+    r = scipy.linalg.cho_solve(factor, q)
+    for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
+        r += s_ * (a - rho * float(y_ @ r))
+    return r
 
 
 def _minimise_large_numpy(loss, X, y, mu, g, f, *, tol, max_iter):

@@ -143,3 +143,24 @@ def test_box_gap_bounds_the_exact_supremum_within_its_stated_slack():
             slack = Fraction(math.isqrt(d) + 2, 1 << 64)
             assert (got - slack) ** 2 <= sq or got <= slack              # and a tight one
     assert gm._box_gap([(Fraction(1), Fraction(1))], np.array([1.0]), 1) == 0
+
+
+def test_two_loop_is_the_lbfgs_inverse_of_its_pairs():
+    """With no pairs it solves with the factor; with pairs it satisfies the secant equation ``H y_k = s_k``."""
+    import scipy.linalg
+
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(6, 6))
+    M = A @ A.T + 6 * np.eye(6)
+    factor = scipy.linalg.cho_factor(M)
+    v = rng.normal(size=6)
+    assert np.array_equal(solver.two_loop(factor, [], v), scipy.linalg.cho_solve(factor, v))
+    H = M + np.diag(rng.random(6))              # the "true" Hessian the pairs come from
+    pairs = []
+    for _ in range(3):
+        s_ = rng.normal(size=6)
+        y_ = H @ s_
+        pairs.append((s_, y_, 1.0 / float(s_ @ y_)))
+    got = solver.two_loop(factor, pairs, pairs[-1][1])
+    assert np.allclose(got, pairs[-1][0], rtol=1e-12, atol=1e-12)
+    assert not np.allclose(scipy.linalg.cho_solve(factor, pairs[-1][1]), pairs[-1][0], rtol=1e-3)
