@@ -115,6 +115,7 @@ def main(argv=None):
                    "tests": res.tests, "known_epsilon": known, "power": power,
                    "selection_samples": [p.selection_samples for p in res.pairs],
                    "dpsniper_name": case.dpsniper,
+                   "load_avg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
                    "dpsniper_eps_lcb": None if ref is None else ref[0],
                    "dpsniper_seconds": None if ref is None else ref[1]}
             rows.append(row)
@@ -124,7 +125,8 @@ def main(argv=None):
                   f"{'yes' if ok else 'NO':>3s} {'' if known is None else f'{known:.4g}':>9s} "
                   f"{'' if power is None else f'{power:.3f}':>6s} {res.samples:10d} {res.counts[1]:9d} "
                   f"{secs:6.1f}s {'' if ref is None else f'{ref[0]:.4f}':>9s}", flush=True)
-            print(f"{'':34s}   on {res.pair_label}: {res.event[:110]}")
+            load = f" load {row['load_avg'][0]:.2f}" if row["load_avg"] else ""
+            print(f"{'':34s}   on {res.pair_label}: {res.event[:110]}{load}")
         print()
     n_broken = sum(r["broken"] for r in rows)
     n_correct = len(rows) - n_broken
