@@ -11,7 +11,7 @@ Run (from the repository root)::
 
     python benchmarks/audit/run_suite.py [--samples N] [--confidence C ...] [--seed S]
                                          [--tolerance T] [--only TEXT] [--quick] [--search-pairs]
-                                         [--json PATH]
+                                         [--json PATH] [--holdout-test binomial|conditional|auto]
 
 Defaults: 10,000,000 outputs per dataset and pair (the event selection stops
 by the audit's default rule, at most half; the held-out bound spends the
@@ -73,6 +73,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="200,000 outputs per dataset")
     parser.add_argument("--no-float", action="store_true", help="skip the floating-point section")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial",
+                        help="held-out test of the epsilon bounds (refdp.audit.audit_black_box's holdout_test)")
     args = parser.parse_args(argv)
     samples = 200_000 if args.quick else args.samples
 
@@ -81,7 +83,7 @@ def main(argv=None):
     for k, v in info.items():
         print(f"{k:15s}: {v}")
     print(f"{'budget':15s}: {samples} outputs per dataset and pair, confidences {args.confidence}, "
-          f"tolerance {args.tolerance}, seed {args.seed}")
+          f"tolerance {args.tolerance}, seed {args.seed}, held-out test {args.holdout_test}")
     print()
 
     rows = []
@@ -100,7 +102,8 @@ def main(argv=None):
                 opts["n_samples"] = samples
             t0 = time.perf_counter()
             res = audit_black_box(case.mechanism, case.pairs, case.claimed_epsilon, confidence=confidence,
-                                  tolerance=args.tolerance, rng=args.seed, progress=False, **opts)
+                                  tolerance=args.tolerance, rng=args.seed, progress=False,
+                                  holdout_test=args.holdout_test, **opts)
             secs = time.perf_counter() - t0
             ok = res.violation == case.broken
             ref = DPSNIPER_REFERENCE.get(case.dpsniper) if case.dpsniper else None
@@ -112,7 +115,7 @@ def main(argv=None):
                    "violation": res.violation, "as_expected": ok, "samples": res.samples, "seconds": secs,
                    "held_out": res.counts[1], "pair": res.pair_label, "event": res.event,
                    "counts": list(res.counts), "p_lower": res.p_lower, "p_upper": res.p_upper,
-                   "tests": res.tests, "known_epsilon": known, "power": power,
+                   "tests": res.tests, "known_epsilon": known, "power": power, "holdout_test": res.holdout_test,
                    "selection_samples": [p.selection_samples for p in res.pairs],
                    "dpsniper_name": case.dpsniper,
                    "load_avg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
@@ -159,7 +162,7 @@ def main(argv=None):
             t0 = time.perf_counter()
             res = search_pairs(case.mechanism, dim, case.claimed_epsilon, confidence=max(args.confidence),
                                n_samples=samples, tolerance=args.tolerance, rng=args.seed, progress=False,
-                               **kw)
+                               holdout_test=args.holdout_test, **kw)
             secs = time.perf_counter() - t0
             search_rows.append({"name": case.name, "dim": dim, "epsilon_lower": res.epsilon_lower,
                                 "violation": res.violation, "pair": res.audit.pair_label,
@@ -192,6 +195,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": info, "samples": samples, "confidence": args.confidence,
+                       "holdout_test": args.holdout_test,
                        "tolerance": args.tolerance, "seed": args.seed, "suite": rows,
                        "pair_search": search_rows, "floating_point": fp_rows}, f, indent=1)
     all_ok = all(r["as_expected"] for r in rows) and all(r["violation"] for r in search_rows)

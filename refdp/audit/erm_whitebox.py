@@ -28,9 +28,13 @@ negation (with an intercept, ``u = y (x, 1)``); every replace-one pair of
 datasets of ``n`` records is examined. Objective perturbation is screened on
 a grid of outputs plus every dataset's minimiser in double precision, and the
 largest ratios are re-evaluated in interval arithmetic from exact rational
-inputs: a ratio above epsilon is a *certified* violation (the witness pair,
-output and enclosure are returned); "holds" means that no output of the grid
-exceeds epsilon (a search, not a proof, hence ``method="estimated"``).
+inputs. With ``record_search=True`` (the default) a local search then moves
+the records over the whole ball (and, for objective perturbation, the
+output with them) from the alphabet's best pairs, and what it ends on is
+re-evaluated the same way. A ratio above epsilon is a *certified* violation
+(the witness pair, output and enclosure are returned); for objective
+perturbation "holds" means that no examined output exceeds epsilon (a
+search, not a proof, hence ``method="estimated"``).
 """
 from __future__ import annotations
 
