@@ -35,12 +35,20 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    * optionally ``delta_lower = p_lo - e^eps p'_hi`` (0 if not positive) at a
      given ``eps``, for an event chosen for that objective.
 
+   With ``holdout_test="conditional"`` (or ``"auto"`` and a candidate whose
+   projection prefers it) an epsilon bound at ``delta = 0`` is instead
+   ``ln(theta_L / (1 - theta_L))``, ``theta_L`` the Clopper--Pearson lower
+   bound of ``k`` of ``k + k'`` at error ``2 beta``, the pair's held-out sizes
+   being drawn Poisson (:func:`refdp.audit.events.conditional_bound`,
+   :func:`poisson_sizes`).
+
 **Guarantee.** If ``M`` is ``(eps*, delta)``-DP on the pairs searched, then
 ``P[epsilon_lower > eps*] <= 1 - confidence``: conditionally on everything the
 selection saw, ``E``, the direction and the held-out sizes are fixed and the
 held-out counts are binomial, so each Clopper--Pearson bound fails with
 probability at most ``beta``, and a union bound over the ``2 m`` bounds gives
-the rest. Searching many events and pairs in step 1 costs nothing, because
+the rest (a conditional test is one bound at error ``2 beta``: given the sum
+of two independent Poisson counts, the first is binomial). Searching many events and pairs in step 1 costs nothing, because
 step 2 never reuses its samples; stopping step 1 when the projected value is
 stable is allowed for the same reason. The false-alarm probability (a
 correct claim reported as violated) is therefore at most ``1 - confidence``.
