@@ -70,6 +70,7 @@ References
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -83,7 +84,8 @@ from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT,
 from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import HOLDOUT_TESTS, Objective, build_scores, conditional_bound, rescore, select_events
+from .events import (HOLDOUT_TESTS, Objective, build_scores, conditional_bound, projected_conditional, rescore,
+                     select_events)
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
@@ -405,7 +407,9 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
         scores = build_scores(fa, fb, shape, float_bits=float_bits, rng=rng)
         n_project = max(1, n_budget - total)
         previous = best
-        best = select_events(scores, ta, tb, objectives, beta, n_project=n_project, test=test)
+        # "auto" selects and stops exactly as "binomial" does, then picks the test below
+        best = select_events(scores, ta, tb, objectives, beta, n_project=n_project,
+                             test="binomial" if test == "auto" else test)
         values = tuple(-math.inf if c is None else c.value for c in best)
         shown = ", ".join(f"{o.kind} {v:.4g}" for o, v in zip(objectives, values))
         progress(f"{report.label}: {total} outputs per dataset drawn for selection; projected {shown}")
@@ -417,12 +421,31 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
             if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)):
                 break
         batch = min(total, n_max - total)  # doubling
+    if test == "auto":
+        best = [None if c is None else _prefer_conditional(c, beta, max(1, n_budget - total)) for c in best]
     report.selection_samples = total
     for o, c in zip(objectives, best):
         report.provisional[o.kind] = None if c is None else c.value
         report.events[o.kind] = None if c is None else c.description
         report.directions[o.kind] = None if c is None else c.numerator
     return best, total, layout
+
+
+def _prefer_conditional(candidate, beta, n_project):
+    """The candidate with the conditional test when its projected bound beats the binomial one.
+
+    Decided on the candidate's tune counts only (the projection of
+    :func:`refdp.audit.events.select_events`), so the held-out guarantee is
+    unchanged; the delta bound and a claimed delta above 0 stay binomial.
+    """
+    obj = candidate.objective
+    if obj.kind != "epsilon" or obj.param != 0 or not 2 * beta < 1:
+        return candidate
+    k, n, k2, n2 = candidate.tune_counts
+    value = float(projected_conditional(k, n, k2, n2, n_project, beta))
+    if value > candidate.value:
+        return dataclasses.replace(candidate, test="conditional", value=value)
+    return candidate
 
 
 def _converged(before, after, tolerance):
@@ -655,9 +678,10 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         (:func:`refdp.audit.events.conditional_bound`) bounds ``ln(p / p')``.
         Its error shrinks with the two counts' variances added before the
         quantile is taken, so it is tighter when the event is rare;
-        ``"auto"`` lets the selection choose, per candidate, the test whose
-        projected bound is larger (a choice made on selection outputs only,
-        so the guarantee is unchanged). The delta bound and an epsilon bound
+        ``"auto"`` selects and stops exactly as ``"binomial"`` does, then
+        takes the conditional test for the chosen event when its projected
+        bound is larger (a choice made on selection outputs only, so the
+        guarantee is unchanged). The delta bound and an epsilon bound
         at ``claimed_delta > 0`` always use the binomial test.
 
     Returns

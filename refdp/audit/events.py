@@ -50,6 +50,7 @@ from .clopper_pearson import lower_unchecked, upper_unchecked
 from .logistic import fit_logistic
 
 __all__ = ["Objective", "Event", "Candidate", "build_scores", "select_events", "rescore", "conditional_bound",
+           "projected_conditional",
            "HOLDOUT_TESTS"]
 
 #: The held-out tests of an epsilon bound (see :func:`conditional_bound`).
@@ -566,6 +567,11 @@ def _eligible(objective, mode):
     return mode != "binomial" and objective.kind == "epsilon" and objective.param == 0
 
 
+def projected_conditional(k_num, n_num, k_den, n_den, n_project, beta):
+    """The conditional test's projected held-out value of an event with tune counts ``k`` of ``n``, ``k'`` of ``n'``."""
+    return _projected_conditional(k_num, n_num, k_den, n_den, SELECTION_Z, n_project, beta)
+
+
 def _projected_conditional(k_num, n_num, k_den, n_den, z_sel, n_project, beta):
     """The conditional test's value at the tune proportions moved against the event (as :func:`_projected`)."""
     p_num = _wilson(k_num, n_num, z_sel)[0]
@@ -623,6 +629,9 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
         binomial): two Clopper--Pearson bounds, the conditional test of
         :func:`conditional_bound` at error ``2 beta``, or whichever projects
         the larger value for each candidate (recorded in ``Candidate.test``).
+        :func:`refdp.audit.audit_black_box` with ``holdout_test="auto"``
+        selects with ``"binomial"`` and compares the tests on the final
+        candidate only.
 
     Returns
     -------
