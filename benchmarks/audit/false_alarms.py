@@ -65,7 +65,8 @@ def main(argv=None):
     parser.add_argument("--only", metavar="TEXT", help="only mechanisms whose name contains TEXT")
     args = parser.parse_args(argv)
     print(f"{args.reps} seeded repetitions per mechanism and confidence, {args.samples} outputs per dataset "
-          f"and pair, default tolerance, held-out test {args.holdout_test}; load average {os.getloadavg()[0]:.2f}")
+          f"and pair, default tolerance, held-out test {args.holdout_test}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     head = f"{'mechanism':55s} {'conf':>5s} {'alarms':>8s} {'rate 95% CI':>17s} {'nominal':>8s} {'> exact':>8s} {'time':>7s}"
     print(head)
     print("-" * len(head))

@@ -48,8 +48,9 @@ selection saw, ``E``, the direction and the held-out sizes are fixed and the
 held-out counts are binomial, so each Clopper--Pearson bound fails with
 probability at most ``beta``, and a union bound over the ``2 m`` bounds gives
 the rest (a conditional test is one bound at error ``2 beta``: given the sum
-of two independent Poisson counts, the first is binomial). Searching many events and pairs in step 1 costs nothing, because
-step 2 never reuses its samples; stopping step 1 when the projected value is
+of two independent Poisson counts, the first is binomial). Searching many
+events and pairs in step 1 costs nothing, because step 2 never reuses its
+samples; stopping step 1 when the projected value is
 stable is allowed for the same reason. The false-alarm probability (a
 correct claim reported as violated) is therefore at most ``1 - confidence``.
 

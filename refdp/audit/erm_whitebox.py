@@ -589,6 +589,8 @@ def _search_objective(loss, starts, n, mu, beta, q, intercept, radius):
 
 def _objective_records(loss, starts, n, rel, q, intercept, ctx, best):
     """Certify the pairs and outputs :func:`_search_objective` proposes; the best enclosure wins."""
+    if not starts:
+        return best, 0
     mu, beta = rel.total_regularization, rel.noise_rate
     d = len(starts[0][1])
     norm = math.sqrt(float(q) ** 2 + (1 if intercept is not False else 0))

@@ -551,7 +551,11 @@ def conditional_bound(k, k_other, error):
     Returns
     -------
     ndarray or float
-        ``-inf`` where ``k = 0``.
+        ``-inf`` where ``k = 0``. ``theta_L`` is the float Clopper--Pearson
+        bound lowered by the relative margin
+        :data:`refdp.audit.clopper_pearson.OUTWARD` (its coverage is checked
+        exactly by ``refdp verify``); that margin moves the logit down by far
+        more than the rounding of the two logarithms can move it up.
     """
     k, k_other = np.asarray(k, dtype=np.float64), np.asarray(k_other, dtype=np.float64)
     s = np.maximum(k + k_other, 1.0)
@@ -568,7 +572,7 @@ def _eligible(objective, mode):
 
 
 def projected_conditional(k_num, n_num, k_den, n_den, n_project, beta):
-    """The conditional test's projected held-out value of an event with tune counts ``k`` of ``n``, ``k'`` of ``n'``."""
+    """The conditional test's projected held-out value of an event (tune counts ``k`` of ``n``, ``k'`` of ``n'``)."""
     return _projected_conditional(k_num, n_num, k_den, n_den, SELECTION_Z, n_project, beta)
 
 
