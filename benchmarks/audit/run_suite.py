@@ -12,6 +12,7 @@ Run (from the repository root)::
     python benchmarks/audit/run_suite.py [--samples N] [--confidence C ...] [--seed S]
                                          [--tolerance T] [--only TEXT] [--quick] [--search-pairs]
                                          [--json PATH] [--holdout-test binomial|conditional|auto]
+                                         [--search-only]
 
 Defaults: 10,000,000 outputs per dataset and pair (the event selection stops
 by the audit's default rule, at most half; the held-out bound spends the
@@ -70,6 +71,8 @@ def main(argv=None):
     parser.add_argument("--search-pairs", action="store_true",
                         help="also search pairs (without the listed ones) on broken query-answer mechanisms")
     parser.add_argument("--only", metavar="TEXT", help="only mechanisms whose name contains TEXT")
+    parser.add_argument("--search-only", action="store_true",
+                        help="with --search-pairs: skip the audits on the listed pairs")
     parser.add_argument("--quick", action="store_true", help="200,000 outputs per dataset")
     parser.add_argument("--no-float", action="store_true", help="skip the floating-point section")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
@@ -87,7 +90,7 @@ def main(argv=None):
     print()
 
     rows = []
-    for confidence in args.confidence:
+    for confidence in ([] if args.search_only else args.confidence):
         head = (f"{'mechanism':34s} {'conf':>5s} {'claimed':>7s} {'truth':>7s} {'eps >=':>8s} {'finding':>9s} "
                 f"{'ok':>3s} {'known eps':>9s} {'power':>6s} {'outputs':>10s} {'held out':>9s} {'time':>7s} "
                 f"{'DP-Sniper':>9s}")
