@@ -57,6 +57,16 @@ def test_audit_on_the_cluster_equals_the_local_run(client):
     assert local.violation and local.epsilon_lower > np.log(3)
 
 
+def test_conditional_test_on_the_cluster_equals_the_local_run(client):
+    # Poisson held-out sizes come from their own stream under the same root: the same on the cluster
+    local = audit_black_box(leaky_rr, PAIRS, np.log(3), holdout_pairs=2, holdout_test="auto", **OPTIONS)
+    remote = audit_black_box(leaky_rr, PAIRS, np.log(3), holdout_pairs=2, holdout_test="auto", client=client,
+                             **OPTIONS)
+    _same_audit(local, remote)
+    assert local.holdout_test == remote.holdout_test == "conditional"
+    assert local.counts[1] != local.counts[3]                  # two Poisson sizes
+
+
 def test_audit_delta_and_vector_outputs_on_the_cluster_equal_the_local_run(client):
     pairs = [(np.zeros(3), np.ones(3))]
     opts = dict(OPTIONS, n_samples=40_000)

@@ -12,6 +12,7 @@ pairs audited (where that is known), which the guarantee bounds the same way.
 Run (from the repository root)::
 
     python benchmarks/audit/false_alarms.py [--reps R] [--samples N] [--seed S]
+                                            [--holdout-test binomial|conditional|auto]
 """
 from __future__ import annotations
 
@@ -60,20 +61,25 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=50_000, help="outputs per dataset and pair")
     parser.add_argument("--confidence", type=float, nargs="+", default=[0.9, 0.95])
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial")
+    parser.add_argument("--only", metavar="TEXT", help="only mechanisms whose name contains TEXT")
     args = parser.parse_args(argv)
     print(f"{args.reps} seeded repetitions per mechanism and confidence, {args.samples} outputs per dataset "
-          f"and pair, default tolerance; load average {os.getloadavg()[0]:.2f}")
+          f"and pair, default tolerance, held-out test {args.holdout_test}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     head = f"{'mechanism':55s} {'conf':>5s} {'alarms':>8s} {'rate 95% CI':>17s} {'nominal':>8s} {'> exact':>8s} {'time':>7s}"
     print(head)
     print("-" * len(head))
     for ci, confidence in enumerate(args.confidence):
         for mi, (name, mech, pairs, claimed, exact) in enumerate(cases()):
+            if args.only and args.only not in name:
+                continue
             seeds = np.random.SeedSequence([args.seed, ci, mi]).spawn(args.reps)
             t0 = time.perf_counter()
             alarms = above = 0
             for s in seeds:
                 r = audit_black_box(mech, pairs, claimed, confidence=confidence, n_samples=args.samples,
-                                    rng=s, progress=False)
+                                    rng=s, progress=False, holdout_test=args.holdout_test)
                 alarms += r.violation
                 above += exact is not None and r.epsilon_lower > exact
             lo, hi = interval(alarms, args.reps)

@@ -11,7 +11,8 @@ Run (from the repository root)::
 
     python benchmarks/audit/run_suite.py [--samples N] [--confidence C ...] [--seed S]
                                          [--tolerance T] [--only TEXT] [--quick] [--search-pairs]
-                                         [--json PATH]
+                                         [--json PATH] [--holdout-test binomial|conditional|auto]
+                                         [--search-only]
 
 Defaults: 10,000,000 outputs per dataset and pair (the event selection stops
 by the audit's default rule, at most half; the held-out bound spends the
@@ -70,9 +71,13 @@ def main(argv=None):
     parser.add_argument("--search-pairs", action="store_true",
                         help="also search pairs (without the listed ones) on broken query-answer mechanisms")
     parser.add_argument("--only", metavar="TEXT", help="only mechanisms whose name contains TEXT")
+    parser.add_argument("--search-only", action="store_true",
+                        help="with --search-pairs: skip the audits on the listed pairs")
     parser.add_argument("--quick", action="store_true", help="200,000 outputs per dataset")
     parser.add_argument("--no-float", action="store_true", help="skip the floating-point section")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial",
+                        help="held-out test of the epsilon bounds (refdp.audit.audit_black_box's holdout_test)")
     args = parser.parse_args(argv)
     samples = 200_000 if args.quick else args.samples
 
@@ -81,11 +86,11 @@ def main(argv=None):
     for k, v in info.items():
         print(f"{k:15s}: {v}")
     print(f"{'budget':15s}: {samples} outputs per dataset and pair, confidences {args.confidence}, "
-          f"tolerance {args.tolerance}, seed {args.seed}")
+          f"tolerance {args.tolerance}, seed {args.seed}, held-out test {args.holdout_test}")
     print()
 
     rows = []
-    for confidence in args.confidence:
+    for confidence in ([] if args.search_only else args.confidence):
         head = (f"{'mechanism':34s} {'conf':>5s} {'claimed':>7s} {'truth':>7s} {'eps >=':>8s} {'finding':>9s} "
                 f"{'ok':>3s} {'known eps':>9s} {'power':>6s} {'outputs':>10s} {'held out':>9s} {'time':>7s} "
                 f"{'DP-Sniper':>9s}")
@@ -100,7 +105,8 @@ def main(argv=None):
                 opts["n_samples"] = samples
             t0 = time.perf_counter()
             res = audit_black_box(case.mechanism, case.pairs, case.claimed_epsilon, confidence=confidence,
-                                  tolerance=args.tolerance, rng=args.seed, progress=False, **opts)
+                                  tolerance=args.tolerance, rng=args.seed, progress=False,
+                                  holdout_test=args.holdout_test, **opts)
             secs = time.perf_counter() - t0
             ok = res.violation == case.broken
             ref = DPSNIPER_REFERENCE.get(case.dpsniper) if case.dpsniper else None
@@ -112,9 +118,10 @@ def main(argv=None):
                    "violation": res.violation, "as_expected": ok, "samples": res.samples, "seconds": secs,
                    "held_out": res.counts[1], "pair": res.pair_label, "event": res.event,
                    "counts": list(res.counts), "p_lower": res.p_lower, "p_upper": res.p_upper,
-                   "tests": res.tests, "known_epsilon": known, "power": power,
+                   "tests": res.tests, "known_epsilon": known, "power": power, "holdout_test": res.holdout_test,
                    "selection_samples": [p.selection_samples for p in res.pairs],
                    "dpsniper_name": case.dpsniper,
+                   "load_avg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
                    "dpsniper_eps_lcb": None if ref is None else ref[0],
                    "dpsniper_seconds": None if ref is None else ref[1]}
             rows.append(row)
@@ -124,7 +131,8 @@ def main(argv=None):
                   f"{'yes' if ok else 'NO':>3s} {'' if known is None else f'{known:.4g}':>9s} "
                   f"{'' if power is None else f'{power:.3f}':>6s} {res.samples:10d} {res.counts[1]:9d} "
                   f"{secs:6.1f}s {'' if ref is None else f'{ref[0]:.4f}':>9s}", flush=True)
-            print(f"{'':34s}   on {res.pair_label}: {res.event[:110]}")
+            load = f" load {row['load_avg'][0]:.2f}" if row["load_avg"] else ""
+            print(f"{'':34s}   on {res.pair_label}: {res.event[:110]}{load}")
         print()
     n_broken = sum(r["broken"] for r in rows)
     n_correct = len(rows) - n_broken
@@ -157,7 +165,7 @@ def main(argv=None):
             t0 = time.perf_counter()
             res = search_pairs(case.mechanism, dim, case.claimed_epsilon, confidence=max(args.confidence),
                                n_samples=samples, tolerance=args.tolerance, rng=args.seed, progress=False,
-                               **kw)
+                               holdout_test=args.holdout_test, **kw)
             secs = time.perf_counter() - t0
             search_rows.append({"name": case.name, "dim": dim, "epsilon_lower": res.epsilon_lower,
                                 "violation": res.violation, "pair": res.audit.pair_label,
@@ -190,6 +198,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": info, "samples": samples, "confidence": args.confidence,
+                       "holdout_test": args.holdout_test,
                        "tolerance": args.tolerance, "seed": args.seed, "suite": rows,
                        "pair_search": search_rows, "floating_point": fp_rows}, f, indent=1)
     all_ok = all(r["as_expected"] for r in rows) and all(r["violation"] for r in search_rows)

@@ -75,13 +75,21 @@ def noisy_hist(scale_of_epsilon):
 # ------------------------------------------------------- report noisy max ----
 
 def noisy_max(noise, release):
-    """Report-noisy-max with Laplace or exponential noise of scale 2/eps, releasing the index or value."""
+    """Report-noisy-max with Laplace, exponential or Gaussian noise of scale 2/eps, releasing the index or value.
+
+    The Gaussian variant adds N(0, (2/eps)^2) noise (standard deviation 2/eps).
+    """
     scale = 2.0 / EPSILON
 
     def mechanism(answers, n, rng):
         answers = np.asarray(answers, dtype=np.float64)
         size = (n, answers.size)
-        z = rng.laplace(0.0, scale, size) if noise == "laplace" else rng.exponential(scale, size)
+        if noise == "laplace":
+            z = rng.laplace(0.0, scale, size)
+        elif noise == "gaussian":
+            z = rng.normal(0.0, scale, size)
+        else:
+            z = rng.exponential(scale, size)
         noisy = answers + z
         return noisy.argmax(axis=1) if release == "index" else noisy.max(axis=1)
     return mechanism
@@ -208,6 +216,11 @@ QUERY_TEXT = ("{k} query answers of sensitivity 1, StatDP's patterns around D = 
               "(1,..,1,0,..,0) vs (0,..,0,1,..,1); refdp.audit.query_answer_pairs({k})")
 
 
+#: The witness pair of the Gaussian report-noisy-max entries of the exact-epsilon table.
+GAUSSIAN_PAIR = [(np.ones(5), np.array([0.0, 2.0, 2.0, 2.0, 2.0]), "(1,1,1,1,1) vs (0,2,2,2,2)")]
+GAUSSIAN_TEXT = "D = (1,1,1,1,1) vs D' = (0,2,2,2,2) (the witness pair of the exact-epsilon table)"
+
+
 def cases():
     """The benchmark, in the order of the report."""
     lyu = "Lyu, Su and Li 2017, Table 1"
@@ -235,6 +248,12 @@ def cases():
         Case("ReportNoisyMax4", noisy_max("exponential", "value"), EPSILON, True,
              "releases the noisy maximum with exponential noise: not eps-DP (Ding et al. 2018)",
              _query_pairs(5), QUERY_TEXT.format(k=5), "ReportNoisyMax4"),
+        Case("ReportNoisyMax (Gaussian), index", noisy_max("gaussian", "index"), EPSILON, True,
+             "N(0, (2/eps)^2) noise, index: exact epsilon 0.119074 on the pair (certified quadrature, "
+             "refdp.audit.truth)", GAUSSIAN_PAIR, GAUSSIAN_TEXT),
+        Case("ReportNoisyMax (Gaussian), value", noisy_max("gaussian", "value"), EPSILON, True,
+             "N(0, (2/eps)^2) noise, value: exact epsilon infinite on the pair (tail asymptotics, "
+             "refdp.audit.truth)", GAUSSIAN_PAIR, GAUSSIAN_TEXT),
         Case("SVT1", svt(1, threshold=0.5), EPSILON, False, f"eps-DP ({lyu})", _query_pairs(10),
              QUERY_TEXT.format(k=10), "SparseVectorTechnique1"),
         Case("SVT2", svt(2), EPSILON, False, f"eps-DP ({lyu})", _query_pairs(10),
@@ -313,6 +332,8 @@ KNOWN_EPSILON = {
     "NoisyHist1, replace-one": (0.2, "two counts move by 1 under Laplace(1/eps)"),
     "ReportNoisyMax3": (0.25, "five Laplace(20) tails below the answers: 5/20"),
     "ReportNoisyMax4": (float("inf"), "values in [0, 1) are impossible under (1,...,1), possible under (0,...,0)"),
+    "ReportNoisyMax (Gaussian), index": (0.119074, "certified quadrature (refdp.audit.truth)"),
+    "ReportNoisyMax (Gaussian), value": (float("inf"), "certified by the tail asymptotics (refdp.audit.truth)"),
     "SVT1": (0.08853, "quadrature, half higher, half lower"),
     "SVT4": (0.17247, "quadrature, half higher, half lower"),
     "SVT3": (float("inf"), "noisy answers released: an answer's support moves"),

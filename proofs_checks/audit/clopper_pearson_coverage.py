@@ -7,7 +7,10 @@ Claim
     refdp returns (after rounding), not only as real numbers. (2) docs/theory/audit.rst:
     refdp.audit.audit_black_box reports an epsilon lower bound
     above the true epsilon of the pair with probability at most
-    1 - confidence (sample splitting plus Bonferroni).
+    1 - confidence (sample splitting plus Bonferroni), with the binomial
+    held-out test and with the conditional one (Poisson-sized held-out
+    samples: given the sum of the two counts the first is binomial, and its
+    Clopper--Pearson lower bound is the one checked in (1)).
 Setting
     (1) For the lower bound, coverage as a function of p is a step function
     whose infimum is 1 - max_k P_{p_L(k)}[X >= k] (the probability just left
@@ -114,8 +117,13 @@ MECHANISMS = (
 )
 
 
-def false_alarms(reps):
-    """CheckResult: exceedances of the true epsilon over seeded repetitions (binomial test)."""
+def false_alarms(reps, holdout_test="binomial"):
+    """CheckResult: exceedances of the true epsilon over seeded repetitions (binomial test).
+
+    ``holdout_test`` is passed to the audit: ``"conditional"`` checks the
+    conditional held-out test (Poisson-sized samples, one bound on
+    ``p / (p + p')``) the same way.
+    """
     a = 1 - CONFIDENCE
     crit = int(stats.binom.isf(ALPHA / len(MECHANISMS), reps, a)) + 1  # smallest c with P[X >= c] <= ALPHA/3
     while stats.binom.sf(crit - 2, reps, a) <= ALPHA / len(MECHANISMS):
@@ -126,7 +134,8 @@ def false_alarms(reps):
         exceed, top = 0, 0.0
         for r in range(reps):
             res = audit_black_box(mech, [pair], float(truth), confidence=CONFIDENCE, n_samples=4000,
-                                  initial_samples=1000, tolerance=0, rng=seeds[m * reps + r], progress=False)
+                                  initial_samples=1000, tolerance=0, rng=seeds[m * reps + r], progress=False,
+                                  holdout_test=holdout_test)
             top = max(top, res.epsilon_lower)
             with mpmath.workdps(30):
                 exceed += mpmath.mpf(res.epsilon_lower) > truth
@@ -135,7 +144,8 @@ def false_alarms(reps):
             verdict = Verdict.FAILS
         parts.append(f"{name}: {exceed}/{reps} above the true epsilon {mpmath.nstr(truth, 6)} "
                      f"(largest bound {top:.4f})")
-    detail = (f"confidence {CONFIDENCE}, so at most {a:.1f} of the repetitions may exceed; fails if any "
+    detail = (f"held-out test {holdout_test}; "
+              f"confidence {CONFIDENCE}, so at most {a:.1f} of the repetitions may exceed; fails if any "
               f"mechanism has >= {crit} of {reps} (P[Binomial({reps}, {a:.1f}) >= {crit}] <= "
               f"{ALPHA / len(MECHANISMS):.2g}; false-failure rate {ALPHA:g}); " + "; ".join(parts))
     return CheckResult(worst, crit - 1, verdict, 0, detail, method="statistical")
@@ -169,3 +179,18 @@ def false_alarms_quick():
           covers=("refdp.audit.audit_black_box",), quick=False)
 def false_alarms_full():
     return false_alarms(300)
+
+
+@register("audit.black_box_false_alarm_rate_conditional",
+          "as audit.black_box_false_alarm_rate with the conditional held-out test (Poisson-sized held-out "
+          "samples, one Clopper-Pearson bound on p / (p + p'))",
+          covers=("refdp.audit.audit_black_box",))
+def false_alarms_conditional_quick():
+    return false_alarms(50, "conditional")
+
+
+@register("audit.black_box_false_alarm_rate_conditional_full",
+          "as audit.black_box_false_alarm_rate_conditional, 300 seeded audits per mechanism",
+          covers=("refdp.audit.audit_black_box",), quick=False)
+def false_alarms_conditional_full():
+    return false_alarms(300, "conditional")

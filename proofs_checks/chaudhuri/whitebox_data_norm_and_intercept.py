@@ -15,8 +15,10 @@ Setting
     logistic data with one feature and the intercept, ``q = 1``,
     ``(epsilon, lambda) = (1, 1/2)``.
 Precision
-    Candidates screened in double precision on the output grid, the largest
-    re-evaluated in a 40-digit interval context from exact rationals.
+    Candidates screened in double precision on the output grid and refined by
+    the record search over the whole ball (records and output moved
+    together), the largest re-evaluated in a 40-digit interval context from
+    exact rationals.
 Verdict
     HOLDS when both flawed rules are flagged with certified witnesses (interval
     enclosure of ``ln p_D(f) / p_D'(f)`` above epsilon at 40 digits) and the

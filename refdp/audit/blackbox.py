@@ -35,13 +35,22 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    * optionally ``delta_lower = p_lo - e^eps p'_hi`` (0 if not positive) at a
      given ``eps``, for an event chosen for that objective.
 
+   With ``holdout_test="conditional"`` (or ``"auto"`` and a candidate whose
+   projection prefers it) an epsilon bound at ``delta = 0`` is instead
+   ``ln(theta_L / (1 - theta_L))``, ``theta_L`` the Clopper--Pearson lower
+   bound of ``k`` of ``k + k'`` at error ``2 beta``, the pair's held-out sizes
+   being drawn Poisson (:func:`refdp.audit.events.conditional_bound`,
+   :func:`poisson_sizes`).
+
 **Guarantee.** If ``M`` is ``(eps*, delta)``-DP on the pairs searched, then
 ``P[epsilon_lower > eps*] <= 1 - confidence``: conditionally on everything the
 selection saw, ``E``, the direction and the held-out sizes are fixed and the
 held-out counts are binomial, so each Clopper--Pearson bound fails with
 probability at most ``beta``, and a union bound over the ``2 m`` bounds gives
-the rest. Searching many events and pairs in step 1 costs nothing, because
-step 2 never reuses its samples; stopping step 1 when the projected value is
+the rest (a conditional test is one bound at error ``2 beta``: given the sum
+of two independent Poisson counts, the first is binomial). Searching many
+events and pairs in step 1 costs nothing, because step 2 never reuses its
+samples; stopping step 1 when the projected value is
 stable is allowed for the same reason. The false-alarm probability (a
 correct claim reported as violated) is therefore at most ``1 - confidence``.
 
@@ -62,6 +71,7 @@ References
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -75,7 +85,8 @@ from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT,
 from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import Objective, build_scores, rescore, select_events
+from .events import (HOLDOUT_TESTS, Objective, build_scores, conditional_bound, projected_conditional, rescore,
+                     select_events)
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
@@ -189,6 +200,12 @@ class BlackBoxAudit:
         Outputs drawn in all (both datasets, every pair, selection and held-out).
     seconds : float
     pairs : list of PairReport
+    holdout_test : str
+        The test of ``epsilon_lower``: ``"binomial"`` (``ln(p_lower /
+        p_upper)``, two bounds at error ``beta``) or ``"conditional"`` (one
+        bound at error ``2 beta`` on ``P[M(D) in E] / (P[M(D) in E] +
+        P[M(D') in E])`` from the counts of Poisson-sized held-out samples;
+        ``p_lower`` and ``p_upper`` are then shown for information).
     """
 
     epsilon_lower: float
@@ -212,6 +229,7 @@ class BlackBoxAudit:
     samples: int
     seconds: float
     pairs: list
+    holdout_test: str = "binomial"
 
     @property
     def passed(self) -> bool:
@@ -244,6 +262,9 @@ class BlackBoxAudit:
             lines.append(f"  event: {self.event}")
             lines.append(f"  held out: {k}/{n} outputs of M(D) and {k2}/{n2} of M(D') in the event; "
                          f"P[M(D) in E] >= {self.p_lower:.6g}, P[M(D') in E] <= {self.p_upper:.6g}")
+            if self.holdout_test == "conditional":
+                lines.append("  bound from the conditional test: held-out sizes Poisson, "
+                             f"P[M(D) in E] / (P[M(D) in E] + P[M(D') in E]) bounded at error {2 * self.beta:.3g}")
         if self.delta_at_epsilon is not None:
             lines.append(f"  delta >= {self.delta_lower:.4g} at epsilon = {self.delta_at_epsilon:g}"
                          + (f" (pair {self.delta_detail.get('pair_label')}, event: "
@@ -277,6 +298,7 @@ class BlackBoxAudit:
             "tests": self.tests,
             "beta": self.beta,
             "pairs_searched": self.pairs_searched,
+            "holdout_test": self.holdout_test,
             "samples": self.samples,
             "seconds": round(self.seconds, 3),
             "pairs": [{"label": p.label, "selection_samples": p.selection_samples,
@@ -353,7 +375,7 @@ def _draw_many(mechanism, dataset, n, rng, layout):
 
 
 def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, tolerance, float_bits, report,
-            progress):
+            progress, test="binomial"):
     """Step 1 on one pair: the best candidate per objective and the selection size.
 
     Batches double the selection samples; after each, every candidate is
@@ -386,7 +408,9 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
         scores = build_scores(fa, fb, shape, float_bits=float_bits, rng=rng)
         n_project = max(1, n_budget - total)
         previous = best
-        best = select_events(scores, ta, tb, objectives, beta, n_project=n_project)
+        # "auto" selects and stops exactly as "binomial" does, then picks the test below
+        best = select_events(scores, ta, tb, objectives, beta, n_project=n_project,
+                             test="binomial" if test == "auto" else test)
         values = tuple(-math.inf if c is None else c.value for c in best)
         shown = ", ".join(f"{o.kind} {v:.4g}" for o, v in zip(objectives, values))
         progress(f"{report.label}: {total} outputs per dataset drawn for selection; projected {shown}")
@@ -398,12 +422,31 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
             if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)):
                 break
         batch = min(total, n_max - total)  # doubling
+    if test == "auto":
+        best = [None if c is None else _prefer_conditional(c, beta, max(1, n_budget - total)) for c in best]
     report.selection_samples = total
     for o, c in zip(objectives, best):
         report.provisional[o.kind] = None if c is None else c.value
         report.events[o.kind] = None if c is None else c.description
         report.directions[o.kind] = None if c is None else c.numerator
     return best, total, layout
+
+
+def _prefer_conditional(candidate, beta, n_project):
+    """The candidate with the conditional test when its projected bound beats the binomial one.
+
+    Decided on the candidate's tune counts only (the projection of
+    :func:`refdp.audit.events.select_events`), so the held-out guarantee is
+    unchanged; the delta bound and a claimed delta above 0 stay binomial.
+    """
+    obj = candidate.objective
+    if obj.kind != "epsilon" or obj.param != 0 or not 2 * beta < 1:
+        return candidate
+    k, n, k2, n2 = candidate.tune_counts
+    value = float(projected_conditional(k, n, k2, n2, n_project, beta))
+    if value > candidate.value:
+        return dataclasses.replace(candidate, test="conditional", value=value)
+    return candidate
 
 
 def _converged(before, after, tolerance):
@@ -446,18 +489,36 @@ def shard_generator(kind, entropy, key):
     return np.random.Generator(kind(seq))
 
 
+def poisson_sizes(kind, entropy, pair, rest):
+    """Poisson held-out sizes ``(N, N')`` of one pair for the conditional test, or None if ``rest`` is too small.
+
+    Both are drawn with mean ``rest - ceil(8 sqrt(rest))`` from the stream
+    ``SeedSequence(entropy, spawn_key=(pair, 2, 0))`` (side 2: neither
+    dataset's shards), independent of every output. A size above ``rest``
+    (probability below ``1e-13`` each) is returned as drawn: the caller
+    reports no bound then.
+    """
+    lam = rest - math.ceil(8 * math.sqrt(rest))
+    if lam < 1:
+        return None
+    g = shard_generator(kind, entropy, (pair, 2, 0))
+    return tuple(int(x) for x in g.poisson(lam, size=2))
+
+
 def held_out_shards(pairs_to_hold, n_hold, shard_size):
     """The shard list of the held-out stage: ``(pair, side, shard, outputs)`` in a fixed order.
 
     ``pairs_to_hold`` are pair indices (increasing), ``n_hold`` maps each to
-    its held-out outputs per dataset. Shard ``j`` of a side holds outputs
+    its held-out outputs per dataset (an int, or ``(n, n')`` when the two
+    sides differ: Poisson-sized held-out samples). Shard ``j`` of a side holds outputs
     ``[j * shard_size, min((j + 1) * shard_size, n))``; the list depends on
     the budget and ``shard_size`` only.
     """
     items = []
     for p in pairs_to_hold:
-        n = n_hold[p]
+        sizes = n_hold[p] if isinstance(n_hold[p], tuple) else (n_hold[p], n_hold[p])
         for side in (0, 1):
+            n = sizes[side]
             for j in range(-(-n // shard_size)):
                 items.append((p, side, j, min(shard_size, n - j * shard_size)))
     return items
@@ -523,12 +584,12 @@ def _held_out(task, items, client, say):
     delta_at_epsilon=DELTA_AT_EPSILON, confidence=CONFIDENCE, n_samples=N_SAMPLES,
     initial_samples=Interval(int, 2, MAX_SAMPLES), tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS,
     float_bits=FLAG, epsilon_bound=FLAG, rng=RNG, progress=PROGRESS, client=CLIENT,
-    shard_size=Interval(int, 1, MAX_SAMPLES), max_selection=MAX_SELECTION,
+    shard_size=Interval(int, 1, MAX_SAMPLES), max_selection=MAX_SELECTION, holdout_test=Options(HOLDOUT_TESTS),
 )
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
                     holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None,
-                    client=None, shard_size=SHARD_SIZE, max_selection=None):
+                    client=None, shard_size=SHARD_SIZE, max_selection=None, holdout_test="binomial"):
     """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
 
     Parameters
@@ -605,6 +666,24 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         e.g. ``n_samples = 10**10`` on a cluster with ``max_selection =
         10**7``: the held-out stage gets the rest of the budget. The
         guarantee does not depend on it (the held-out outputs are fresh).
+    holdout_test : {"binomial", "conditional", "auto"}, default "binomial"
+        How the epsilon bound (at ``claimed_delta = 0``) is certified.
+        ``"binomial"``: ``ln(p_lower / p_upper)``, two Clopper--Pearson
+        bounds at error ``beta`` each. ``"conditional"``: the held-out sizes
+        of the pair are drawn Poisson with mean ``r - ceil(8 sqrt(r))`` (``r``
+        the rest of the budget; a size above ``r``, probability below
+        ``1e-13``, makes the bound 0), so that the two counts in the event
+        are independent Poisson variables and, given their sum, the first is
+        binomial with success probability ``p / (p + p')``; one
+        Clopper--Pearson bound on it at error ``2 beta``
+        (:func:`refdp.audit.events.conditional_bound`) bounds ``ln(p / p')``.
+        Its error shrinks with the two counts' variances added before the
+        quantile is taken, so it is tighter when the event is rare;
+        ``"auto"`` selects and stops exactly as ``"binomial"`` does, then
+        takes the conditional test for the chosen event when its projected
+        bound is larger (a choice made on selection outputs only, so the
+        guarantee is unchanged). The delta bound and an epsilon bound
+        at ``claimed_delta > 0`` always use the binomial test.
 
     Returns
     -------
@@ -661,7 +740,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     for i, (d, e, label) in enumerate(plist):
         rep = PairReport(i, label, (d, e))
         best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_samples, n_max, n0, tolerance,
-                                     bool(float_bits), rep, say)
+                                     bool(float_bits), rep, say, holdout_test)
         drawn += 2 * used
         reports.append(rep)
         candidates.append(best)
@@ -677,16 +756,25 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
 
     # step 2: every held-out pair's shards, counted locally or on the cluster
     entropy = held_out_entropy(rng)
-    plan, n_hold, live_of = {}, {}, {}
+    plan, n_hold, live_of, overflow = {}, {}, {}, {}
     for p, objs in sorted(chosen.items()):
         live = [oi for oi in objs if candidates[p][oi] is not None]
         if not live:
             continue
         d, e, label = plist[p]
         live_of[p] = live
-        n_hold[p] = n_samples - reports[p].selection_samples  # the rest of the budget
+        rest = n_samples - reports[p].selection_samples  # the rest of the budget
+        n_hold[p], overflow[p] = (rest, rest), None
+        if any(candidates[p][oi].test == "conditional" for oi in live):
+            sizes = poisson_sizes(stream_kind(rng), entropy, p, rest)
+            if sizes is not None:
+                n_hold[p], overflow[p] = (min(sizes[0], rest), min(sizes[1], rest)), max(sizes) > rest
         plan[p] = (d, e, [candidates[p][oi].event for oi in live], layouts[p])
-        say(f"{label}: drawing {n_hold[p]} fresh outputs per dataset for the held-out bound")
+        if n_hold[p][0] == n_hold[p][1]:
+            say(f"{label}: drawing {n_hold[p][0]} fresh outputs per dataset for the held-out bound")
+        else:
+            say(f"{label}: drawing {n_hold[p][0]} and {n_hold[p][1]} fresh outputs (Poisson sizes) "
+                f"for the held-out bound")
     items = held_out_shards(sorted(plan), n_hold, shard_size)
     task = HeldOutTask(mechanism, stream_kind(rng), entropy, plan)
     shard_counts = _held_out(task, items, client, say)
@@ -697,17 +785,23 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
 
     results = {}  # (pair, objective) -> dict
     for p in sorted(plan):
-        drawn += 2 * n_hold[p]
+        drawn += sum(n_hold[p])
         for oi, (ka, kb) in zip(live_of[p], totals[p]):
             c = candidates[p][oi]
             k_num, k_den = (ka, kb) if c.numerator == 0 else (kb, ka)
-            lo = float(lower_unchecked(k_num, n_hold[p], beta))
-            hi = float(upper_unchecked(k_den, n_hold[p], beta))
-            raw = float(objectives[oi].value(lo, hi))
+            n_num, n_den = n_hold[p] if c.numerator == 0 else n_hold[p][::-1]
+            lo = float(lower_unchecked(k_num, n_num, beta))
+            hi = float(upper_unchecked(k_den, n_den, beta))
+            test = "conditional" if c.test == "conditional" and overflow[p] is not None else "binomial"
+            if test == "conditional":
+                # one bound at error 2 beta on p / (p + p'); a size past the budget reports nothing
+                raw = -math.inf if overflow[p] else float(conditional_bound(k_num, k_den, 2 * beta))
+            else:
+                raw = float(objectives[oi].value(lo, hi))
             bound = max(0.0, raw) if math.isfinite(raw) else 0.0
-            row = {"k": k_num, "n": n_hold[p], "k_other": k_den, "n_other": n_hold[p],
+            row = {"k": k_num, "n": n_num, "k_other": k_den, "n_other": n_den,
                    "p_lower": lo, "p_upper": hi, "bound": bound, "event": c.description,
-                   "direction": c.numerator}
+                   "direction": c.numerator, "test": test}
             reports[p].held_out[objectives[oi].kind] = row
             results[(p, oi)] = row
 
@@ -724,14 +818,14 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     if row_eps is None:
         eps_lower, pair, label, counts, lo, hi = 0.0, None, "", (0, 0, 0, 0), 0.0, 1.0
         event = "no event found" if epsilon_bound else "no epsilon bound asked for"
-        turned = False
+        turned, test = False, "binomial"
     else:
         d, e, label = plist[p_eps]
         turned = row_eps["direction"] == 1
         pair = (e, d) if turned else (d, e)
         eps_lower, event = row_eps["bound"], row_eps["event"]
         counts = (row_eps["k"], row_eps["n"], row_eps["k_other"], row_eps["n_other"])
-        lo, hi = row_eps["p_lower"], row_eps["p_upper"]
+        lo, hi, test = row_eps["p_lower"], row_eps["p_upper"], row_eps["test"]
     violation = eps_lower > claimed_epsilon
     delta_lower, delta_detail = None, {}
     if delta_at_epsilon is not None:
@@ -753,7 +847,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         confidence=confidence, violation=violation, pair=pair, reversed=turned, pair_label=label, event=event,
         counts=counts, p_lower=lo, p_upper=hi, delta_at_epsilon=delta_at_epsilon,
         delta_lower=delta_lower, delta_detail=delta_detail, tests=tests, beta=beta,
-        pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports)
+        pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports, holdout_test=test)
 
 
 @constrained(mechanism=MECHANISM, pairs=PAIRS, claimed_epsilon=EPSILON_FOR_DELTA, claimed_delta=CLAIMED_DELTA)

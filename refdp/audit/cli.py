@@ -10,7 +10,8 @@ Usage::
                  [--screen-samples N]] [--samples N] [--confidence 0.95] [--seed S]
                 [--delta-at-epsilon E2] [--tolerance T] [--holdout-pairs K]
                 [--float-bits] [--per-call] [--exact] [--orders A ...]
-                [--max-selection N] [--scheduler ADDRESS | local:N] [--json] [--quiet | --progress]
+                [--max-selection N] [--holdout-test binomial|conditional|auto]
+                [--scheduler ADDRESS | local:N] [--json] [--quiet | --progress]
 
 **The target.** ``module:callable`` is imported (``module`` may also be a path
 to a ``.py`` file; ``callable`` may be dotted, e.g. ``mod:Class.method``). By
@@ -128,6 +129,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-selection", type=int, default=None, metavar="N",
                         help="most outputs per dataset for the event selection (default --samples / 2); "
                              "the held-out bound gets the rest")
+    parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial",
+                        help="the held-out test of the epsilon bound: two Clopper-Pearson bounds (binomial), "
+                             "the conditional test on Poisson-sized samples, or the better projected per "
+                             "event (auto)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="draw the held-out outputs on a Dask cluster: a scheduler address "
                              "(tcp://host:8786) or local:N for N worker processes here; needs "
@@ -249,14 +254,15 @@ def run(args) -> int:
                                       n_samples=args.samples, tolerance=args.tolerance,
                                       holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
                                       rng=args.seed, progress=progress, client=client,
-                                      max_selection=args.max_selection)
+                                      max_selection=args.max_selection, holdout_test=args.holdout_test)
             else:
                 result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                          delta_at_epsilon=delta_at, confidence=args.confidence,
                                          n_samples=args.samples, tolerance=args.tolerance,
                                          holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
                                          rng=args.seed, progress=progress, client=client,
-                                         max_selection=args.max_selection)
+                                         max_selection=args.max_selection,
+                                         holdout_test=args.holdout_test)
     except _Usage as exc:
         print(f"refdp audit: {exc}", file=sys.stderr)
         return 2

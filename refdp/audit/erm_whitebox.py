@@ -28,9 +28,13 @@ negation (with an intercept, ``u = y (x, 1)``); every replace-one pair of
 datasets of ``n`` records is examined. Objective perturbation is screened on
 a grid of outputs plus every dataset's minimiser in double precision, and the
 largest ratios are re-evaluated in interval arithmetic from exact rational
-inputs: a ratio above epsilon is a *certified* violation (the witness pair,
-output and enclosure are returned); "holds" means that no output of the grid
-exceeds epsilon (a search, not a proof, hence ``method="estimated"``).
+inputs. With ``record_search=True`` (the default) a local search then moves
+the records over the whole ball (and, for objective perturbation, the
+output with them) from the alphabet's best pairs, and what it ends on is
+re-evaluated the same way. A ratio above epsilon is a *certified* violation
+(the witness pair, output and enclosure are returned); for objective
+perturbation "holds" means that no examined output exceeds epsilon (a
+search, not a proof, hence ``method="estimated"``).
 """
 from __future__ import annotations
 
@@ -62,6 +66,8 @@ _SCALE = Interval(float, 1e-6, 1e6, closed="both")
 _KINK = 1e-9
 _SCREEN = 1e-6
 _TOP = 5
+#: starting pairs of the objective-perturbation record search (the alphabet's best distinct ones)
+_STARTS = 4
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,12 @@ class WhiteBoxERMAudit:
         (exact over the pairs), ``"estimated"`` for an objective-perturbation
         HOLDS (a grid search).
     examined : int
-        ``(pair, output)`` combinations evaluated in interval arithmetic.
+        ``(pair, output)`` combinations evaluated (in interval arithmetic, plus
+        the record search's double-precision evaluations).
+    alphabet_ratio : tuple of Fraction
+        The largest certified enclosure found on the finite record alphabet
+        alone, before the record search (equal to ``ratio`` when the search
+        found nothing larger or did not run).
     """
 
     verdict: Verdict
@@ -108,6 +119,7 @@ class WhiteBoxERMAudit:
     examined: int = 0
     detail: str = ""
     settings: dict = field(default_factory=dict)
+    alphabet_ratio: tuple = ()
 
     @property
     def violation(self) -> bool:
@@ -290,13 +302,20 @@ def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
     cand.sort(key=lambda t: -t[0])
     best, examined = None, 0
     seen = set()
+    starts = []
+    for val, rest, a, b, gi in cand:
+        if len(starts) == _STARTS:
+            break
+        if all((rest, a, b) != (r, x, y) for r, x, y, _ in starts):
+            starts.append((rest, a, b, grid[gi]))
+    starts = [([alphabet[i] for i in rest] + [alphabet[a], alphabet[b]], f) for rest, a, b, f in starts]
     for val, rest, a, b, gi in cand[: 4 * _TOP]:
         key = (rest, a, b, gi)
         if key in seen:
             continue
         seen.add(key)
-        f = tuple(Fraction(float(v)) for v in grid[gi])
         base = [alphabet[i] for i in rest]
+        f = _off_kinks(loss, base + [alphabet[a], alphabet[b]], tuple(Fraction(float(v)) for v in grid[gi]))
         pa = objective_log_density(ctx, loss, base + [alphabet[a]], f, n, Fraction(mu), Fraction(beta), intercept)
         pb = objective_log_density(ctx, loss, base + [alphabet[b]], f, n, Fraction(mu), Fraction(beta), intercept)
         examined += 1
@@ -308,7 +327,7 @@ def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
             enc = _ends(pa - pb)
         if best is None or enc[0] > best[0][0]:
             best = (enc, (tuple(base + [alphabet[a]]), tuple(base + [alphabet[b]])), f)
-    return best, examined
+    return best, examined, starts
 
 
 def _gradient_radius(ctx, loss, records, f, n, mu):
@@ -361,6 +380,7 @@ def _output(loss, alphabet, n, rel, ctx, data_norm, search):
         ranked.append((enc[0], rest, a, b))
         if best is None or enc[0] > best[0][0]:
             best = (enc, (tuple(alphabet[i] for i in da), tuple(alphabet[i] for i in db)), f)
+    alphabet_enc = best[0]
     if search:
         ranked.sort(key=lambda t: -t[0])
         starts = [[alphabet[i] for i in rest] + [alphabet[a], alphabet[b]] for _, rest, a, b in ranked[:2]]
@@ -371,7 +391,7 @@ def _output(loss, alphabet, n, rel, ctx, data_norm, search):
                                   _certified_minimiser(loss, db, n, mu, ctx, scale))
             if enc[0] > best[0][0]:
                 best = (enc, (da, db), f)
-    return best, examined
+    return best, examined, alphabet_enc
 
 
 def _search_minimiser(loss, U, mu, n):
@@ -473,6 +493,122 @@ def _search_records(loss, starts, n, mu, q):
         yield [_rational_in_ball(u, q) for u in recs], int(res.nfev) + (len(scan) if z0 is points[0] else 0)
 
 
+def _objective_phi(loss, U, f, n, mdiag, beta):
+    """Double-precision ``-beta ||b_D(f)|| + ln det H_D(f)`` at one output (the record search's objective)."""
+    m = U @ f
+    b = -(loss.derivative(m) @ U + n * mdiag * f)
+    H = (U.T * loss.second_derivative(m)) @ U + n * np.diag(mdiag)
+    det = float(H[0, 0]) if len(f) == 1 else float(H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0])
+    if not det > 0 or not math.isfinite(det):
+        return -math.inf
+    return -beta * math.sqrt(float(b @ b)) + math.log(det)
+
+
+def _off_kinks(loss, records, f):
+    """``f`` moved by multiples of ``2^-40`` until no record's margin sits on a kink of the loss (exactly).
+
+    The density of objective perturbation is continuous away from the kinks of
+    a Huber loss's second derivative; a ratio evaluated there is a value the
+    ratio takes on an open set of outputs, so it bounds the essential
+    supremum from below.
+    """
+    if not isinstance(loss, HuberHingeLoss):
+        return f
+    h = Fraction(loss.h)
+    kinks = (1 - h, 1 + h)
+    f = list(f)
+    for step in range(1, 64):
+        if all(sum(a * b for a, b in zip(u, f)) not in kinks for u in records):
+            break
+        f[step % len(f)] += Fraction(1, 2 ** 40)
+    return tuple(f)
+
+
+def _search_objective(loss, starts, n, mu, beta, q, intercept, radius):
+    """Local search over records in the ball and outputs for the largest objective-perturbation ratio.
+
+    For a replace-one pair (``n - 1`` shared records, ``a`` in ``D``, ``b`` in
+    ``D'``) and an output ``f``, the double-precision log ratio
+    ``phi_D(f) - phi_D'(f)`` (:func:`_objective_phi`) is maximised by
+    Nelder--Mead over ``f`` (kept in the box ``|f_j| <= radius``) and the
+    ``n + 1`` records (kept in the ball ``||u|| <= q`` by radial projection;
+    with an intercept, records ``(t, s)`` with ``|t| <= q`` and the label
+    ``s = +-1`` of the starting record), from each of the alphabet's best
+    starting pairs and outputs. It proposes only: the caller re-evaluates
+    what it yields exactly.
+
+    Yields
+    ------
+    (records, f, evaluations)
+        ``n + 1`` rational records (shared ones first, then ``a`` and
+        ``b``), a rational output away from the loss's kinks, and the number
+        of ratios the search evaluated.
+    """
+    from scipy.optimize import minimize
+
+    d = len(starts[0][1])
+    qf = float(q)
+    mdiag = np.full(d, float(mu))
+    if intercept is True:
+        mdiag[-1] = 0.0
+
+    def unpack(z, signs):
+        f = np.clip(z[:d], -radius, radius)
+        if intercept is not False:
+            t = np.clip(z[d:], -qf, qf)
+            recs = [np.array([ti, si]) for ti, si in zip(t, signs)]
+        else:
+            recs = [_in_ball(u, qf) for u in z[d:].reshape(n + 1, d)]
+        return f, recs
+
+    for records, f0 in starts:
+        signs = [float(u[-1]) for u in records]
+        free = [[float(u[0])] if intercept is not False else [float(c) for c in u] for u in records]
+        z0 = np.concatenate([np.asarray(f0, dtype=float), np.ravel(free)])
+
+        def negative_ratio(z, signs=signs):
+            f, recs = unpack(z, signs)
+            pa = _objective_phi(loss, np.array(recs[:n - 1] + [recs[n - 1]]), f, n, mdiag, beta)
+            pb = _objective_phi(loss, np.array(recs[:n - 1] + [recs[n]]), f, n, mdiag, beta)
+            r = pa - pb
+            return -r if math.isfinite(r) else 1e6   # stay where both densities are certifiably positive
+        evaluations, z = 0, z0
+        for _ in range(2):                            # one restart from the end point (a fresh simplex)
+            res = minimize(negative_ratio, z, method="Nelder-Mead",
+                           options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 300 * len(z0)})
+            z, evaluations = np.asarray(res.x), evaluations + int(res.nfev)
+        f, recs = unpack(z, signs)
+        if intercept is not False:
+            rat = [(max(-q, min(q, Fraction(float(u[0])).limit_denominator(2 ** 30))), Fraction(int(u[1])))
+                   for u in recs]
+        else:
+            rat = [_rational_in_ball(u, q) for u in recs]
+        fq = _off_kinks(loss, rat, tuple(Fraction(float(v)) for v in f))
+        yield rat, fq, evaluations
+
+
+def _objective_records(loss, starts, n, rel, q, intercept, ctx, best):
+    """Certify the pairs and outputs :func:`_search_objective` proposes; the best enclosure wins."""
+    if not starts:
+        return best, 0
+    mu, beta = rel.total_regularization, rel.noise_rate
+    d = len(starts[0][1])
+    norm = math.sqrt(float(q) ** 2 + (1 if intercept is not False else 0))
+    radius = 2 * (norm / mu + 1)
+    examined = 0
+    for recs, f, evaluations in _search_objective(loss, starts, n, mu, beta, q, intercept, radius):
+        examined += evaluations
+        da, db = tuple(recs[:n - 1]) + (recs[n - 1],), tuple(recs[:n - 1]) + (recs[n],)
+        pa = objective_log_density(ctx, loss, list(da), f, n, Fraction(mu), Fraction(beta), intercept is True)
+        pb = objective_log_density(ctx, loss, list(db), f, n, Fraction(mu), Fraction(beta), intercept is True)
+        if pa is None or pb is None or len(f) != d:
+            continue
+        enc = _ends(pa - pb)
+        if enc[0] > best[0][0]:
+            best = (enc, (da, db), f)
+    return best, examined
+
+
 @constrained(
     rule=Callable("a callable"), epsilon=_EPSILON, n=Interval(int, 1, 4), regularization=_SCALE,
     data_norm=_SCALE,
@@ -481,7 +617,7 @@ def _search_records(loss, starts, n, mu, q):
     dimension=Interval(int, 1, 2),
     intercept=Options((False, True, "penalised")),
     grid_points=Optional(Interval(int, 3, 100_001)), dps=Interval(int, 15, 5000),
-    record_search=Checked("True or False (used with mechanism='output'; checked there)"),
+    record_search=Checked("True or False (checked in the function)"),
 )
 def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logistic", huber_h=0.5,
                  mechanism="objective", dimension=1, intercept=False, grid_points=None, dps=40,
@@ -522,10 +658,18 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
     dps : int >= 15, default 40
         Digits of the interval evaluation.
     record_search : bool, default True
-        Output perturbation only: after the alphabet, search the records of
-        the whole ball ``||x|| <= q`` (Nelder--Mead from the alphabet's best
-        pairs and from a radial scan of antipodal records) for the pair whose
-        minimisers lie farthest apart, and certify what it finds exactly.
+        After the alphabet, search the records of the whole ball ``||x|| <=
+        q`` and certify what the search finds exactly. Output perturbation:
+        Nelder--Mead from the alphabet's best pairs and from a radial scan of
+        antipodal records, for the pair whose minimisers lie farthest apart.
+        Objective perturbation: Nelder--Mead over the output ``f`` (in the box
+        ``|f_j| <= 2 (q' / mu + 1)``, ``q'`` the largest record norm) and the
+        ``n + 1`` records jointly, from the alphabet's four best distinct
+        pairs and outputs, maximising the double-precision log density ratio;
+        the end points are rounded to rationals in the ball, moved off the
+        loss's kinks, and their ratio enclosed in interval arithmetic
+        (:func:`objective_log_density`). The search only proposes: every
+        reported ratio is a certified enclosure.
 
     Returns
     -------
@@ -553,12 +697,16 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
     rel = _call_rule(rule, mechanism, epsilon, n, lam, loss_obj.curvature, rule_norm)
     alphabet = record_alphabet(dimension, Fraction(q), intercept is not False)
     ctx = iv_context(dps)
+    if not isinstance(record_search, (bool, np.bool_)):
+        raise parameter_error("record_search", _OWNER, "True or False", record_search)
     if mechanism == "objective":
-        best, examined = _objective(loss_obj, alphabet, n, rel, intercept is True, points, ctx, epsilon)
+        best, examined, starts = _objective(loss_obj, alphabet, n, rel, intercept is True, points, ctx, epsilon)
+        alphabet_enc = best[0]
+        if record_search:
+            best, searched = _objective_records(loss_obj, starts, n, rel, Fraction(q), intercept, ctx, best)
+            examined += searched
     else:
-        if not isinstance(record_search, (bool, np.bool_)):
-            raise parameter_error("record_search", _OWNER, "True or False", record_search)
-        best, examined = _output(loss_obj, alphabet, n, rel, ctx, q, bool(record_search))
+        best, examined, alphabet_enc = _output(loss_obj, alphabet, n, rel, ctx, q, bool(record_search))
     enc, pair, f = best
     eps_q = Fraction(epsilon)
     if enc[0] > eps_q:
@@ -569,6 +717,7 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         verdict, method = Verdict.UNDECIDED, "certified"
     else:
         verdict, method = (Verdict.HOLDS if enc[1] <= eps_q else Verdict.UNDECIDED), "estimated"
-    return WhiteBoxERMAudit(verdict, epsilon, enc, pair, f, rel, method, examined,
+    return WhiteBoxERMAudit(verdict, epsilon, enc, pair, f, rel, method, examined, alphabet_ratio=alphabet_enc,
                             settings=dict(n=n, regularization=lam, data_norm=q, loss=type(loss_obj).__name__,
-                                          mechanism=mechanism, dimension=dimension, intercept=intercept))
+                                          mechanism=mechanism, dimension=dimension, intercept=intercept,
+                                          record_search=bool(record_search)))

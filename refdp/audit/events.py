@@ -49,7 +49,12 @@ from ._sampling import Sample, hash_rows
 from .clopper_pearson import lower_unchecked, upper_unchecked
 from .logistic import fit_logistic
 
-__all__ = ["Objective", "Event", "Candidate", "build_scores", "select_events", "rescore"]
+__all__ = ["Objective", "Event", "Candidate", "build_scores", "select_events", "rescore", "conditional_bound",
+           "projected_conditional",
+           "HOLDOUT_TESTS"]
+
+#: The held-out tests of an epsilon bound (see :func:`conditional_bound`).
+HOLDOUT_TESTS = ("binomial", "conditional", "auto")
 
 _SMOOTH = 0.5            # additive smoothing of outcome counts in the likelihood-ratio estimate
 _MAX_THRESHOLDS = 2048   # thresholds examined per score (quantiles of the tune scores)
@@ -475,6 +480,9 @@ class Candidate:
     value: float
     description: str
     tune_counts: tuple
+    #: the held-out test the value was projected for: "binomial" (two
+    #: Clopper--Pearson bounds) or "conditional" (:func:`conditional_bound`)
+    test: str = "binomial"
 
 
 def _wilson(k, n, z):
@@ -518,6 +526,64 @@ def _projected(k, n, z_sel, n_project, beta, upper):
     return upper_unchecked(kk, n_project, beta) if upper else lower_unchecked(kk, n_project, beta)
 
 
+def conditional_bound(k, k_other, error):
+    """Lower bound on ``ln(p / p')`` from Poisson counts, by the conditional binomial test.
+
+    When the held-out sizes are independent Poisson variables of the same mean
+    ``lambda``, the counts in an event are independent, ``K ~ Poisson(lambda
+    p)`` and ``K' ~ Poisson(lambda p')``, and given ``K + K' = s``, ``K`` is
+    binomial with ``s`` trials and success probability ``theta = p / (p +
+    p')`` (the conditional test of two Poisson means; Lehmann and Romano,
+    *Testing Statistical Hypotheses*, Sec. 4.5). A Clopper--Pearson lower bound
+    ``theta_L`` at error ``error`` therefore gives ``ln(theta_L / (1 -
+    theta_L)) <= ln(p / p')`` with probability at least ``1 - error``, for
+    every ``s`` and so unconditionally. One bound at error ``2 beta`` replaces
+    the two of the binomial test at ``beta`` each, and the two counts'
+    variances add before the quantile is taken instead of after.
+
+    Parameters
+    ----------
+    k, k_other : array_like of float
+        Counts in the event under the numerator's and the denominator's
+        dataset (real numbers for a projection).
+    error : float in (0, 1)
+
+    Returns
+    -------
+    ndarray or float
+        ``-inf`` where ``k = 0``. ``theta_L`` is the float Clopper--Pearson
+        bound lowered by the relative margin
+        :data:`refdp.audit.clopper_pearson.OUTWARD` (its coverage is checked
+        exactly by ``refdp verify``); that margin moves the logit down by far
+        more than the rounding of the two logarithms can move it up.
+    """
+    k, k_other = np.asarray(k, dtype=np.float64), np.asarray(k_other, dtype=np.float64)
+    s = np.maximum(k + k_other, 1.0)
+    theta = lower_unchecked(np.minimum(k, s), s, error)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.log(theta) - np.log1p(-theta)
+    out = np.where((k > 0) & (theta > 0) & (theta < 1), v, -np.inf)
+    return float(out) if out.ndim == 0 else out
+
+
+def _eligible(objective, mode):
+    """Whether the conditional test may bound this objective (pure epsilon only: it bounds a ratio)."""
+    return mode != "binomial" and objective.kind == "epsilon" and objective.param == 0
+
+
+def projected_conditional(k_num, n_num, k_den, n_den, n_project, beta):
+    """The conditional test's projected held-out value of an event (tune counts ``k`` of ``n``, ``k'`` of ``n'``)."""
+    return _projected_conditional(k_num, n_num, k_den, n_den, SELECTION_Z, n_project, beta)
+
+
+def _projected_conditional(k_num, n_num, k_den, n_den, z_sel, n_project, beta):
+    """The conditional test's value at the tune proportions moved against the event (as :func:`_projected`)."""
+    p_num = _wilson(k_num, n_num, z_sel)[0]
+    p_den = _wilson(k_den, n_den, z_sel)[1]
+    return conditional_bound(np.clip(p_num * n_project, 0.0, n_project),
+                             np.clip(p_den * n_project, 0.0, n_project), 2 * beta)
+
+
 def rescore(candidate, tune_a: Sample, tune_b: Sample, beta, n_project):
     """The projected held-out value of an already chosen candidate on other tune samples.
 
@@ -530,12 +596,14 @@ def rescore(candidate, tune_a: Sample, tune_b: Sample, beta, n_project):
     inside_b = int(np.count_nonzero(candidate.event.contains(tune_b)))
     k = (inside_a, inside_b) if candidate.numerator == 0 else (inside_b, inside_a)
     n = (len(tune_a), len(tune_b)) if candidate.numerator == 0 else (len(tune_b), len(tune_a))
+    if candidate.test == "conditional":
+        return float(_projected_conditional(k[0], n[0], k[1], n[1], SELECTION_Z, n_project, beta))
     lo = _projected(k[0], n[0], SELECTION_Z, n_project, beta, upper=False)
     hi = _projected(k[1], n[1], SELECTION_Z, n_project, beta, upper=True)
     return float(candidate.objective.value(lo, hi))
 
 
-def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_project=None):
+def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_project=None, test="binomial"):
     """The best (score, threshold, side, direction) for each objective, on the tune samples.
 
     Parameters
@@ -559,6 +627,15 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
         on the tune samples themselves at the smaller error
         ``beta / (4 * 64 * len(scores))``. Either way the rule only steers
         the choice; validity comes from the held-out samples.
+    test : {"binomial", "conditional", "auto"}, default "binomial"
+        The held-out test the projection is for (with ``n_project``; an
+        epsilon objective with ``param = 0`` only, the others are always
+        binomial): two Clopper--Pearson bounds, the conditional test of
+        :func:`conditional_bound` at error ``2 beta``, or whichever projects
+        the larger value for each candidate (recorded in ``Candidate.test``).
+        :func:`refdp.audit.audit_black_box` with ``holdout_test="auto"``
+        selects with ``"binomial"`` and compares the tests on the final
+        candidate only.
 
     Returns
     -------
@@ -585,7 +662,17 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
                 lo_approx = _wilson(_wilson(k_num, n_num, z)[0] * n_project, n_project, zf)[0]
                 hi_approx = _wilson(_wilson(k_den, n_den, z)[1] * n_project, n_project, zf)[1]
             for i, obj in enumerate(objectives):
+                cond = n_project is not None and _eligible(obj, test) and 2 * beta < 1
                 approx = obj.value(lo_approx, hi_approx)
+                if cond:
+                    # the conditional test's value at the same approximate counts (Wilson on theta)
+                    zc = float(-special.ndtri(2 * beta))
+                    a_num = _wilson(k_num, n_num, z)[0] * n_project
+                    a_den = _wilson(k_den, n_den, z)[1] * n_project
+                    th = _wilson(a_num, np.maximum(a_num + a_den, 1.0), zc)[0]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        approx_c = np.where((th > 0) & (th < 1), np.log(th) - np.log1p(-th), -np.inf)
+                    approx = approx_c if test == "conditional" else np.maximum(approx, approx_c)
                 top = np.argsort(-approx, kind="stable")[:_SCREEN]
                 top = top[np.isfinite(approx[top])]
                 if top.size == 0:
@@ -597,11 +684,17 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
                     lo = _projected(k_num[top], n_num, z, n_project, beta, upper=False)
                     hi = _projected(k_den[top], n_den, z, n_project, beta, upper=True)
                 vals = obj.value(lo, hi)
+                kinds = np.zeros(top.size, dtype=bool)          # True: the conditional test
+                if cond:
+                    vals_c = _projected_conditional(k_num[top], n_num, k_den[top], n_den, z, n_project, beta)
+                    kinds = (vals_c > vals) if test == "auto" else np.ones(top.size, dtype=bool)
+                    vals = np.where(kinds, vals_c, vals)
                 j = int(np.argmax(vals))
                 if not np.isfinite(vals[j]):
                     continue
                 if best[i] is None or vals[j] > best[i].value:
                     event = Event(score, side, float(grid[top[j]]))
                     best[i] = Candidate(obj, event, num, float(vals[j]), event.describe(),
-                                        (int(k_num[top[j]]), n_num, int(k_den[top[j]]), n_den))
+                                        (int(k_num[top[j]]), n_num, int(k_den[top[j]]), n_den),
+                                        "conditional" if kinds[j] else "binomial")
     return best

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..utils.constraints import FLAG, RNG, Checked, constrained, constrained_fields
-from ..utils.validation import Described, Interval, parameter_error
+from ..utils.validation import Described, Interval, Options, parameter_error
+from .events import HOLDOUT_TESTS
 from .blackbox import (CLAIMED_DELTA, CLAIMED_EPSILON, CLIENT, CONFIDENCE, DELTA_AT_EPSILON, HOLDOUT_PAIRS,
                        MAX_SELECTION, MECHANISM, N_SAMPLES, PROGRESS, TOLERANCE)
 from ..utils.validation import POSITIVE
@@ -279,12 +280,12 @@ class PairSearch:
     local_moves=Interval(int, 1, 1 << 20), screen_samples=N_SAMPLES, finalists=Interval(int, 1, None),
     confidence=CONFIDENCE, n_samples=N_SAMPLES, claimed_delta=CLAIMED_DELTA,
     delta_at_epsilon=DELTA_AT_EPSILON, tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS, float_bits=FLAG,
-    rng=RNG, progress=PROGRESS, client=CLIENT, max_selection=MAX_SELECTION,
+    rng=RNG, progress=PROGRESS, client=CLIENT, max_selection=MAX_SELECTION, holdout_test=Options(HOLDOUT_TESTS),
 )
 def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=1.0, local_rounds=2,
                  local_moves=16, screen_samples=100_000, finalists=3, confidence=0.95, n_samples=1_000_000,
                  claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
-                 rng=None, progress=None, client=None, max_selection=None):
+                 rng=None, progress=None, client=None, max_selection=None, holdout_test="binomial"):
     """Search neighbouring inputs for a violation, then audit the best on fresh outputs.
 
     1. **Patterns.** The pairs of :func:`pattern_pairs` (StatDP's patterns,
@@ -332,6 +333,9 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
         Passed to the final :func:`refdp.audit.audit_black_box`.
     max_selection : int, optional
         Passed to the final :func:`refdp.audit.audit_black_box`.
+    holdout_test : {"binomial", "conditional", "auto"}, default "binomial"
+        Passed to the final :func:`refdp.audit.audit_black_box` (the
+        screening always projects the binomial test).
     rng : None, int, SeedSequence, BitGenerator or Generator
         Seeds the screening, the local search and the final audit.
     client : distributed.Client, optional
@@ -405,7 +409,8 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     audit = audit_black_box.__wrapped__(mechanism, final_pairs, claimed_epsilon, claimed_delta=claimed_delta,
                             delta_at_epsilon=delta_at_epsilon, confidence=confidence, n_samples=n_samples,
                             tolerance=tolerance, holdout_pairs=holdout_pairs, float_bits=float_bits,
-                            rng=rng, progress=progress, client=client, max_selection=max_selection)
+                            rng=rng, progress=progress, client=client, max_selection=max_selection,
+                            holdout_test=holdout_test)
     return PairSearch(audit, screened, [s["label"] for s in ranked], drawn)
 
 

@@ -110,3 +110,111 @@ def test_record_search_with_shared_records():
 def test_record_search_flag_is_validated():
     with pytest.raises(ValueError, match="The 'record_search' parameter of erm_whitebox must be True or False"):
         erm_whitebox(output_rule, epsilon=1.0, n=1, regularization=1.0, mechanism="output", record_search="yes")
+
+
+# ------------------------------------------- objective perturbation over the whole ball -------
+
+def _huber_1d_log_ratio(records_a, records_b, f, n, mu, beta, h=Fraction(1, 2)):
+    """ln p_D(f) / p_D'(f) of 1-D objective perturbation with the Huber hinge loss, from exact rationals.
+
+    Independent of the audit's interval code: l' and l'' are piecewise rational, so b_D(f) and
+    H_D(f) are exact rationals and only one logarithm is taken (at 60 digits, far finer than the
+    margins asserted).
+    """
+    import mpmath
+
+    def d1(m):
+        return Fraction(0) if m > 1 + h else Fraction(-1) if m < 1 - h else -(1 + h - m) / (2 * h)
+
+    def d2(m):
+        return 1 / (2 * h) if abs(1 - m) <= h else Fraction(0)
+
+    def parts(records):
+        b = -(sum(d1(f * u) * u for (u,) in records) + n * mu * f)
+        H = sum(d2(f * u) * u * u for (u,) in records) + n * mu
+        return abs(b), H
+    (ba, ha), (bb, hb) = parts(records_a), parts(records_b)
+    ctx = mpmath.mp.clone()
+    ctx.dps = 60
+    q = lambda v: ctx.mpf(v.numerator) / v.denominator  # noqa: E731
+    return -q(beta) * q(ba - bb) + ctx.log(q(ha) / q(hb))
+
+
+def test_objective_search_flags_the_c_q_slack_at_q_4_with_a_worse_certified_witness():
+    kw = dict(epsilon=2.0, n=2, regularization=2.0, data_norm=4.0, loss="huber")
+    r = erm_whitebox(objective_rule(1), **kw)
+    assert r.verdict is Verdict.FAILS and r.method == "certified" and r.settings["record_search"]
+    assert r.ratio[0] > 2 and r.ratio[1] - r.ratio[0] < Fraction(1, 10 ** 20)
+    # the search goes past the alphabet's best (2.22007502 on D = (-4, 4), D' = (-4, -4))
+    assert r.ratio[0] > r.alphabet_ratio[1] and float(r.ratio[0] - r.alphabet_ratio[1]) > 1e-3
+    d, e = r.worst_pair
+    assert d[0] == e[0] and all(u[0] ** 2 <= 16 for u in d + e)       # replace-one, records in the ball
+    # the witness re-evaluated independently, from exact rationals
+    (f,) = r.worst_output
+    mu, beta = Fraction(r.release.total_regularization), Fraction(r.release.noise_rate)
+    exact = _huber_1d_log_ratio(d, e, f, 2, mu, beta)
+    lo, hi = (exact.context.mpf(v.numerator) / v.denominator for v in r.ratio)
+    assert lo - 1e-40 <= exact <= hi + 1e-40
+    blind = erm_whitebox(objective_rule(1), record_search=False, **kw)
+    assert blind.ratio == blind.alphabet_ratio == r.alphabet_ratio
+
+
+def test_objective_search_certifies_a_violation_the_alphabet_misses_in_two_dimensions():
+    # Huber, d = 2, q = 4, (epsilon, lambda) = (2, 2), c q slack: the alphabet's 13 points give at
+    # most 1.9152 (no violation); the search moves the records inside the ball to 2.0154
+    r = erm_whitebox(objective_rule(1), epsilon=2.0, n=2, regularization=2.0, data_norm=4.0, loss="huber",
+                     dimension=2)
+    assert r.alphabet_ratio[1] < 2 < r.ratio[0]
+    assert r.verdict is Verdict.FAILS and r.method == "certified" and len(r.worst_output) == 2
+    for u in r.worst_pair[0] + r.worst_pair[1]:
+        assert u[0] ** 2 + u[1] ** 2 <= 16
+
+
+def test_objective_search_on_the_unpenalised_intercept():
+    r = erm_whitebox(objective_rule(2), epsilon=1.0, n=2, regularization=0.5, dimension=2, intercept=True)
+    assert r.verdict is Verdict.FAILS and r.ratio[0] > 2 * r.alphabet_ratio[1] > 2
+    for u in r.worst_pair[0] + r.worst_pair[1]:
+        assert abs(u[0]) <= 1 and abs(u[1]) == 1                    # records y (x, 1), |x| <= q = 1
+    # the output found sits on the edge of the searched box, |f_j| <= 2 (sqrt(2) / mu + 1): the
+    # ratio keeps growing along the intercept, the Jacobian having no floor in that direction
+    assert max(abs(float(v)) for v in r.worst_output) == pytest.approx(2 * (math.sqrt(2) / 0.5 + 1), rel=1e-9)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(epsilon=2.0, n=2, regularization=2.0, data_norm=4.0, loss="huber"),
+    dict(epsilon=1.0, n=2, regularization=4.0, data_norm=4.0, loss="huber"),
+    dict(epsilon=1.0, n=2, regularization=0.5, dimension=2, intercept="penalised"),
+    dict(epsilon=1.0, n=3, regularization=1.0, data_norm=4.0),
+])
+def test_correct_objective_rules_hold_under_the_search(kw):
+    r = erm_whitebox(objective_rule(2), **kw)
+    assert r.verdict is Verdict.HOLDS and r.method == "estimated"
+    assert r.ratio[1] <= Fraction(kw["epsilon"]) and r.ratio[0] >= r.alphabet_ratio[0]
+
+
+def test_record_search_flag_is_validated_for_objective_perturbation():
+    with pytest.raises(ValueError, match="The 'record_search' parameter of erm_whitebox must be True or False"):
+        erm_whitebox(objective_rule(2), epsilon=1.0, n=1, regularization=1.0, record_search=1)
+
+
+@pytest.mark.parametrize("bad", [-0.5, math.inf])
+def test_rule_returning_a_bad_regularisation_is_rejected(bad):
+    with pytest.raises(ValueError, match="The 'rule' parameter of erm_whitebox must be a callable returning "
+                                         "a finite total_regularization > 0"):
+        erm_whitebox(lambda **kw: {"noise_rate": 1.0, "total_regularization": bad}, epsilon=1.0, n=2,
+                     regularization=1.0, data_norm=4.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dimension, loss, n", [(1, "huber", 3), (2, "huber", 2), (2, "logistic", 2),
+                                                (1, "logistic", 4)])
+@pytest.mark.parametrize("eps, lam", [(1.0, 1.0), (2.0, 2.0), (0.5, 4.0)])
+def test_objective_search_sweep(dimension, loss, n, eps, lam):
+    # every reported ratio is at least the alphabet's; the correct rule always holds (its
+    # certified upper end stays at or below epsilon)
+    kw = dict(epsilon=eps, n=n, regularization=lam, data_norm=4.0, loss=loss, dimension=dimension)
+    correct = erm_whitebox(objective_rule(2), **kw)
+    assert correct.verdict is Verdict.HOLDS and correct.ratio[1] <= Fraction(eps)
+    flawed = erm_whitebox(objective_rule(1), **kw)
+    assert flawed.ratio[0] >= flawed.alphabet_ratio[0]
+    assert flawed.verdict is not Verdict.HOLDS or flawed.ratio[1] <= Fraction(eps)

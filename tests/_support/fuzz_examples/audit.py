@@ -52,7 +52,7 @@ _BB = dict(n_samples=4000, initial_samples=400, tolerance=0.01, holdout_pairs=1,
 EXAMPLES = {
     "refdp.audit.audit_black_box": lambda: (audit_black_box, dict(
         mechanism=randomized_response, pairs=[(0, 1)], claimed_epsilon=1.2, claimed_delta=0.0,
-        delta_at_epsilon=None, confidence=0.9, epsilon_bound=True, **_BB)),
+        delta_at_epsilon=None, confidence=0.9, epsilon_bound=True, holdout_test="auto", **_BB)),
     "refdp.audit.audit_delta": lambda: (audit_delta, dict(
         mechanism=randomized_response, pairs=[(0, 1)], claimed_epsilon=1.2, claimed_delta=0.01)),
     "refdp.audit.BlackBoxAudit": lambda: (BlackBoxAudit, dict(
@@ -81,7 +81,7 @@ EXAMPLES = {
         mechanism=noisy_sum, dim=2, claimed_epsilon=0.5, patterns=["one below"], sensitivity=1.0,
         local_rounds=0, local_moves=4, screen_samples=400, finalists=1, confidence=0.9, n_samples=2000,
         claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
-        rng=0, progress=False, client=None, max_selection=None)),
+        rng=0, progress=False, client=None, max_selection=None, holdout_test="binomial")),
     "refdp.audit.PairSearch": lambda: (PairSearch, dict(
         audit=None, screened=[], finalists=[], screening_samples=0)),
     "refdp.audit.clopper_pearson_lower": lambda: (clopper_pearson_lower, dict(k=3, n=10, beta=0.05)),
