@@ -762,17 +762,26 @@ _LAMBDAS = np.geomspace(1 / 64, 8.0, 25)
 def _log_mgf(part: _Part, h: Fraction, iv, H):
     """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` at each ``lam`` of ``_LAMBDAS``.
 
-    The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence;
-    the +inf mass is left out (it is accounted separately).
+    The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence
+    over the top ``keep`` points, where they are at least ``e**-700`` (a seed
+    that does not underflow); every lower point weighs at most
+    ``e**(-keep lam h)``, which the upper bound adds times their total mass and
+    the lower bound drops. The +inf mass is left out (it is accounted separately).
     """
     n = part.hi.size
     top = part.start + n - 1
+    hf = float(h)
     up, lo = np.empty(_LAMBDAS.size), np.empty(_LAMBDAS.size)
     for k, lam in enumerate(_LAMBDAS):
         L = iv.mpf(float(lam))
-        w_lo, w_hi = _geometric(iv.exp(-(n - 1) * L * H), iv.exp(L * H), n)   # e^{lam (x_i - x_top)}
-        s_hi = _sum_up(_up(part.hi * w_hi))
-        s_lo = _sum_down(_down(part.lo * w_lo))
+        keep = min(n, int(700.0 / (float(lam) * hf)) + 1)
+        j0 = n - keep
+        w_lo, w_hi = _geometric(iv.exp(-(keep - 1) * L * H), iv.exp(L * H), keep)  # e^{lam (x_i - x_top)}
+        s_hi = _sum_up(_up(part.hi[j0:] * w_hi))
+        if j0 > 0:
+            cut = float_box(iv.exp(-keep * L * H))[1]
+            s_hi = float(_up(s_hi + _up(_sum_up(part.hi[:j0]) * cut)))
+        s_lo = _sum_down(_down(part.lo[j0:] * w_lo))
         shift = L * top * H
         up[k] = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
         lo[k] = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
@@ -852,7 +861,8 @@ class _Composition:
             upper = pu if upper is None else _conv_fast(upper, pu, True, tilt)
             lower = pl if lower is None else _conv_fast(lower, pl, False, tilt)
             lm_hi, lm_lo = _log_mgf(part, h, iv, H)
-            self._lm_total = count * lm_hi if self._lm_total is None else self._lm_total + count * lm_hi
+            self._lm_total = _up(count * lm_hi) if self._lm_total is None else \
+                _up(self._lm_total + _up(count * lm_hi))
             self._inf_total += count * part.inf
             if part.bin_mass > 0 and not part.gaussian:
                 self.spread.append((count, part.bin_mass, lm_lo))
@@ -882,6 +892,9 @@ class _Composition:
         the finite part is at most ``exp(-lam t) prod_i E[e**(lam L_i)]``, the
         rest at most the masses at +inf.
         """
+        # P(L_rest > t) <= P(L_rest > t') for t' <= t: clamping t keeps lam t finite
+        # (an epsilon far beyond every finite loss, e.g. 1e308, gives e**-16384 already)
+        t = min(t, 2.0 ** 20)
         e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
         best = float(np.min(e))
         if best >= 0:
