@@ -16,7 +16,7 @@ composition dominates the exact one, and its excess is at most a computable
 interval seeds (mpmath in a private context) by products of doubles whose
 rounding error is bounded a priori, and composed by direct convolution or,
 for large steps, by a radix-2 FFT with an a-priori entrywise error bound
-(``_fftconv``), run also on exponentially tilted arrays so that the error is
+(:mod:`refdp.utils.fftconv`), run also on exponentially tilted arrays so that the error is
 small relative to the upper tail. The result of a query is an :class:`Enclosure`
 ``(lower, upper)`` of the exact value; ``upper`` is the guarantee. Proofs:
 ``docs/theory/privacy_profiles.rst``, sections 2 and 3.
@@ -33,11 +33,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils.precision import iv_context, raw_to_fraction
+from ..utils.precision import iv_context
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
-from ._fftconv import convolve_bounds
+from ..utils.pld import (FLOOR as _FLOOR, TINY as _TINY, TABLE_MAX_EPSILON, DeltaTable, Pld as _Pld, Tilt as _Tilt,
+                         convolve as _conv_fast, float_box, fraction_interval as _frac_iv, geometric as _geometric,
+                         interval_hi as _hi, interval_lo as _lo, power as _power_fast, sum_down as _sum_down,
+                         sum_up as _sum_up, up as _up, down as _down)
 from ..utils.validation import POSITIVE
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
@@ -49,9 +52,6 @@ _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 _COUNT = Interval(int, 1, None)
 _INT_SENS = Interval(int, 1, None)
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
-_TINY = 2.0 ** -1074
-_FLOOR = 1e-290         # values below this are enclosed in [0, 2 * _FLOOR]
-_TAIL = 1e-60           # mass a truncation may move or drop per composition step
 _Z = 36.0               # Gaussian tails beyond 36 standard deviations are bounded, not discretised
 _DPS = 40
 #: The neighbour relation a mechanism's parameters refer to (its sensitivity, or
@@ -144,236 +144,6 @@ class DiscreteGaussian:
 
 
 _KINDS = (RandomizedResponse, Laplace, DiscreteLaplace, Gaussian, DiscreteGaussian)
-
-
-# --------------------------------------------------------------- doubles --
-
-def _up(x):
-    return np.nextafter(x, np.inf)
-
-
-def _down(x):
-    return np.maximum(np.nextafter(x, -np.inf), 0.0)
-
-
-def _lo(x) -> Fraction:
-    return raw_to_fraction(x._mpi_[0])
-
-
-def _hi(x) -> Fraction:
-    return raw_to_fraction(x._mpi_[1])
-
-
-def float_box(x):
-    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x``."""
-    return floor_fraction(_lo(x)), ceil_fraction(_hi(x))
-
-
-def _geometric(seed, ratio, n: int):
-    """Doubles enclosing ``seed * ratio**i`` (i < n) for positive intervals ``seed``, ``ratio``.
-
-    ``np.cumprod`` rounds each of its ``i`` products to nearest, a relative
-    error of at most ``(1 + u)**i - 1 <= 1.01 i u``; the bound is applied with
-    outward rounding. Values below ``_FLOOR`` are enclosed in ``[0, 2 _FLOOR]``
-    (no relative bound survives underflow).
-    """
-    s_lo, s_hi = float_box(seed)
-    r_lo, r_hi = float_box(ratio)
-    out = []
-    for s, r, side in ((s_lo, r_lo, -1), (s_hi, r_hi, 1)):
-        a = np.full(n, r)
-        a[0] = s
-        with np.errstate(over="ignore", under="ignore"):
-            c = np.cumprod(a)
-        g = 1.01 * (np.arange(n) + 2) * _U
-        c = _up(c * (1 + g)) if side > 0 else _down(c * (1 - g))
-        out.append(c)
-    lo, hi = out
-    small = hi < _FLOOR
-    lo[small] = 0.0
-    hi[small] = 2 * _FLOOR
-    if not np.all(np.isfinite(hi)):
-        raise ArithmeticError("a privacy-loss mass overflowed; use a coarser grid_step")
-    return lo, hi
-
-
-def _sum_up(x) -> float:
-    """A double >= the exact sum of the non-negative array ``x``."""
-    n = x.size
-    if n == 0:
-        return 0.0
-    return float(_up(float(np.sum(x)) * (1 + 1.01 * (n + 1) * _U) + n * _TINY))
-
-
-def _sum_down(x) -> float:
-    n = x.size
-    if n == 0:
-        return 0.0
-    return max(0.0, float(_down(float(np.sum(x)) * (1 - 1.01 * (n + 1) * _U) - n * _TINY)))
-
-
-# ------------------------------------------------------------------ PLDs --
-
-class _Pld:
-    """Masses ``m[i]`` at losses ``(start + i) * h`` plus a mass at +inf (upper PLD) or none (lower)."""
-
-    __slots__ = ("start", "m", "inf")
-
-    def __init__(self, start: int, m, inf: float = 0.0):
-        self.start, self.m, self.inf = int(start), np.asarray(m, dtype=np.float64), float(inf)
-
-
-def pld_atoms(losses, masses, iv, h: Fraction):
-    """Pessimistic and optimistic PLDs of finitely many atoms (loss Fractions, mass intervals)."""
-    up = [math.ceil(l / h) for l in losses]
-    dn = [math.floor(l / h) for l in losses]
-    res = []
-    for idx, pick in ((up, 1), (dn, 0)):
-        start = min(idx)
-        arr = np.zeros(max(idx) - start + 1)
-        for i, m in zip(idx, masses):
-            lo, hi = float_box(m)
-            arr[i - start] = float(_up(arr[i - start] + hi)) if pick else float(_down(arr[i - start] + lo))
-        res.append(_Pld(start, arr))
-    return res
-
-
-# ------------------------------------------------------------ composition --
-
-def convolve_pld(a: _Pld, b: _Pld, upper: bool) -> _Pld:
-    c = np.convolve(a.m, b.m)
-    n = min(a.m.size, b.m.size)
-    g = 1.01 * (n + 1) * _U
-    if upper:
-        c = _up(c * (1 + g) + n * _TINY)
-        inf = float(_up(a.inf + b.inf))
-        out = _Pld(a.start + b.start, c, inf)
-    else:
-        c = _down(c * (1 - g) - n * _TINY)
-        out = _Pld(a.start + b.start, c)
-    return _truncate(out, upper)
-
-
-_DIRECT_MAX = 20_000_000     # above this many products (about 0.2 s direct) a step uses the certified FFT
-
-
-class _Tilt:
-    """An exponential tilt ``e**(lam x)`` applied before FFT steps (``lam = 0``: none)."""
-
-    def __init__(self, lam: float, h: Fraction, iv):
-        self.lam, self.iv = float(lam), iv
-        self.step = iv.mpf(self.lam) * _frac_iv(iv, h)        # lam h, an interval
-        self.fstep = float(self.lam * float(h))
-
-
-def _tilt_weights(t: _Tilt, n: int, pivot: int, upper: bool):
-    """Doubles above (``upper``) or below ``e**(lam h (i - pivot))``, i < n."""
-    iv = t.iv
-    lo, hi = _geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n)
-    return hi if upper else lo
-
-
-def _untilt(t: _Tilt, n: int, pivot: int):
-    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow are ``inf``."""
-    iv = t.iv
-    expo = t.fstep * (pivot - np.arange(n))
-    lo = np.full(n, np.inf)
-    hi = np.full(n, np.inf)
-    ok = np.nonzero(expo <= 600.0)[0]
-    if ok.size:
-        k0 = int(ok[0])
-        a, b = _geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0)
-        lo[k0:], hi[k0:] = a, b
-    return lo, hi
-
-
-def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld:
-    """:func:`convolve_pld`, or for large arrays the FFT convolution with its entrywise error bound.
-
-    With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
-    (whose convolution is ``c_k e**(lam x_k)``), which makes its absolute error
-    small relative to the upper tail; each entry takes the narrower of the two
-    enclosures.
-    """
-    if a.m.size * b.m.size <= _DIRECT_MAX or min(a.m.size, b.m.size) < 64:
-        return convolve_pld(a, b, upper)
-    same = a is b
-    c, err = convolve_bounds(a.m, a.m if same else b.m)
-    hi = _up(np.maximum(c, 0.0) + err)
-    lo = np.maximum(_down(c - err), 0.0)
-    if tilt is not None and tilt.lam > 0:
-        with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
-            pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
-            pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
-            try:
-                fa = _tilt_weights(tilt, a.m.size, pa, upper)
-                fb = _tilt_weights(tilt, b.m.size, pb, upper)
-            except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
-                fa = fb = None
-            if fa is not None:
-                # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
-                ta = a.m * fa
-                tb = ta if same else b.m * fb
-            if fa is not None and np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
-                ct, errt = convolve_bounds(ta, tb)
-                v_lo, v_hi = _untilt(tilt, c.size, pa + pb)
-                if upper:
-                    t_hi = _up(_up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
-                    t_hi[~np.isfinite(t_hi)] = np.inf
-                    hi = np.minimum(hi, t_hi)
-                else:
-                    t_lo = _down(_down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
-                    t_lo[~np.isfinite(t_lo)] = 0.0
-                    lo = np.maximum(lo, np.maximum(t_lo, 0.0))
-    if upper:
-        out = _Pld(a.start + b.start, hi, float(_up(a.inf + b.inf)))
-    else:
-        out = _Pld(a.start + b.start, lo)
-    return _truncate(out, upper)
-
-
-def _power_fast(p: _Pld, n: int, upper: bool, tilt: _Tilt | None = None) -> _Pld:
-    result = None
-    base = p
-    while n:
-        if n & 1:
-            result = base if result is None else _conv_fast(result, base, upper, tilt)
-        n >>= 1
-        if n:
-            base = _conv_fast(base, base, upper, tilt)
-    return result
-
-
-def _truncate(p: _Pld, upper: bool) -> _Pld:
-    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``_TAIL``."""
-    m = p.m
-    if m.size < 64:
-        return p
-    cs = np.cumsum(m)
-    lo_cut = int(np.searchsorted(cs, _TAIL, side="right"))          # m[:lo_cut] sums to <= _TAIL
-    rs = np.cumsum(m[::-1])
-    hi_cut = m.size - int(np.searchsorted(rs, _TAIL, side="right"))  # m[hi_cut:] likewise
-    lo_cut = min(lo_cut, m.size - 1)
-    hi_cut = max(hi_cut, lo_cut + 1)
-    if upper:
-        below = _sum_up(m[:lo_cut])
-        above = _sum_up(m[hi_cut:])
-        core = m[lo_cut:hi_cut].copy()
-        core[0] = float(_up(core[0] + below))                       # losses moved up: valid
-        return _Pld(p.start + lo_cut, core, float(_up(p.inf + above)))  # to +inf: valid
-    return _Pld(p.start + lo_cut, m[lo_cut:hi_cut].copy())
-
-
-def _power(p: _Pld, n: int, upper: bool) -> _Pld:
-    result = None
-    base = p
-    while n:
-        if n & 1:
-            result = base if result is None else convolve_pld(result, base, upper)
-        n >>= 1
-        if n:
-            base = convolve_pld(base, base, upper)
-    return result
 
 
 def _normalise(mechanisms, owner):
@@ -494,10 +264,6 @@ class _Part:
     def __init__(self, start, lo, hi, inf=0.0, bin_mass=0.0, gaussian=False, tail=0.0):
         self.start, self.lo, self.hi = int(start), np.asarray(lo, float), np.asarray(hi, float)
         self.inf, self.bin_mass, self.gaussian, self.tail = float(inf), float(bin_mass), gaussian, float(tail)
-
-
-def _frac_iv(iv, q: Fraction):
-    return iv.mpf(q.numerator) / q.denominator
 
 
 def _spread_pq(xi: int, p, q, iv, H, denom):
@@ -823,6 +589,12 @@ def _choose_tilt(parts, h: Fraction, iv, target):
     return _Tilt(lam, h, iv)
 
 
+#: PLDs with at least this many points answer delta queries from a DeltaTable (one O(n)
+#: pass, then O(1) per query); smaller ones are evaluated per query (relative error
+#: of the query's own terms only).
+_TABLE_MIN = 4096
+
+
 class _Composition:
     """Upper and lower PLDs of a composition of spread PLDs, with the gap bound of the spreading."""
 
@@ -853,19 +625,17 @@ class _Composition:
             parts.append((self.gauss, 1))
         tilt = _choose_tilt(parts, h, iv, target)
         upper = lower = None
-        self.spread = []            # (count, bin mass bound, lower log-MGF bounds)
-        self._lm_total, self._inf_total, self._tops, self._widths = None, 0.0, [], []
-        for part, count in parts:
+        self.spread = []            # (count, bin mass bound, index of the part)
+        self._parts, self._lm = parts, None
+        self._inf_total, self._tops, self._widths = 0.0, [], []
+        for j, (part, count) in enumerate(parts):
             pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt)
             pl = _power_fast(_Pld(part.start, part.lo), count, False, tilt)
             upper = pu if upper is None else _conv_fast(upper, pu, True, tilt)
             lower = pl if lower is None else _conv_fast(lower, pl, False, tilt)
-            lm_hi, lm_lo = _log_mgf(part, h, iv, H)
-            self._lm_total = _up(count * lm_hi) if self._lm_total is None else \
-                _up(self._lm_total + _up(count * lm_hi))
-            self._inf_total += count * part.inf
+            self._inf_total = float(_up(self._inf_total + _up(count * part.inf)))
             if part.bin_mass > 0 and not part.gaussian:
-                self.spread.append((count, part.bin_mass, lm_lo))
+                self.spread.append((count, part.bin_mass, j))
                 self._tops.append(ceil_fraction((part.start + part.hi.size) * h))
                 self._widths.append(part.hi.size - 1)
         self.upper, self.lower = upper, lower
@@ -875,6 +645,22 @@ class _Composition:
         self._suffix = _up(np.cumsum(m[::-1])[::-1] * (1 + 1.01 * (n + 1) * _U) + n * _TINY)
         # (e^h - 1) / 4 bounds the chord gap of (1 - c y)_+ over one bin, times the bin's mass
         self.kappa = ceil_fraction(_hi((iv.exp(H) - 1) / 4))
+        self._tables = {}
+
+    def _log_mgfs(self):
+        """``(upper bound of the composed log-MGF, lower bounds per part)`` at ``_LAMBDAS``, computed once.
+
+        Only the gap of spread mechanisms reads them, so a composition without
+        spread mechanisms (pure lattices, a Gaussian alone) never computes them.
+        """
+        if self._lm is None:
+            total, lows = None, []
+            for part, count in self._parts:
+                lm_hi, lm_lo = _log_mgf(part, self.h, self.iv, self.H)
+                total = _up(count * lm_hi) if total is None else _up(total + _up(count * lm_hi))
+                lows.append(lm_lo)
+            self._lm = (total, lows)
+        return self._lm
 
     def _above_grid(self, t: Fraction) -> float:
         """An upper bound of P(L_rest > t + width + n h) by coupling (each original within h of its spread)."""
@@ -895,7 +681,7 @@ class _Composition:
         # P(L_rest > t) <= P(L_rest > t') for t' <= t: clamping t keeps lam t finite
         # (an epsilon far beyond every finite loss, e.g. 1e308, gives e**-16384 already)
         t = min(t, 2.0 ** 20)
-        e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
+        e = _up(_up(self._log_mgfs()[0] - lm_lo) - _down(_LAMBDAS * t))
         best = float(np.min(e))
         if best >= 0:
             chern = 1.0
@@ -917,7 +703,8 @@ class _Composition:
         last = None if self.gauss is not None or not self.spread else \
             max(range(len(self.spread)), key=lambda i: self.spread[i][1])
         last_term = None
-        for i, (count, bin_mass, lm_lo) in enumerate(self.spread):
+        for i, (count, bin_mass, j) in enumerate(self.spread):
+            lm_lo = self._log_mgfs()[1][j]
             # a gap needs the kink inside the coordinate's support: L_rest > epsilon - its top
             t = float(_down(epsilon - self._tops[i]))
             T = min(self._above(t, lm_lo), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
@@ -938,11 +725,19 @@ class _Composition:
             total = float(_up(total + term))
         return total
 
+    def _delta(self, p: _Pld, epsilon: float, upper: bool) -> float:
+        """The bound of delta(epsilon) of ``p``: from its suffix-sum table when large, else per query."""
+        if p.m.size >= _TABLE_MIN and epsilon <= TABLE_MAX_EPSILON:
+            if upper not in self._tables:
+                self._tables[upper] = DeltaTable(p, self.iv, self.h, upper)
+            return self._tables[upper](epsilon)
+        return _delta_grid(p, epsilon, self.iv, self.h, self.H, upper)
+
     def delta_upper(self, epsilon: float) -> float:
-        return _delta_grid(self.upper, epsilon, self.iv, self.h, self.H, True)
+        return self._delta(self.upper, epsilon, True)
 
     def delta_lower(self, epsilon: float) -> float:
-        d = _delta_grid(self.lower, epsilon, self.iv, self.h, self.H, False)
+        d = self._delta(self.lower, epsilon, False)
         g = self.gap(epsilon)
         return max(0.0, float(_down(d - g))) if g > 0 else d
 
@@ -958,23 +753,6 @@ def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> flo
     if upper:
         return min(1.0, float(_up(_sum_up(_up(m * _up(1.0 - lo))) + p.inf)))
     return _sum_down(_down(m * _down(1.0 - hi)))
-
-
-def pld_delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) -> float:
-    """Bound of ``sum_i m_i (1 - e^{eps - L_i})_+ (+ inf mass)`` in the direction of ``upper``."""
-    fe = Fraction(epsilon)
-    first = max(0, math.floor(fe / h) + 1 - p.start)          # L_i = (start + i) h > eps
-    m = p.m[first:]
-    if m.size == 0:
-        return p.inf if upper else 0.0
-    i = p.start + first
-    x = iv.mpf(epsilon) - i * iv.mpf(hf)
-    lo, hi = _geometric(iv.exp(x), iv.exp(-iv.mpf(hf)), m.size)   # e^{eps - L_i} in (0, 1)
-    if upper:
-        w = _up(1.0 - lo)
-        return min(1.0, float(_up(_sum_up(_up(m * w)) + p.inf)))
-    w = _down(1.0 - hi)
-    return _sum_down(_down(m * w))
 
 
 # ----------------------------------------------------------------- public --

@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import core
-from ..utils.rounding import UNIT_ROUNDOFF as _U, gamma
+from .rounding import UNIT_ROUNDOFF as _U, gamma
 
 _MU = 4 * _U                       # twiddle accuracy assumed (see the module docstring)
 _PI_LONG = np.longdouble("3.14159265358979323846264338327950288419716939937510")
