@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .fftconv import convolve_bounds
+from .fftconv import convolve_bounds, convolve_bounds_pair
 from .precision import raw_to_fraction
 from .rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 
@@ -178,20 +178,36 @@ def untilt(t: Tilt, n: int, pivot: int):
     return lo, hi
 
 
+def _balance(x, t) -> tuple[int, int]:
+    """Exponents ``(ex, et) >= 0``, one of them 0, making ``2**ex x`` and ``2**et t`` of similar 2-norm.
+
+    Scaling by a power of two is exact (no overflow: both arrays are at most
+    about 1 and the larger norm is at most ``sqrt(n)`` times the maximum); it
+    only balances the paired transform's common error bound.
+    """
+    nx = float(np.sqrt(np.sum(x * x)))
+    nt = float(np.sqrt(np.sum(t * t)))
+    if not (nx > 0 and nt > 0 and math.isfinite(nx) and math.isfinite(nt)):
+        return 0, 0
+    e = int(round(math.log2(nt / nx)))
+    e = max(-900, min(900, e))
+    return (e, 0) if e >= 0 else (0, -e)
+
+
 def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None) -> Pld:
     """:func:`convolve_direct`, or for large arrays the FFT convolution with its entrywise error bound.
 
     With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
     (whose convolution is ``c_k e**(lam x_k)``), which makes its absolute error
     small relative to the upper tail; each entry takes the narrower of the two
-    enclosures.
+    enclosures. The plain and the tilted convolutions share one paired
+    transform (:func:`refdp.utils.fftconv.convolve_bounds_pair`), each side
+    scaled by an exact power of two so that their norms are alike.
     """
     if a.m.size * b.m.size <= DIRECT_MAX or min(a.m.size, b.m.size) < 64:
         return convolve_direct(a, b, upper)
     same = a is b
-    c, err = convolve_bounds(a.m, a.m if same else b.m)
-    hi = up(np.maximum(c, 0.0) + err)
-    lo = np.maximum(down(c - err), 0.0)
+    tilted = None
     if tilt is not None and tilt.lam > 0:
         with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
             pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
@@ -205,22 +221,42 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None) -> Pld:
                 # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
                 ta = a.m * fa
                 tb = ta if same else b.m * fb
-            if fa is not None and np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
-                ct, errt = convolve_bounds(ta, tb)
-                v_lo, v_hi = untilt(tilt, c.size, pa + pb)
-                if upper:
-                    t_hi = up(up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
-                    t_hi[~np.isfinite(t_hi)] = np.inf
-                    hi = np.minimum(hi, t_hi)
-                else:
-                    t_lo = down(down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
-                    t_lo[~np.isfinite(t_lo)] = 0.0
-                    lo = np.maximum(lo, np.maximum(t_lo, 0.0))
+                if np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
+                    tilted = (ta, tb, pa, pb)
+    if tilted is None:
+        c, err = convolve_bounds(a.m, a.m if same else b.m)
+    else:
+        ta, tb, pa, pb = tilted
+        xa, ya = _balance(a.m, ta)
+        A, TA = np.ldexp(a.m, xa), np.ldexp(ta, ya)
+        if same:
+            xb, yb, B, TB = xa, ya, A, TA
+        else:
+            xb, yb = _balance(b.m, tb)
+            B, TB = np.ldexp(b.m, xb), np.ldexp(tb, yb)
+        cs, cts, e2 = convolve_bounds_pair(A, B, TA, TB)
+        # undo the exact scalings (a result in the subnormal range may round: + 2**-1074)
+        c = np.ldexp(cs, -(xa + xb))
+        err = math.nextafter(math.ldexp(e2, -(xa + xb)) + TINY, math.inf)
+        ct = np.ldexp(cts, -(ya + yb))
+        errt = math.nextafter(math.ldexp(e2, -(ya + yb)) + TINY, math.inf)
+    hi = up(np.maximum(c, 0.0) + err)
+    lo = np.maximum(down(c - err), 0.0)
+    if tilted is not None:
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            v_lo, v_hi = untilt(tilt, c.size, pa + pb)
+            if upper:
+                t_hi = up(up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
+                t_hi[~np.isfinite(t_hi)] = np.inf
+                hi = np.minimum(hi, t_hi)
+            else:
+                t_lo = down(down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
+                t_lo[~np.isfinite(t_lo)] = 0.0
+                lo = np.maximum(lo, np.maximum(t_lo, 0.0))
     if upper:
         out = Pld(a.start + b.start, hi, float(up(a.inf + b.inf)))
-    else:
-        out = Pld(a.start + b.start, lo)
-    return truncate(out, upper)
+        return truncate(out, True, 4.0 * hi.size * err)
+    return truncate(Pld(a.start + b.start, lo), False)
 
 
 def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None) -> Pld:
@@ -235,13 +271,20 @@ def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None) -> Pld:
     return result
 
 
-def truncate(p: Pld, upper: bool) -> Pld:
-    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``TAIL``."""
+def truncate(p: Pld, upper: bool, floor: float = 0.0) -> Pld:
+    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``TAIL``.
+
+    Moving the lower tail of an upper PLD up to the first kept point is valid
+    whatever its mass; ``floor`` raises that tail's threshold to the sum of an
+    FFT step's absolute error bounds, which would otherwise keep every entry
+    (the error bound, not a mass, sits there). Any cut gives valid bounds;
+    the thresholds only trade tightness for length.
+    """
     m = p.m
     if m.size < 64:
         return p
     cs = np.cumsum(m)
-    lo_cut = int(np.searchsorted(cs, TAIL, side="right"))          # m[:lo_cut] sums to <= TAIL
+    lo_cut = int(np.searchsorted(cs, max(TAIL, floor) if upper else TAIL, side="right"))  # m[:lo_cut] small
     rs = np.cumsum(m[::-1])
     hi_cut = m.size - int(np.searchsorted(rs, TAIL, side="right"))  # m[hi_cut:] likewise
     lo_cut = min(lo_cut, m.size - 1)
