@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils.precision import iv_context
+from ..utils.precision import shared_context
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
@@ -394,7 +394,7 @@ def _laplace_part(mech, h: Fraction, iv, H, denom) -> _Part:
 
 def _hat_moment(h: Fraction) -> float:
     """An upper bound of ``|int hat(t) t dt|`` for the connect-the-dots hat of width h (of order h**3)."""
-    iv = iv_context(60)
+    iv = shared_context(60, interval=True)     # this thread's; its precision is never changed
     H = _frac_iv(iv, h)
     e, em = iv.exp(H), iv.exp(-H)
     right = (1 - (1 + H) * em - H * H * em / 2) / (1 - em)
@@ -580,8 +580,8 @@ def _choose_tilt(parts, h: Fraction, iv, target):
     if target[0] == "epsilon":
         lam = (target[1] - mean) / var
     else:
-        from scipy.stats import norm
-        lam = float(norm.isf(target[1])) / sd
+        from scipy.special import ndtri
+        lam = -float(ndtri(target[1])) / sd          # the normal upper quantile of delta
     if not lam > 0 or not math.isfinite(lam):
         return None
     # a coarse ladder (powers of 2**(1/4)): nearby queries share the tilt, hence the composition
@@ -599,7 +599,7 @@ class _Composition:
     """Upper and lower PLDs of a composition of spread PLDs, with the gap bound of the spreading."""
 
     def __init__(self, groups, grid_step: float, target=None):
-        iv = iv_context(_DPS)
+        iv = shared_context(_DPS, interval=True)   # this thread's; its precision is never changed
         h = _aligned_step(groups, grid_step)
         H = _frac_iv(iv, h)
         denom = 1 - iv.exp(-H)
@@ -851,12 +851,14 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     if comp.upper.inf >= delta:
         hi_eps = math.inf
     else:
-        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol)[1]
+        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol,
+                         _float_guess(comp.upper, comp.h, delta))[1]
     pure = _pure_epsilon(groups)
     if pure is not None:           # the composition is (pure, 0)-DP (basic composition)
         hi_eps = min(hi_eps, pure)
     # the exact epsilon exceeds every e with delta_lower(e) > delta
-    lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol)[0], hi_eps)
+    lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol,
+                         _float_guess(comp.lower, comp.h, delta))[0], hi_eps)
     return Enclosure(lo_eps, hi_eps)
 
 
@@ -873,14 +875,68 @@ def _pure_epsilon(groups):
     return ceil_fraction(total)
 
 
-def _bisect(ok, top: float, rtol: float) -> float:
-    """``(a, b)``: ``ok(b)``, ``not ok(a)`` (or ``a = b = 0``), ``b - a <= rtol b``; ok monotone."""
+def _float_guess(p, h: Fraction, delta: float):
+    """A float estimate of the epsilon where ``p``'s profile crosses ``delta``: a starting point only.
+
+    Plain float arithmetic, used to place the certified bisection's first
+    bracket (every point it returns is still verified by the certified
+    bounds). None for PLDs of ``_TABLE_MIN`` points or more, whose certified
+    queries cost O(1) already, or when there is nothing to guess.
+    """
+    n = p.m.size
+    if n >= _TABLE_MIN or not p.inf < delta:
+        return None
+    x = (p.start + np.arange(n)) * float(h)
+    m = p.m
+
+    def d(e):
+        k = int(np.searchsorted(x, e, side="right"))
+        return float(np.dot(m[k:], -np.expm1(e - x[k:]))) + p.inf
+
+    a, b = 0.0, float(x[-1])
+    if not b > 0 or d(a) <= delta:
+        return None
+    for _ in range(60):
+        c = (a + b) / 2
+        a, b = (a, c) if d(c) <= delta else (c, b)
+    return b
+
+
+def _bisect(ok, top: float, rtol: float, guess=None) -> float:
+    """``(a, b)``: ``ok(b)``, ``not ok(a)`` (or ``a = b = 0``), ``b - a <= rtol b``; ok monotone.
+
+    With a ``guess``, the first bracket is searched around it (relative radii
+    1e-11 to 1e-2) before the bracket ``[0, top]``; such a bracket is narrowed
+    to ``rtol / 4`` (two more steps), so that its ends are no coarser than
+    those of the plain bisection. Validity never depends on the guess.
+    """
     if ok(0.0):
         return 0.0, 0.0
-    a, b = 0.0, max(top, 1e-300)
-    while not ok(b):
-        b *= 2
-    while b - a > rtol * b and math.nextafter(a, math.inf) < b:
+    a, b = 0.0, None
+    tol = rtol
+    if guess is not None and math.isfinite(guess) and guess > 0:
+        radii = (1e-11, 1e-8, 1e-5, 1e-2)
+        for r in radii:
+            x = guess * (1 + r)
+            if ok(x):
+                b = x
+                break
+            a = x
+        if b is not None:
+            for r in radii:
+                x = guess * (1 - r)
+                if x <= a:
+                    break
+                if not ok(x):
+                    a = x
+                    break
+                b = x
+            tol = rtol / 4
+    if b is None:
+        b = max(top, a, 1e-300)
+        while not ok(b):
+            a, b = b, b * 2
+    while b - a > tol * b and math.nextafter(a, math.inf) < b:
         c = (a + b) / 2
         if ok(c):
             b = c
