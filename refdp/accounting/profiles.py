@@ -525,8 +525,8 @@ def _discrete_gaussian_part(mech, h, iv, H, denom):
 _LAMBDAS = np.geomspace(1 / 64, 8.0, 25)
 
 
-def _log_mgf(part: _Part, h: Fraction, iv, H):
-    """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` at each ``lam`` of ``_LAMBDAS``.
+def _log_mgf_at(part: _Part, lam: float, h: Fraction, iv, H):
+    """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` for one ``lam`` of ``_LAMBDAS``.
 
     The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence
     over the top ``keep`` points, where they are at least ``e**-700`` (a seed
@@ -536,22 +536,28 @@ def _log_mgf(part: _Part, h: Fraction, iv, H):
     """
     n = part.hi.size
     top = part.start + n - 1
-    hf = float(h)
-    up, lo = np.empty(_LAMBDAS.size), np.empty(_LAMBDAS.size)
-    for k, lam in enumerate(_LAMBDAS):
-        L = iv.mpf(float(lam))
-        keep = min(n, int(700.0 / (float(lam) * hf)) + 1)
-        j0 = n - keep
-        w_lo, w_hi = _geometric(iv.exp(-(keep - 1) * L * H), iv.exp(L * H), keep)  # e^{lam (x_i - x_top)}
-        s_hi = _sum_up(_up(part.hi[j0:] * w_hi))
-        if j0 > 0:
-            cut = float_box(iv.exp(-keep * L * H))[1]
-            s_hi = float(_up(s_hi + _up(_sum_up(part.hi[:j0]) * cut)))
-        s_lo = _sum_down(_down(part.lo[j0:] * w_lo))
-        shift = L * top * H
-        up[k] = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
-        lo[k] = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
+    L = iv.mpf(float(lam))
+    keep = min(n, int(700.0 / (float(lam) * float(h))) + 1)
+    j0 = n - keep
+    w_lo, w_hi = _geometric(iv.exp(-(keep - 1) * L * H), iv.exp(L * H), keep)  # e^{lam (x_i - x_top)}
+    s_hi = _sum_up(_up(part.hi[j0:] * w_hi))
+    if j0 > 0:
+        cut = float_box(iv.exp(-keep * L * H))[1]
+        s_hi = float(_up(s_hi + _up(_sum_up(part.hi[:j0]) * cut)))
+    s_lo = _sum_down(_down(part.lo[j0:] * w_lo))
+    shift = L * top * H
+    up = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
+    lo = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
     return up, lo
+
+
+def _log_mgf_float(part: _Part, h: Fraction):
+    """Float estimates of ``ln sum_i m_i e**(lam x_i)`` at every ``lam`` of ``_LAMBDAS`` (no bound)."""
+    x = (part.start + np.arange(part.hi.size)) * float(h)
+    top = float(x[-1])
+    with np.errstate(divide="ignore", under="ignore"):
+        w = np.exp(np.outer(_LAMBDAS, x - top))
+        return np.log(w @ part.hi) + _LAMBDAS * top
 
 
 def _choose_tilt(parts, h: Fraction, iv, target):
@@ -626,7 +632,7 @@ class _Composition:
         tilt = _choose_tilt(parts, h, iv, target)
         upper = lower = None
         self.spread = []            # (count, bin mass bound, index of the part)
-        self._parts, self._lm = parts, None
+        self._parts, self._lm, self._lm_float = parts, {}, None
         self._inf_total, self._tops, self._widths = 0.0, [], []
         for j, (part, count) in enumerate(parts):
             pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt)
@@ -647,20 +653,37 @@ class _Composition:
         self.kappa = ceil_fraction(_hi((iv.exp(H) - 1) / 4))
         self._tables = {}
 
-    def _log_mgfs(self):
-        """``(upper bound of the composed log-MGF, lower bounds per part)`` at ``_LAMBDAS``, computed once.
+    def _log_mgfs_at(self, k: int):
+        """``(upper bound of the composed log-MGF, lower bounds per part)`` at ``_LAMBDAS[k]``, computed once.
 
         Only the gap of spread mechanisms reads them, so a composition without
         spread mechanisms (pure lattices, a Gaussian alone) never computes them.
         """
-        if self._lm is None:
+        got = self._lm.get(k)
+        if got is None:
             total, lows = None, []
             for part, count in self._parts:
-                lm_hi, lm_lo = _log_mgf(part, self.h, self.iv, self.H)
+                lm_hi, lm_lo = _log_mgf_at(part, _LAMBDAS[k], self.h, self.iv, self.H)
                 total = _up(count * lm_hi) if total is None else _up(total + _up(count * lm_hi))
                 lows.append(lm_lo)
-            self._lm = (total, lows)
-        return self._lm
+            got = self._lm[k] = (float(total), lows)
+        return got
+
+    def _chernoff_candidates(self, t: float, j: int):
+        """The two ``_LAMBDAS`` indices whose float Chernoff exponents for part ``j`` at ``t`` are least.
+
+        Any subset of the grid gives a valid bound (it is certified at the
+        chosen points); the float estimates only choose where to certify.
+        """
+        if self._lm_float is None:
+            per = [_log_mgf_float(part, self.h) for part, _ in self._parts]
+            total = sum(count * f for f, (_, count) in zip(per, self._parts))
+            self._lm_float = (total, per)
+        total, per = self._lm_float
+        with np.errstate(invalid="ignore"):
+            f = total - per[j] - _LAMBDAS * t
+        f = np.where(np.isfinite(f), f, np.inf)
+        return [int(i) for i in np.argsort(f, kind="stable")[:2]]
 
     def _above_grid(self, t: Fraction) -> float:
         """An upper bound of P(L_rest > t + width + n h) by coupling (each original within h of its spread)."""
@@ -670,7 +693,7 @@ class _Composition:
             s = float(self._suffix[max(first, 0)])
         return min(1.0, float(_up(s + self.upper.inf)))
 
-    def _above(self, t: float, lm_lo) -> float:
+    def _above(self, t: float, j: int) -> float:
         """An upper bound of P(L_rest > t), L_rest the loss of every coordinate but one (Chernoff).
 
         For lam > 0, ``e**(lam l) = y**-lam`` is convex in ``y = e**-l``, so a
@@ -681,8 +704,11 @@ class _Composition:
         # P(L_rest > t) <= P(L_rest > t') for t' <= t: clamping t keeps lam t finite
         # (an epsilon far beyond every finite loss, e.g. 1e308, gives e**-16384 already)
         t = min(t, 2.0 ** 20)
-        e = _up(_up(self._log_mgfs()[0] - lm_lo) - _down(_LAMBDAS * t))
-        best = float(np.min(e))
+        best = math.inf
+        for k in self._chernoff_candidates(t, j):
+            total, lows = self._log_mgfs_at(k)
+            e = float(_up(_up(total - lows[j]) - _down(_LAMBDAS[k] * t)))
+            best = min(best, e)
         if best >= 0:
             chern = 1.0
         elif best < -746.0:
@@ -704,10 +730,9 @@ class _Composition:
             max(range(len(self.spread)), key=lambda i: self.spread[i][1])
         last_term = None
         for i, (count, bin_mass, j) in enumerate(self.spread):
-            lm_lo = self._log_mgfs()[1][j]
             # a gap needs the kink inside the coordinate's support: L_rest > epsilon - its top
             t = float(_down(epsilon - self._tops[i]))
-            T = min(self._above(t, lm_lo), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
+            T = min(self._above(t, j), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
             one = float(_up(_up(bin_mass * self.kappa) * T))
             if i == last:
                 count -= 1
@@ -857,8 +882,11 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     if pure is not None:           # the composition is (pure, 0)-DP (basic composition)
         hi_eps = min(hi_eps, pure)
     # the exact epsilon exceeds every e with delta_lower(e) > delta
+    # delta_lower(e) > delta means the lower PLD's profile exceeds delta + gap(e); the gap
+    # varies slowly, so its value at the upper end places the guess
+    shifted = delta + comp.gap(hi_eps) if math.isfinite(hi_eps) else delta
     lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol,
-                         _float_guess(comp.lower, comp.h, delta))[0], hi_eps)
+                         _float_guess(comp.lower, comp.h, shifted))[0], hi_eps)
     return Enclosure(lo_eps, hi_eps)
 
 
@@ -906,7 +934,7 @@ def _bisect(ok, top: float, rtol: float, guess=None) -> float:
     """``(a, b)``: ``ok(b)``, ``not ok(a)`` (or ``a = b = 0``), ``b - a <= rtol b``; ok monotone.
 
     With a ``guess``, the first bracket is searched around it (relative radii
-    1e-11 to 1e-2) before the bracket ``[0, top]``; such a bracket is narrowed
+    1e-11 to 0.1) before the bracket ``[0, top]``; such a bracket is narrowed
     to ``rtol / 4`` (two more steps), so that its ends are no coarser than
     those of the plain bisection. Validity never depends on the guess.
     """
@@ -915,7 +943,7 @@ def _bisect(ok, top: float, rtol: float, guess=None) -> float:
     a, b = 0.0, None
     tol = rtol
     if guess is not None and math.isfinite(guess) and guess > 0:
-        radii = (1e-11, 1e-8, 1e-5, 1e-2)
+        radii = (1e-11, 1e-9, 1e-7, 1e-5, 1e-3, 1e-1)
         for r in radii:
             x = guess * (1 + r)
             if ok(x):

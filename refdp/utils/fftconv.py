@@ -119,8 +119,8 @@ def _split(Zr, Zi):
     ``X = (Z_k + conj Z_{-k}) / 2`` and ``Y = (Z_k - conj Z_{-k}) / (2i)``: one
     addition per component (the halving is exact), as ``(Xr, Xi, Yr, Yi)``.
     """
-    Rr = np.roll(Zr[::-1], 1)           # Z_{-k mod n}
-    Ri = np.roll(Zi[::-1], 1)
+    Rr = np.concatenate((Zr[:1], Zr[:0:-1]))        # Z_{-k mod n}
+    Ri = np.concatenate((Zi[:1], Zi[:0:-1]))
     return (Zr + Rr) / 2, (Zi - Ri) / 2, (Zi + Ri) / 2, (Rr - Zr) / 2
 
 

@@ -214,7 +214,7 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None) -> Pld:
             pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
             try:
                 fa = tilt_weights(tilt, a.m.size, pa, upper)
-                fb = tilt_weights(tilt, b.m.size, pb, upper)
+                fb = fa if same else tilt_weights(tilt, b.m.size, pb, upper)
             except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
                 fa = fb = None
             if fa is not None:

@@ -93,8 +93,8 @@ def test_epsilon_far_beyond_every_loss_raises_no_overflow(mechs):
 def test_gaussian_composition_skips_the_log_mgfs(monkeypatch):
     import refdp.accounting.profiles as profiles
     calls = []
-    real = profiles._log_mgf
-    monkeypatch.setattr(profiles, "_log_mgf", lambda *a: calls.append(1) or real(*a))
+    real = profiles._log_mgf_at
+    monkeypatch.setattr(profiles, "_log_mgf_at", lambda *a: calls.append(1) or real(*a))
     privacy_profile_epsilon([(Gaussian(10.0), 100)], 1e-6)
     assert calls == []                      # nothing is spread but the Gaussian: no gap to bound
     privacy_profile_epsilon([(Laplace(10.0), 3)], 1e-6)
