@@ -37,7 +37,7 @@ from ..utils.precision import shared_context
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
-from ..utils.pld import (FLOOR as _FLOOR, TINY as _TINY, TABLE_MAX_EPSILON, DeltaTable, Pld as _Pld, Tilt as _Tilt,
+from ..utils.pld import (FLOOR as _FLOOR, TAIL as _TAIL, TINY as _TINY, TABLE_MAX_EPSILON, DeltaTable, Pld as _Pld, Tilt as _Tilt,
                          convolve as _conv_fast, float_box, fraction_interval as _frac_iv, geometric as _geometric,
                          interval_hi as _hi, interval_lo as _lo, power as _power_fast, sum_down as _sum_down,
                          sum_up as _sum_up, up as _up, down as _down)
@@ -630,15 +630,19 @@ class _Composition:
             self.gauss = _gaussian_part(mu2, h, iv, H)
             parts.append((self.gauss, 1))
         tilt = _choose_tilt(parts, h, iv, target)
+        # mass each truncation may move to +inf (upper PLD) or drop (lower PLD): 1e-60, or when
+        # epsilon is sought at delta, delta 2**-60 (a chain has at most about 64 steps, so
+        # together they move delta_upper by less than half a unit in the last place of delta)
+        tail = max(_TAIL, target[1] * 2.0 ** -60) if target is not None and target[0] == "delta" else _TAIL
         upper = lower = None
         self.spread = []            # (count, bin mass bound, index of the part)
         self._parts, self._lm, self._lm_float = parts, {}, None
         self._inf_total, self._tops, self._widths = 0.0, [], []
         for j, (part, count) in enumerate(parts):
-            pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt)
-            pl = _power_fast(_Pld(part.start, part.lo), count, False, tilt)
-            upper = pu if upper is None else _conv_fast(upper, pu, True, tilt)
-            lower = pl if lower is None else _conv_fast(lower, pl, False, tilt)
+            pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt, tail)
+            pl = _power_fast(_Pld(part.start, part.lo), count, False, tilt, tail)
+            upper = pu if upper is None else _conv_fast(upper, pu, True, tilt, tail)
+            lower = pl if lower is None else _conv_fast(lower, pl, False, tilt, tail)
             self._inf_total = float(_up(self._inf_total + _up(count * part.inf)))
             if part.bin_mass > 0 and not part.gaussian:
                 self.spread.append((count, part.bin_mass, j))
@@ -758,6 +762,26 @@ class _Composition:
             return self._tables[upper](epsilon)
         return _delta_grid(p, epsilon, self.iv, self.h, self.H, upper)
 
+    def guess(self, upper: bool, delta: float):
+        """A float estimate of where the upper (lower) PLD's profile crosses ``delta``, or None.
+
+        From the suffix-sum table when the PLD has one, else from the masses
+        (:func:`_float_guess`); only where the bisection starts depends on it.
+        """
+        p = self.upper if upper else self.lower
+        if p.m.size < _TABLE_MIN:
+            return _float_guess(p, self.h, delta)
+        if upper not in self._tables:
+            self._tables[upper] = DeltaTable(p, self.iv, self.h, upper)
+        table = self._tables[upper]
+        a, b = 0.0, min(TABLE_MAX_EPSILON, float((p.start + p.m.size) * self.h))
+        if not b > 0 or table.estimate(a) <= delta or table.estimate(b) > delta:
+            return None
+        for _ in range(60):
+            c = (a + b) / 2
+            a, b = (a, c) if table.estimate(c) <= delta else (c, b)
+        return b
+
     def delta_upper(self, epsilon: float) -> float:
         return self._delta(self.upper, epsilon, True)
 
@@ -876,8 +900,7 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     if comp.upper.inf >= delta:
         hi_eps = math.inf
     else:
-        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol,
-                         _float_guess(comp.upper, comp.h, delta))[1]
+        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol, comp.guess(True, delta))[1]
     pure = _pure_epsilon(groups)
     if pure is not None:           # the composition is (pure, 0)-DP (basic composition)
         hi_eps = min(hi_eps, pure)
@@ -886,7 +909,7 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     # varies slowly, so its value at the upper end places the guess
     shifted = delta + comp.gap(hi_eps) if math.isfinite(hi_eps) else delta
     lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol,
-                         _float_guess(comp.lower, comp.h, shifted))[0], hi_eps)
+                         comp.guess(False, shifted))[0], hi_eps)
     return Enclosure(lo_eps, hi_eps)
 
 
@@ -908,8 +931,8 @@ def _float_guess(p, h: Fraction, delta: float):
 
     Plain float arithmetic, used to place the certified bisection's first
     bracket (every point it returns is still verified by the certified
-    bounds). None for PLDs of ``_TABLE_MIN`` points or more, whose certified
-    queries cost O(1) already, or when there is nothing to guess.
+    bounds). None for PLDs of ``_TABLE_MIN`` points or more (their tables
+    give the estimate), or when there is nothing to guess.
     """
     n = p.m.size
     if n >= _TABLE_MIN or not p.inf < delta:

@@ -34,7 +34,7 @@ __all__ = ["TINY", "FLOOR", "TAIL", "DIRECT_MAX", "up", "down", "interval_lo", "
 
 TINY = 2.0 ** -1074
 FLOOR = 1e-290          # values below this are enclosed in [0, 2 * FLOOR]
-TAIL = 1e-60            # mass a truncation may move or drop per composition step
+TAIL = 1e-60            # default mass a truncation may move or drop per composition step
 
 
 # --------------------------------------------------------------- doubles --
@@ -131,7 +131,7 @@ def pld_atoms(losses, masses, iv, h: Fraction):
 
 # ------------------------------------------------------------ composition --
 
-def convolve_direct(a: Pld, b: Pld, upper: bool) -> Pld:
+def convolve_direct(a: Pld, b: Pld, upper: bool, tail: float = TAIL) -> Pld:
     c = np.convolve(a.m, b.m)
     n = min(a.m.size, b.m.size)
     g = 1.01 * (n + 1) * _U
@@ -142,7 +142,7 @@ def convolve_direct(a: Pld, b: Pld, upper: bool) -> Pld:
     else:
         c = down(c * (1 - g) - n * TINY)
         out = Pld(a.start + b.start, c)
-    return truncate(out, upper)
+    return truncate(out, upper, tail=tail)
 
 
 DIRECT_MAX = 20_000_000     # above this many products (about 0.2 s direct) a step uses the certified FFT
@@ -194,7 +194,7 @@ def _balance(x, t) -> tuple[int, int]:
     return (e, 0) if e >= 0 else (0, -e)
 
 
-def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None) -> Pld:
+def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
     """:func:`convolve_direct`, or for large arrays the FFT convolution with its entrywise error bound.
 
     With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
@@ -205,7 +205,7 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None) -> Pld:
     scaled by an exact power of two so that their norms are alike.
     """
     if a.m.size * b.m.size <= DIRECT_MAX or min(a.m.size, b.m.size) < 64:
-        return convolve_direct(a, b, upper)
+        return convolve_direct(a, b, upper, tail)
     same = a is b
     tilted = None
     if tilt is not None and tilt.lam > 0:
@@ -255,24 +255,24 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None) -> Pld:
                 lo = np.maximum(lo, np.maximum(t_lo, 0.0))
     if upper:
         out = Pld(a.start + b.start, hi, float(up(a.inf + b.inf)))
-        return truncate(out, True, 4.0 * hi.size * err)
-    return truncate(Pld(a.start + b.start, lo), False)
+        return truncate(out, True, 4.0 * hi.size * err, tail)
+    return truncate(Pld(a.start + b.start, lo), False, tail=tail)
 
 
-def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None) -> Pld:
+def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
     result = None
     base = p
     while n:
         if n & 1:
-            result = base if result is None else convolve(result, base, upper, tilt)
+            result = base if result is None else convolve(result, base, upper, tilt, tail)
         n >>= 1
         if n:
-            base = convolve(base, base, upper, tilt)
+            base = convolve(base, base, upper, tilt, tail)
     return result
 
 
-def truncate(p: Pld, upper: bool, floor: float = 0.0) -> Pld:
-    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``TAIL``.
+def truncate(p: Pld, upper: bool, floor: float = 0.0, tail: float = TAIL) -> Pld:
+    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``tail``.
 
     Moving the lower tail of an upper PLD up to the first kept point is valid
     whatever its mass; ``floor`` raises that tail's threshold to the sum of an
@@ -284,9 +284,9 @@ def truncate(p: Pld, upper: bool, floor: float = 0.0) -> Pld:
     if m.size < 64:
         return p
     cs = np.cumsum(m)
-    lo_cut = int(np.searchsorted(cs, max(TAIL, floor) if upper else TAIL, side="right"))  # m[:lo_cut] small
+    lo_cut = int(np.searchsorted(cs, max(tail, floor) if upper else tail, side="right"))  # m[:lo_cut] small
     rs = np.cumsum(m[::-1])
-    hi_cut = m.size - int(np.searchsorted(rs, TAIL, side="right"))  # m[hi_cut:] likewise
+    hi_cut = m.size - int(np.searchsorted(rs, tail, side="right"))  # m[hi_cut:] likewise
     lo_cut = min(lo_cut, m.size - 1)
     hi_cut = max(hi_cut, lo_cut + 1)
     if upper:
@@ -401,6 +401,13 @@ class DeltaTable:
             sw, _ = suffix_sums(up(m * hi))
             self.sm = down(sm * (1 - g) - n * TINY)
             self.sw = up(sw * (1 + g) + n * TINY)
+
+    def estimate(self, epsilon: float) -> float:
+        """A float estimate of the table's bound at ``epsilon`` (no rounding guarantee; a starting point)."""
+        j = max(int(math.floor(epsilon / float(self.h))) + 1 - self.p.start, self.i0) - self.i0
+        if j >= self.sm.size:
+            return self.p.inf if self.upper else 0.0
+        return float(self.sm[j]) - math.exp(epsilon) * float(self.sw[j]) + (self.p.inf if self.upper else 0.0)
 
     def __call__(self, epsilon: float) -> float:
         """The bound of ``delta(epsilon)`` (``0 <= epsilon <= 500``) in the table's direction."""
