@@ -164,15 +164,17 @@ def tilt_weights(t: Tilt, n: int, pivot: int, upper: bool):
     return hi if upper else lo
 
 
-def untilt(t: Tilt, n: int, pivot: int):
-    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow are ``inf``."""
+def untilt(t: Tilt, n: int, pivot: int, first: int = 0):
+    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow, or below ``first``, are ``inf``."""
     iv = t.iv
     expo = t.fstep * (pivot - np.arange(n))
     lo = np.full(n, np.inf)
     hi = np.full(n, np.inf)
     ok = np.nonzero(expo <= 600.0)[0]
     if ok.size:
-        k0 = int(ok[0])
+        k0 = max(int(ok[0]), first)
+        if k0 >= n:
+            return lo, hi
         a, b = geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0)
         lo[k0:], hi[k0:] = a, b
     return lo, hi
@@ -244,14 +246,23 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float 
     lo = np.maximum(down(c - err), 0.0)
     if tilted is not None:
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            v_lo, v_hi = untilt(tilt, c.size, pa + pb)
+            # the tilted enclosure is the narrower one only where its error, errt e**(lam h (pivot - k)),
+            # is below the plain one's, err: from about pivot - ln(err / errt) / (lam h) on; below,
+            # the plain enclosure is kept (either is valid, so this only saves work)
+            ratio = err / errt if errt > 0 else math.inf
+            first = 0
+            if math.isfinite(ratio) and ratio > 1.0 and tilt.fstep > 0:
+                first = max(0, pa + pb - int(math.log(ratio) / tilt.fstep) - 2)
+            v_lo, v_hi = untilt(tilt, c.size, pa + pb, first)
             if upper:
                 t_hi = up(up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
                 t_hi[~np.isfinite(t_hi)] = np.inf
                 hi = np.minimum(hi, t_hi)
             else:
-                t_lo = down(down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
-                t_lo[~np.isfinite(t_lo)] = 0.0
+                raw = down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U))
+                bad = ~np.isfinite(raw)         # checked before rounding down: down(inf) is finite
+                t_lo = down(raw)
+                t_lo[bad] = 0.0
                 lo = np.maximum(lo, np.maximum(t_lo, 0.0))
     if upper:
         out = Pld(a.start + b.start, hi, float(up(a.inf + b.inf)))
