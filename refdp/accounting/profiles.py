@@ -483,14 +483,21 @@ def _discrete_gaussian_part(mech, h, iv, H, denom):
     seed = iv.exp(-iv.mpf(-N) ** 2 / S2)
     f0 = iv.exp(-(2 * iv.mpf(-N) + 1) / S2)
     rho = iv.exp(-2 / S2)
-    flo, fhi = _geometric(f0, rho, 2 * N)
-    s_lo, s_hi = float_box(seed)
-    ws = []
-    for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
-        c = np.cumprod(np.concatenate(([p0], f)))
-        g = 1.01 * (np.arange(2 * N + 1) + 2) * _U
-        ws.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
-    w_lo, w_hi = ws
+    if N <= 256:
+        # few points: each weight e**(-x**2 / (2 sigma**2)) enclosed on its own (for a small
+        # sigma the products below would start from an underflowing seed and an overflowing ratio)
+        boxes = [float_box(iv.exp(-iv.mpf(x) ** 2 / S2)) for x in range(-N, N + 1)]
+        w_lo = np.array([b[0] for b in boxes])
+        w_hi = np.array([b[1] for b in boxes])
+    else:
+        flo, fhi = _geometric(f0, rho, 2 * N)
+        s_lo, s_hi = float_box(seed)
+        ws = []
+        for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
+            c = np.cumprod(np.concatenate(([p0], f)))
+            g = 1.01 * (np.arange(2 * N + 1) + 2) * _U
+            ws.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
+        w_lo, w_hi = ws
     t = iv.exp(-iv.mpf(N + 1) ** 2 / S2) / (1 - iv.exp(-(2 * iv.mpf(N) + 3) / S2))
     t_hi = ceil_fraction(_hi(t))
     z_lo = _sum_down(w_lo)

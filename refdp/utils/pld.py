@@ -67,9 +67,19 @@ def geometric(seed, ratio, n: int):
     error of at most ``(1 + u)**i - 1 <= 1.01 i u``; the bound is applied with
     outward rounding. Values below ``FLOOR`` are enclosed in ``[0, 2 FLOOR]``
     (no relative bound survives underflow).
+
+    A growing sequence (``ratio > 1``) whose seed is below the normal range
+    would stay stuck among the subnormals, where products lose their relative
+    accuracy, while the exact values grow out of it. Its terms are therefore
+    split at ``k = ln(FLOOR / seed) / ln(ratio)``, enclosed in intervals: the
+    terms before ``k`` are below ``FLOOR``, the one or two around ``k`` are
+    enclosed one by one, and the rest restart from the interval seed
+    ``seed * ratio**ceil(k) >= FLOOR``.
     """
     s_lo, s_hi = float_box(seed)
     r_lo, r_hi = float_box(ratio)
+    if n > 1 and r_lo > 1.0 and s_hi < 2.0 ** -1022:
+        return _geometric_from_subnormal(seed, ratio, n)
     out = []
     for s, r, side in ((s_lo, r_lo, -1), (s_hi, r_hi, 1)):
         a = np.full(n, r)
@@ -85,6 +95,24 @@ def geometric(seed, ratio, n: int):
     hi[small] = 2 * FLOOR
     if not np.all(np.isfinite(hi)):
         raise ArithmeticError("a privacy-loss mass overflowed; use a coarser grid_step")
+    return lo, hi
+
+
+def _geometric_from_subnormal(seed, ratio, n: int):
+    """:func:`geometric` for ``ratio > 1`` and a seed below the normal doubles (its docstring)."""
+    ctx = seed.ctx
+    k = (ctx.log(ctx.mpf(FLOOR)) - ctx.log(seed)) / ctx.log(ratio)
+    j_small = max(0, min(n, math.floor(interval_lo(k))))        # j < j_small: seed ratio**j < FLOOR
+    j_big = max(j_small, min(n, math.ceil(interval_hi(k))))     # j >= j_big: seed ratio**j >= FLOOR
+    lo = np.zeros(n)
+    hi = np.full(n, 2 * FLOOR)
+    for j in range(j_small, j_big):
+        lo[j], hi[j] = float_box(seed * ratio ** j)
+    if j_big < n:
+        lo[j_big:], hi[j_big:] = geometric(seed * ratio ** j_big, ratio, n - j_big)
+    small = hi < FLOOR
+    lo[small] = 0.0
+    hi[small] = 2 * FLOOR
     return lo, hi
 
 

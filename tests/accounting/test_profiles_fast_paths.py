@@ -18,7 +18,7 @@ import pytest
 
 from refdp.accounting import optimal_composition_epsilon, privacy_profile_delta, privacy_profile_epsilon
 from refdp.accounting.audit_peers import reference_epsilon
-from refdp.accounting.profiles import DiscreteLaplace, Gaussian, Laplace, RandomizedResponse
+from refdp.accounting.profiles import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace, RandomizedResponse
 from refdp.utils.precision import iv_context
 
 #: (name, mechanisms, query, argument, old lower, old upper) at commit 48c279c
@@ -99,3 +99,28 @@ def test_gaussian_composition_skips_the_log_mgfs(monkeypatch):
     assert calls == []                      # nothing is spread but the Gaussian: no gap to bound
     privacy_profile_epsilon([(Laplace(10.0), 3)], 1e-6)
     assert calls                            # a spread Laplace needs them
+
+
+@pytest.mark.parametrize("scale", [0.001, 0.002, 0.01])
+def test_laplace_with_a_huge_loss_range_keeps_its_mass(scale):
+    # a = 1 / scale: the interior masses e**(-a/2) e**(x/2) start below the normal doubles;
+    # their products used to stay stuck among the subnormals, so the upper end undercut the
+    # exact epsilon = a + 2 ln(1 - delta), and a composition with such a Laplace returned 0
+    iv = iv_context(40)
+    exact = 1 / iv.mpf(scale) + 2 * iv.log(1 - iv.mpf("1e-3"))
+    enc = privacy_profile_epsilon([Laplace(scale)], 1e-3)
+    assert enc.lower <= float(exact.a) and float(exact.b) <= enc.upper
+    mixed = privacy_profile_epsilon([(RandomizedResponse(100.0), 3), Laplace(scale)], 1e-3)
+    assert mixed.lower >= 300.0 + float(exact.a) - 1e-2       # at least the pure parts' sum, nearly
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.02])
+def test_discrete_gaussian_with_a_tiny_sigma_is_computed(sigma):
+    # the loss of x = 0 is 1 / (2 sigma**2) with mass 1 - O(e**(-1 / (2 sigma**2))): delta(eps) is
+    # 1 - e**(eps - 1 / (2 sigma**2)) up to that tiny mass, so eps = 1 / (2 sigma**2) + ln(1 - delta)
+    iv = iv_context(40)
+    top = 1 / (2 * iv.mpf(sigma) ** 2)
+    enc = privacy_profile_epsilon([DiscreteGaussian(sigma)], 1e-3)
+    exact = top + iv.log(1 - iv.mpf("1e-3"))
+    assert enc.lower <= float(exact.b) + 1e-9 and float(exact.a) - 1e-9 <= enc.upper
+    assert enc.upper <= float(top.b)

@@ -110,3 +110,14 @@ def test_truncation_floor_moves_only_lower_mass_up():
     assert cut.inf <= 1e-12
     # a lower PLD ignores the floor
     assert truncate(Pld(-10, m), False, 1.0).start == -10
+
+
+def test_geometric_growing_out_of_the_subnormals():
+    from refdp.utils.pld import geometric
+    iv = iv_context(40)
+    seed, ratio = iv.exp(iv.mpf(-800)), iv.exp(iv.mpf("0.01"))
+    lo, hi = geometric(seed, ratio, 90001)
+    for j in (0, 20000, 50000, 60000, 70000, 90000):
+        exact = seed * ratio ** j
+        assert lo[j] <= float(exact.a) and float(exact.b) <= hi[j]
+    assert hi[90000] > 1e43                      # e**100: grown out of the subnormal range
