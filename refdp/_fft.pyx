@@ -3,9 +3,9 @@
 
 A plain iterative Cooley-Tukey transform with a precomputed twiddle table, so
 that the a-priori error bound of Higham (2002, Theorem 24.2) applies to it as
-written; ``refdp.accounting._fftconv`` has the pure-Python twin (same
-operations in the same order, so the results are identical bit for bit) and
-the bound.
+written; ``refdp.utils.fftconv`` builds the certified convolution and its
+bound on it, and ``refdp.twins.fft`` is the pure-Python twin (same
+operations in the same order, so the results are identical bit for bit).
 """
 cimport cython
 from libc.stdint cimport int64_t

@@ -7,7 +7,10 @@ its RDP accountant), Microsoft's ``prv_accountant`` and ``autodp`` -- on a grid
 of compositions and compares every value with refdp's certified enclosure
 ``[lower, upper]`` of the exact epsilon at the same delta:
 
-* ``undercuts``: the value is below ``lower``, so the composition is *not*
+* ``undercuts``: the value is below ``lower``, or equal to a ``lower > 0``
+  that refdp verified to lie strictly below the exact epsilon (every
+  reference but the closed form of one Laplace mechanism: there the exact
+  delta at ``lower`` was shown to exceed delta), so the composition is *not*
   (value, delta)-DP -- a privacy bug;
 * ``inside``: between ``lower`` and ``upper`` (refdp's enclosure is too wide
   to decide);
@@ -481,8 +484,27 @@ class _Pool:
         self._stop()
 
 
-def _verdict(value: float, truth: Enclosure):
-    if value < truth.lower:
+def _strict_lower(mechanisms) -> bool:
+    """True when :func:`reference_epsilon`'s ``lower``, if positive, lies strictly below the exact epsilon.
+
+    Every route verifies that the exact delta at ``lower`` exceeds delta (so
+    epsilon = lower is not valid), except the closed form of one Laplace
+    mechanism, whose ``lower`` is the exact value rounded down.
+    """
+    groups = _normalise(mechanisms, "reference_epsilon")
+    if len(groups) == 1:
+        (mech, k), = groups.items()
+        return not (isinstance(mech, Laplace) and k == 1)
+    return True
+
+
+def _verdict(value: float, truth: Enclosure, strict: bool = False):
+    """``(verdict, relative gap)`` of an accountant's value against refdp's enclosure.
+
+    ``strict``: the exact epsilon is known to exceed ``truth.lower`` (when
+    positive), so a value equal to it undercuts too.
+    """
+    if value < truth.lower or (strict and 0 < truth.lower < truth.upper and value == truth.lower):
         return "undercuts", (truth.lower - value) / truth.lower if truth.lower > 0 else math.inf
     if value < truth.upper:
         return "inside", None
@@ -547,6 +569,7 @@ def audit_accountants(settings=None, peers=None, *, memory_mb=4096, timeout=300.
             if s not in truths:
                 truths[s] = reference_epsilon(list(s.mechanisms), s.delta)
             truth = truths[s]
+            strict = _strict_lower(list(s.mechanisms))
             for p in peers:
                 if p == "refdp.renyi":
                     t0 = time.perf_counter()
@@ -564,7 +587,7 @@ def audit_accountants(settings=None, peers=None, *, memory_mb=4096, timeout=300.
                         if math.isnan(v):
                             row = AuditRow(s, label, v, secs, truth, "failed", None, "failed: NaN")
                         else:
-                            verdict, gap = _verdict(v, truth)
+                            verdict, gap = _verdict(v, truth, strict)
                             row = AuditRow(s, label, v, secs, truth, verdict, gap)
                     rows.append(row)
                     if progress is not None:
@@ -598,7 +621,9 @@ def _fmt(v) -> str:
 
 
 def _line(row: AuditRow) -> str:
-    if row.verdict == "undercuts":
+    if row.verdict == "undercuts" and row.gap == 0:
+        verdict = "UNDERCUTS (equals the certified lower end, below the exact value)"
+    elif row.verdict == "undercuts":
         verdict = f"UNDERCUTS by {100 * row.gap:.3g}%"
     elif row.verdict == "valid":
         verdict = "valid" if row.gap == 0 else f"valid, loose by {100 * row.gap:.3g}%"
@@ -649,6 +674,7 @@ def run(args) -> int:
         print(", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
         under = [r for r in rows if r.verdict == "undercuts"]
         for r in under:
+            rel = "<" if r.value < r.truth.lower else "= (strictly below the exact epsilon)"
             print(f"undercut: {r.peer} on {r.setting.name} at delta={r.setting.delta:g}: "
-                  f"{r.value!r} < certified lower end {r.truth.lower!r}")
+                  f"{r.value!r} {rel} certified lower end {r.truth.lower!r}")
     return 0

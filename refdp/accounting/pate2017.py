@@ -36,7 +36,8 @@ from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.constraints import Checked, InstanceOf, Optional, constrained, constrained_fields
 from ..utils.validation import Interval, parameter_error
 from ..utils.votes import check_gamma_votes
-from .profiles import Enclosure, pld_atoms, convolve_pld, pld_delta_at, _power
+from ..utils.pld import convolve, delta_at, pld_atoms, power
+from .profiles import Enclosure
 from ..utils.validation import POSITIVE
 
 __all__ = ["Pate2017Epsilon", "pate2017_epsilon", "lnmax_neighbour_delta"]
@@ -371,10 +372,10 @@ def _grid_delta(groups, gamma, epsilon, grid_step, iv):
                 moved = moves[min(direction, len(moves) - 1)]
                 a, b = (row, moved) if forward else (moved, row)
                 pess, opt = _pair(a, b, gamma, iv, h)
-                pu, pl = _power(pess, count, True), _power(opt, count, False)
-                upper = pu if upper is None else convolve_pld(upper, pu, True)
-                lower = pl if lower is None else convolve_pld(lower, pl, False)
-            enc = Enclosure(pld_delta_at(lower, epsilon, iv, h, grid_step, False),
-                            pld_delta_at(upper, epsilon, iv, h, grid_step, True))
+                pu, pl = power(pess, count, True), power(opt, count, False)
+                upper = pu if upper is None else convolve(upper, pu, True)
+                lower = pl if lower is None else convolve(lower, pl, False)
+            enc = Enclosure(delta_at(lower, epsilon, iv, h, grid_step, False),
+                            delta_at(upper, epsilon, iv, h, grid_step, True))
             best = Enclosure(max(best.lower, enc.lower), max(best.upper, enc.upper))
     return best

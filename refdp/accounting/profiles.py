@@ -16,7 +16,7 @@ composition dominates the exact one, and its excess is at most a computable
 interval seeds (mpmath in a private context) by products of doubles whose
 rounding error is bounded a priori, and composed by direct convolution or,
 for large steps, by a radix-2 FFT with an a-priori entrywise error bound
-(``_fftconv``), run also on exponentially tilted arrays so that the error is
+(:mod:`refdp.utils.fftconv`), run also on exponentially tilted arrays so that the error is
 small relative to the upper tail. The result of a query is an :class:`Enclosure`
 ``(lower, upper)`` of the exact value; ``upper`` is the guarantee. Proofs:
 ``docs/theory/privacy_profiles.rst``, sections 2 and 3.
@@ -33,11 +33,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils.precision import iv_context, raw_to_fraction
+from ..utils.precision import shared_context
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
 from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
-from ._fftconv import convolve_bounds
+from ..utils.pld import (FLOOR as _FLOOR, TAIL as _TAIL, TINY as _TINY, TABLE_MAX_EPSILON, DeltaTable, Pld as _Pld, Tilt as _Tilt,
+                         convolve as _conv_fast, float_box, fraction_interval as _frac_iv, geometric as _geometric,
+                         interval_hi as _hi, interval_lo as _lo, power as _power_fast, sum_down as _sum_down,
+                         sum_up as _sum_up, up as _up, down as _down)
 from ..utils.validation import POSITIVE
 
 __all__ = ["RandomizedResponse", "Laplace", "DiscreteLaplace", "Gaussian", "DiscreteGaussian",
@@ -49,9 +52,6 @@ _DELTA_OPEN = Interval(float, 0, 1, closed="neither")
 _COUNT = Interval(int, 1, None)
 _INT_SENS = Interval(int, 1, None)
 _STEP = Interval(float, 1e-6, 1.0, closed="both")
-_TINY = 2.0 ** -1074
-_FLOOR = 1e-290         # values below this are enclosed in [0, 2 * _FLOOR]
-_TAIL = 1e-60           # mass a truncation may move or drop per composition step
 _Z = 36.0               # Gaussian tails beyond 36 standard deviations are bounded, not discretised
 _DPS = 40
 #: The neighbour relation a mechanism's parameters refer to (its sensitivity, or
@@ -144,236 +144,6 @@ class DiscreteGaussian:
 
 
 _KINDS = (RandomizedResponse, Laplace, DiscreteLaplace, Gaussian, DiscreteGaussian)
-
-
-# --------------------------------------------------------------- doubles --
-
-def _up(x):
-    return np.nextafter(x, np.inf)
-
-
-def _down(x):
-    return np.maximum(np.nextafter(x, -np.inf), 0.0)
-
-
-def _lo(x) -> Fraction:
-    return raw_to_fraction(x._mpi_[0])
-
-
-def _hi(x) -> Fraction:
-    return raw_to_fraction(x._mpi_[1])
-
-
-def float_box(x):
-    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x``."""
-    return floor_fraction(_lo(x)), ceil_fraction(_hi(x))
-
-
-def _geometric(seed, ratio, n: int):
-    """Doubles enclosing ``seed * ratio**i`` (i < n) for positive intervals ``seed``, ``ratio``.
-
-    ``np.cumprod`` rounds each of its ``i`` products to nearest, a relative
-    error of at most ``(1 + u)**i - 1 <= 1.01 i u``; the bound is applied with
-    outward rounding. Values below ``_FLOOR`` are enclosed in ``[0, 2 _FLOOR]``
-    (no relative bound survives underflow).
-    """
-    s_lo, s_hi = float_box(seed)
-    r_lo, r_hi = float_box(ratio)
-    out = []
-    for s, r, side in ((s_lo, r_lo, -1), (s_hi, r_hi, 1)):
-        a = np.full(n, r)
-        a[0] = s
-        with np.errstate(over="ignore", under="ignore"):
-            c = np.cumprod(a)
-        g = 1.01 * (np.arange(n) + 2) * _U
-        c = _up(c * (1 + g)) if side > 0 else _down(c * (1 - g))
-        out.append(c)
-    lo, hi = out
-    small = hi < _FLOOR
-    lo[small] = 0.0
-    hi[small] = 2 * _FLOOR
-    if not np.all(np.isfinite(hi)):
-        raise ArithmeticError("a privacy-loss mass overflowed; use a coarser grid_step")
-    return lo, hi
-
-
-def _sum_up(x) -> float:
-    """A double >= the exact sum of the non-negative array ``x``."""
-    n = x.size
-    if n == 0:
-        return 0.0
-    return float(_up(float(np.sum(x)) * (1 + 1.01 * (n + 1) * _U) + n * _TINY))
-
-
-def _sum_down(x) -> float:
-    n = x.size
-    if n == 0:
-        return 0.0
-    return max(0.0, float(_down(float(np.sum(x)) * (1 - 1.01 * (n + 1) * _U) - n * _TINY)))
-
-
-# ------------------------------------------------------------------ PLDs --
-
-class _Pld:
-    """Masses ``m[i]`` at losses ``(start + i) * h`` plus a mass at +inf (upper PLD) or none (lower)."""
-
-    __slots__ = ("start", "m", "inf")
-
-    def __init__(self, start: int, m, inf: float = 0.0):
-        self.start, self.m, self.inf = int(start), np.asarray(m, dtype=np.float64), float(inf)
-
-
-def pld_atoms(losses, masses, iv, h: Fraction):
-    """Pessimistic and optimistic PLDs of finitely many atoms (loss Fractions, mass intervals)."""
-    up = [math.ceil(l / h) for l in losses]
-    dn = [math.floor(l / h) for l in losses]
-    res = []
-    for idx, pick in ((up, 1), (dn, 0)):
-        start = min(idx)
-        arr = np.zeros(max(idx) - start + 1)
-        for i, m in zip(idx, masses):
-            lo, hi = float_box(m)
-            arr[i - start] = float(_up(arr[i - start] + hi)) if pick else float(_down(arr[i - start] + lo))
-        res.append(_Pld(start, arr))
-    return res
-
-
-# ------------------------------------------------------------ composition --
-
-def convolve_pld(a: _Pld, b: _Pld, upper: bool) -> _Pld:
-    c = np.convolve(a.m, b.m)
-    n = min(a.m.size, b.m.size)
-    g = 1.01 * (n + 1) * _U
-    if upper:
-        c = _up(c * (1 + g) + n * _TINY)
-        inf = float(_up(a.inf + b.inf))
-        out = _Pld(a.start + b.start, c, inf)
-    else:
-        c = _down(c * (1 - g) - n * _TINY)
-        out = _Pld(a.start + b.start, c)
-    return _truncate(out, upper)
-
-
-_DIRECT_MAX = 20_000_000     # above this many products (about 0.2 s direct) a step uses the certified FFT
-
-
-class _Tilt:
-    """An exponential tilt ``e**(lam x)`` applied before FFT steps (``lam = 0``: none)."""
-
-    def __init__(self, lam: float, h: Fraction, iv):
-        self.lam, self.iv = float(lam), iv
-        self.step = iv.mpf(self.lam) * _frac_iv(iv, h)        # lam h, an interval
-        self.fstep = float(self.lam * float(h))
-
-
-def _tilt_weights(t: _Tilt, n: int, pivot: int, upper: bool):
-    """Doubles above (``upper``) or below ``e**(lam h (i - pivot))``, i < n."""
-    iv = t.iv
-    lo, hi = _geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n)
-    return hi if upper else lo
-
-
-def _untilt(t: _Tilt, n: int, pivot: int):
-    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow are ``inf``."""
-    iv = t.iv
-    expo = t.fstep * (pivot - np.arange(n))
-    lo = np.full(n, np.inf)
-    hi = np.full(n, np.inf)
-    ok = np.nonzero(expo <= 600.0)[0]
-    if ok.size:
-        k0 = int(ok[0])
-        a, b = _geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0)
-        lo[k0:], hi[k0:] = a, b
-    return lo, hi
-
-
-def _conv_fast(a: _Pld, b: _Pld, upper: bool, tilt: _Tilt | None = None) -> _Pld:
-    """:func:`convolve_pld`, or for large arrays the FFT convolution with its entrywise error bound.
-
-    With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
-    (whose convolution is ``c_k e**(lam x_k)``), which makes its absolute error
-    small relative to the upper tail; each entry takes the narrower of the two
-    enclosures.
-    """
-    if a.m.size * b.m.size <= _DIRECT_MAX or min(a.m.size, b.m.size) < 64:
-        return convolve_pld(a, b, upper)
-    same = a is b
-    c, err = convolve_bounds(a.m, a.m if same else b.m)
-    hi = _up(np.maximum(c, 0.0) + err)
-    lo = np.maximum(_down(c - err), 0.0)
-    if tilt is not None and tilt.lam > 0:
-        with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
-            pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
-            pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
-            try:
-                fa = _tilt_weights(tilt, a.m.size, pa, upper)
-                fb = _tilt_weights(tilt, b.m.size, pb, upper)
-            except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
-                fa = fb = None
-            if fa is not None:
-                # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
-                ta = a.m * fa
-                tb = ta if same else b.m * fb
-            if fa is not None and np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
-                ct, errt = convolve_bounds(ta, tb)
-                v_lo, v_hi = _untilt(tilt, c.size, pa + pb)
-                if upper:
-                    t_hi = _up(_up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
-                    t_hi[~np.isfinite(t_hi)] = np.inf
-                    hi = np.minimum(hi, t_hi)
-                else:
-                    t_lo = _down(_down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U)))
-                    t_lo[~np.isfinite(t_lo)] = 0.0
-                    lo = np.maximum(lo, np.maximum(t_lo, 0.0))
-    if upper:
-        out = _Pld(a.start + b.start, hi, float(_up(a.inf + b.inf)))
-    else:
-        out = _Pld(a.start + b.start, lo)
-    return _truncate(out, upper)
-
-
-def _power_fast(p: _Pld, n: int, upper: bool, tilt: _Tilt | None = None) -> _Pld:
-    result = None
-    base = p
-    while n:
-        if n & 1:
-            result = base if result is None else _conv_fast(result, base, upper, tilt)
-        n >>= 1
-        if n:
-            base = _conv_fast(base, base, upper, tilt)
-    return result
-
-
-def _truncate(p: _Pld, upper: bool) -> _Pld:
-    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``_TAIL``."""
-    m = p.m
-    if m.size < 64:
-        return p
-    cs = np.cumsum(m)
-    lo_cut = int(np.searchsorted(cs, _TAIL, side="right"))          # m[:lo_cut] sums to <= _TAIL
-    rs = np.cumsum(m[::-1])
-    hi_cut = m.size - int(np.searchsorted(rs, _TAIL, side="right"))  # m[hi_cut:] likewise
-    lo_cut = min(lo_cut, m.size - 1)
-    hi_cut = max(hi_cut, lo_cut + 1)
-    if upper:
-        below = _sum_up(m[:lo_cut])
-        above = _sum_up(m[hi_cut:])
-        core = m[lo_cut:hi_cut].copy()
-        core[0] = float(_up(core[0] + below))                       # losses moved up: valid
-        return _Pld(p.start + lo_cut, core, float(_up(p.inf + above)))  # to +inf: valid
-    return _Pld(p.start + lo_cut, m[lo_cut:hi_cut].copy())
-
-
-def _power(p: _Pld, n: int, upper: bool) -> _Pld:
-    result = None
-    base = p
-    while n:
-        if n & 1:
-            result = base if result is None else convolve_pld(result, base, upper)
-        n >>= 1
-        if n:
-            base = convolve_pld(base, base, upper)
-    return result
 
 
 def _normalise(mechanisms, owner):
@@ -494,10 +264,6 @@ class _Part:
     def __init__(self, start, lo, hi, inf=0.0, bin_mass=0.0, gaussian=False, tail=0.0):
         self.start, self.lo, self.hi = int(start), np.asarray(lo, float), np.asarray(hi, float)
         self.inf, self.bin_mass, self.gaussian, self.tail = float(inf), float(bin_mass), gaussian, float(tail)
-
-
-def _frac_iv(iv, q: Fraction):
-    return iv.mpf(q.numerator) / q.denominator
 
 
 def _spread_pq(xi: int, p, q, iv, H, denom):
@@ -628,7 +394,7 @@ def _laplace_part(mech, h: Fraction, iv, H, denom) -> _Part:
 
 def _hat_moment(h: Fraction) -> float:
     """An upper bound of ``|int hat(t) t dt|`` for the connect-the-dots hat of width h (of order h**3)."""
-    iv = iv_context(60)
+    iv = shared_context(60, interval=True)     # this thread's; its precision is never changed
     H = _frac_iv(iv, h)
     e, em = iv.exp(H), iv.exp(-H)
     right = (1 - (1 + H) * em - H * H * em / 2) / (1 - em)
@@ -717,14 +483,21 @@ def _discrete_gaussian_part(mech, h, iv, H, denom):
     seed = iv.exp(-iv.mpf(-N) ** 2 / S2)
     f0 = iv.exp(-(2 * iv.mpf(-N) + 1) / S2)
     rho = iv.exp(-2 / S2)
-    flo, fhi = _geometric(f0, rho, 2 * N)
-    s_lo, s_hi = float_box(seed)
-    ws = []
-    for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
-        c = np.cumprod(np.concatenate(([p0], f)))
-        g = 1.01 * (np.arange(2 * N + 1) + 2) * _U
-        ws.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
-    w_lo, w_hi = ws
+    if N <= 256:
+        # few points: each weight e**(-x**2 / (2 sigma**2)) enclosed on its own (for a small
+        # sigma the products below would start from an underflowing seed and an overflowing ratio)
+        boxes = [float_box(iv.exp(-iv.mpf(x) ** 2 / S2)) for x in range(-N, N + 1)]
+        w_lo = np.array([b[0] for b in boxes])
+        w_hi = np.array([b[1] for b in boxes])
+    else:
+        flo, fhi = _geometric(f0, rho, 2 * N)
+        s_lo, s_hi = float_box(seed)
+        ws = []
+        for p0, f, side in ((s_lo, flo, -1), (s_hi, fhi, 1)):
+            c = np.cumprod(np.concatenate(([p0], f)))
+            g = 1.01 * (np.arange(2 * N + 1) + 2) * _U
+            ws.append(_up(c * (1 + g)) if side > 0 else _down(c * (1 - g)))
+        w_lo, w_hi = ws
     t = iv.exp(-iv.mpf(N + 1) ** 2 / S2) / (1 - iv.exp(-(2 * iv.mpf(N) + 3) / S2))
     t_hi = ceil_fraction(_hi(t))
     z_lo = _sum_down(w_lo)
@@ -759,24 +532,39 @@ def _discrete_gaussian_part(mech, h, iv, H, denom):
 _LAMBDAS = np.geomspace(1 / 64, 8.0, 25)
 
 
-def _log_mgf(part: _Part, h: Fraction, iv, H):
-    """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` at each ``lam`` of ``_LAMBDAS``.
+def _log_mgf_at(part: _Part, lam: float, h: Fraction, iv, H):
+    """Bounds ``(upper, lower)`` of ``ln sum_i m_i e**(lam x_i)`` for one ``lam`` of ``_LAMBDAS``.
 
-    The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence;
-    the +inf mass is left out (it is accounted separately).
+    The weights ``e**(lam (x_i - x_top))`` are a certified geometric sequence
+    over the top ``keep`` points, where they are at least ``e**-700`` (a seed
+    that does not underflow); every lower point weighs at most
+    ``e**(-keep lam h)``, which the upper bound adds times their total mass and
+    the lower bound drops. The +inf mass is left out (it is accounted separately).
     """
     n = part.hi.size
     top = part.start + n - 1
-    up, lo = np.empty(_LAMBDAS.size), np.empty(_LAMBDAS.size)
-    for k, lam in enumerate(_LAMBDAS):
-        L = iv.mpf(float(lam))
-        w_lo, w_hi = _geometric(iv.exp(-(n - 1) * L * H), iv.exp(L * H), n)   # e^{lam (x_i - x_top)}
-        s_hi = _sum_up(_up(part.hi * w_hi))
-        s_lo = _sum_down(_down(part.lo * w_lo))
-        shift = L * top * H
-        up[k] = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
-        lo[k] = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
+    L = iv.mpf(float(lam))
+    keep = min(n, int(700.0 / (float(lam) * float(h))) + 1)
+    j0 = n - keep
+    w_lo, w_hi = _geometric(iv.exp(-(keep - 1) * L * H), iv.exp(L * H), keep)  # e^{lam (x_i - x_top)}
+    s_hi = _sum_up(_up(part.hi[j0:] * w_hi))
+    if j0 > 0:
+        cut = float_box(iv.exp(-keep * L * H))[1]
+        s_hi = float(_up(s_hi + _up(_sum_up(part.hi[:j0]) * cut)))
+    s_lo = _sum_down(_down(part.lo[j0:] * w_lo))
+    shift = L * top * H
+    up = ceil_fraction(_hi(iv.log(iv.mpf(s_hi)) + shift)) if s_hi > 0 else -math.inf
+    lo = floor_fraction(_lo(iv.log(iv.mpf(s_lo)) + shift)) if s_lo > 0 else -math.inf
     return up, lo
+
+
+def _log_mgf_float(part: _Part, h: Fraction):
+    """Float estimates of ``ln sum_i m_i e**(lam x_i)`` at every ``lam`` of ``_LAMBDAS`` (no bound)."""
+    x = (part.start + np.arange(part.hi.size)) * float(h)
+    top = float(x[-1])
+    with np.errstate(divide="ignore", under="ignore"):
+        w = np.exp(np.outer(_LAMBDAS, x - top))
+        return np.log(w @ part.hi) + _LAMBDAS * top
 
 
 def _choose_tilt(parts, h: Fraction, iv, target):
@@ -805,8 +593,8 @@ def _choose_tilt(parts, h: Fraction, iv, target):
     if target[0] == "epsilon":
         lam = (target[1] - mean) / var
     else:
-        from scipy.stats import norm
-        lam = float(norm.isf(target[1])) / sd
+        from scipy.special import ndtri
+        lam = -float(ndtri(target[1])) / sd          # the normal upper quantile of delta
     if not lam > 0 or not math.isfinite(lam):
         return None
     # a coarse ladder (powers of 2**(1/4)): nearby queries share the tilt, hence the composition
@@ -814,11 +602,17 @@ def _choose_tilt(parts, h: Fraction, iv, target):
     return _Tilt(lam, h, iv)
 
 
+#: PLDs with at least this many points answer delta queries from a DeltaTable (one O(n)
+#: pass, then O(1) per query); smaller ones are evaluated per query (relative error
+#: of the query's own terms only).
+_TABLE_MIN = 4096
+
+
 class _Composition:
     """Upper and lower PLDs of a composition of spread PLDs, with the gap bound of the spreading."""
 
     def __init__(self, groups, grid_step: float, target=None):
-        iv = iv_context(_DPS)
+        iv = shared_context(_DPS, interval=True)   # this thread's; its precision is never changed
         h = _aligned_step(groups, grid_step)
         H = _frac_iv(iv, h)
         denom = 1 - iv.exp(-H)
@@ -843,19 +637,22 @@ class _Composition:
             self.gauss = _gaussian_part(mu2, h, iv, H)
             parts.append((self.gauss, 1))
         tilt = _choose_tilt(parts, h, iv, target)
+        # mass each truncation may move to +inf (upper PLD) or drop (lower PLD): 1e-60, or when
+        # epsilon is sought at delta, delta 2**-60 (a chain has at most about 64 steps, so
+        # together they move delta_upper by less than half a unit in the last place of delta)
+        tail = max(_TAIL, target[1] * 2.0 ** -60) if target is not None and target[0] == "delta" else _TAIL
         upper = lower = None
-        self.spread = []            # (count, bin mass bound, lower log-MGF bounds)
-        self._lm_total, self._inf_total, self._tops, self._widths = None, 0.0, [], []
-        for part, count in parts:
-            pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt)
-            pl = _power_fast(_Pld(part.start, part.lo), count, False, tilt)
-            upper = pu if upper is None else _conv_fast(upper, pu, True, tilt)
-            lower = pl if lower is None else _conv_fast(lower, pl, False, tilt)
-            lm_hi, lm_lo = _log_mgf(part, h, iv, H)
-            self._lm_total = count * lm_hi if self._lm_total is None else self._lm_total + count * lm_hi
-            self._inf_total += count * part.inf
+        self.spread = []            # (count, bin mass bound, index of the part)
+        self._parts, self._lm, self._lm_float = parts, {}, None
+        self._inf_total, self._tops, self._widths = 0.0, [], []
+        for j, (part, count) in enumerate(parts):
+            pu = _power_fast(_Pld(part.start, part.hi, part.inf), count, True, tilt, tail)
+            pl = _power_fast(_Pld(part.start, part.lo), count, False, tilt, tail)
+            upper = pu if upper is None else _conv_fast(upper, pu, True, tilt, tail)
+            lower = pl if lower is None else _conv_fast(lower, pl, False, tilt, tail)
+            self._inf_total = float(_up(self._inf_total + _up(count * part.inf)))
             if part.bin_mass > 0 and not part.gaussian:
-                self.spread.append((count, part.bin_mass, lm_lo))
+                self.spread.append((count, part.bin_mass, j))
                 self._tops.append(ceil_fraction((part.start + part.hi.size) * h))
                 self._widths.append(part.hi.size - 1)
         self.upper, self.lower = upper, lower
@@ -865,6 +662,39 @@ class _Composition:
         self._suffix = _up(np.cumsum(m[::-1])[::-1] * (1 + 1.01 * (n + 1) * _U) + n * _TINY)
         # (e^h - 1) / 4 bounds the chord gap of (1 - c y)_+ over one bin, times the bin's mass
         self.kappa = ceil_fraction(_hi((iv.exp(H) - 1) / 4))
+        self._tables = {}
+
+    def _log_mgfs_at(self, k: int):
+        """``(upper bound of the composed log-MGF, lower bounds per part)`` at ``_LAMBDAS[k]``, computed once.
+
+        Only the gap of spread mechanisms reads them, so a composition without
+        spread mechanisms (pure lattices, a Gaussian alone) never computes them.
+        """
+        got = self._lm.get(k)
+        if got is None:
+            total, lows = None, []
+            for part, count in self._parts:
+                lm_hi, lm_lo = _log_mgf_at(part, _LAMBDAS[k], self.h, self.iv, self.H)
+                total = _up(count * lm_hi) if total is None else _up(total + _up(count * lm_hi))
+                lows.append(lm_lo)
+            got = self._lm[k] = (float(total), lows)
+        return got
+
+    def _chernoff_candidates(self, t: float, j: int):
+        """The two ``_LAMBDAS`` indices whose float Chernoff exponents for part ``j`` at ``t`` are least.
+
+        Any subset of the grid gives a valid bound (it is certified at the
+        chosen points); the float estimates only choose where to certify.
+        """
+        if self._lm_float is None:
+            per = [_log_mgf_float(part, self.h) for part, _ in self._parts]
+            total = sum(count * f for f, (_, count) in zip(per, self._parts))
+            self._lm_float = (total, per)
+        total, per = self._lm_float
+        with np.errstate(invalid="ignore"):
+            f = total - per[j] - _LAMBDAS * t
+        f = np.where(np.isfinite(f), f, np.inf)
+        return [int(i) for i in np.argsort(f, kind="stable")[:2]]
 
     def _above_grid(self, t: Fraction) -> float:
         """An upper bound of P(L_rest > t + width + n h) by coupling (each original within h of its spread)."""
@@ -874,7 +704,7 @@ class _Composition:
             s = float(self._suffix[max(first, 0)])
         return min(1.0, float(_up(s + self.upper.inf)))
 
-    def _above(self, t: float, lm_lo) -> float:
+    def _above(self, t: float, j: int) -> float:
         """An upper bound of P(L_rest > t), L_rest the loss of every coordinate but one (Chernoff).
 
         For lam > 0, ``e**(lam l) = y**-lam`` is convex in ``y = e**-l``, so a
@@ -882,8 +712,14 @@ class _Composition:
         the finite part is at most ``exp(-lam t) prod_i E[e**(lam L_i)]``, the
         rest at most the masses at +inf.
         """
-        e = _up(_up(self._lm_total - lm_lo) - _down(_LAMBDAS * t))
-        best = float(np.min(e))
+        # P(L_rest > t) <= P(L_rest > t') for t' <= t: clamping t keeps lam t finite
+        # (an epsilon far beyond every finite loss, e.g. 1e308, gives e**-16384 already)
+        t = min(t, 2.0 ** 20)
+        best = math.inf
+        for k in self._chernoff_candidates(t, j):
+            total, lows = self._log_mgfs_at(k)
+            e = float(_up(_up(total - lows[j]) - _down(_LAMBDAS[k] * t)))
+            best = min(best, e)
         if best >= 0:
             chern = 1.0
         elif best < -746.0:
@@ -904,10 +740,10 @@ class _Composition:
         last = None if self.gauss is not None or not self.spread else \
             max(range(len(self.spread)), key=lambda i: self.spread[i][1])
         last_term = None
-        for i, (count, bin_mass, lm_lo) in enumerate(self.spread):
+        for i, (count, bin_mass, j) in enumerate(self.spread):
             # a gap needs the kink inside the coordinate's support: L_rest > epsilon - its top
             t = float(_down(epsilon - self._tops[i]))
-            T = min(self._above(t, lm_lo), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
+            T = min(self._above(t, j), self._above_grid(fe - (self._widths[i] + self.n_spread) * self.h))
             one = float(_up(_up(bin_mass * self.kappa) * T))
             if i == last:
                 count -= 1
@@ -925,11 +761,39 @@ class _Composition:
             total = float(_up(total + term))
         return total
 
+    def _delta(self, p: _Pld, epsilon: float, upper: bool) -> float:
+        """The bound of delta(epsilon) of ``p``: from its suffix-sum table when large, else per query."""
+        if p.m.size >= _TABLE_MIN and epsilon <= TABLE_MAX_EPSILON:
+            if upper not in self._tables:
+                self._tables[upper] = DeltaTable(p, self.iv, self.h, upper)
+            return self._tables[upper](epsilon)
+        return _delta_grid(p, epsilon, self.iv, self.h, self.H, upper)
+
+    def guess(self, upper: bool, delta: float):
+        """A float estimate of where the upper (lower) PLD's profile crosses ``delta``, or None.
+
+        From the suffix-sum table when the PLD has one, else from the masses
+        (:func:`_float_guess`); only where the bisection starts depends on it.
+        """
+        p = self.upper if upper else self.lower
+        if p.m.size < _TABLE_MIN:
+            return _float_guess(p, self.h, delta)
+        if upper not in self._tables:
+            self._tables[upper] = DeltaTable(p, self.iv, self.h, upper)
+        table = self._tables[upper]
+        a, b = 0.0, min(TABLE_MAX_EPSILON, float((p.start + p.m.size) * self.h))
+        if not b > 0 or table.estimate(a) <= delta or table.estimate(b) > delta:
+            return None
+        for _ in range(60):
+            c = (a + b) / 2
+            a, b = (a, c) if table.estimate(c) <= delta else (c, b)
+        return b
+
     def delta_upper(self, epsilon: float) -> float:
-        return _delta_grid(self.upper, epsilon, self.iv, self.h, self.H, True)
+        return self._delta(self.upper, epsilon, True)
 
     def delta_lower(self, epsilon: float) -> float:
-        d = _delta_grid(self.lower, epsilon, self.iv, self.h, self.H, False)
+        d = self._delta(self.lower, epsilon, False)
         g = self.gap(epsilon)
         return max(0.0, float(_down(d - g))) if g > 0 else d
 
@@ -945,23 +809,6 @@ def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> flo
     if upper:
         return min(1.0, float(_up(_sum_up(_up(m * _up(1.0 - lo))) + p.inf)))
     return _sum_down(_down(m * _down(1.0 - hi)))
-
-
-def pld_delta_at(p: _Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) -> float:
-    """Bound of ``sum_i m_i (1 - e^{eps - L_i})_+ (+ inf mass)`` in the direction of ``upper``."""
-    fe = Fraction(epsilon)
-    first = max(0, math.floor(fe / h) + 1 - p.start)          # L_i = (start + i) h > eps
-    m = p.m[first:]
-    if m.size == 0:
-        return p.inf if upper else 0.0
-    i = p.start + first
-    x = iv.mpf(epsilon) - i * iv.mpf(hf)
-    lo, hi = _geometric(iv.exp(x), iv.exp(-iv.mpf(hf)), m.size)   # e^{eps - L_i} in (0, 1)
-    if upper:
-        w = _up(1.0 - lo)
-        return min(1.0, float(_up(_sum_up(_up(m * w)) + p.inf)))
-    w = _down(1.0 - hi)
-    return _sum_down(_down(m * w))
 
 
 # ----------------------------------------------------------------- public --
@@ -1060,12 +907,16 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     if comp.upper.inf >= delta:
         hi_eps = math.inf
     else:
-        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol)[1]
+        hi_eps = _bisect(lambda e: comp.delta_upper(e) <= delta, top, rtol, comp.guess(True, delta))[1]
     pure = _pure_epsilon(groups)
     if pure is not None:           # the composition is (pure, 0)-DP (basic composition)
         hi_eps = min(hi_eps, pure)
     # the exact epsilon exceeds every e with delta_lower(e) > delta
-    lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol)[0], hi_eps)
+    # delta_lower(e) > delta means the lower PLD's profile exceeds delta + gap(e); the gap
+    # varies slowly, so its value at the upper end places the guess
+    shifted = delta + comp.gap(hi_eps) if math.isfinite(hi_eps) else delta
+    lo_eps = min(_bisect(lambda e: not comp.delta_lower(e) > delta, top, rtol,
+                         comp.guess(False, shifted))[0], hi_eps)
     return Enclosure(lo_eps, hi_eps)
 
 
@@ -1082,14 +933,68 @@ def _pure_epsilon(groups):
     return ceil_fraction(total)
 
 
-def _bisect(ok, top: float, rtol: float) -> float:
-    """``(a, b)``: ``ok(b)``, ``not ok(a)`` (or ``a = b = 0``), ``b - a <= rtol b``; ok monotone."""
+def _float_guess(p, h: Fraction, delta: float):
+    """A float estimate of the epsilon where ``p``'s profile crosses ``delta``: a starting point only.
+
+    Plain float arithmetic, used to place the certified bisection's first
+    bracket (every point it returns is still verified by the certified
+    bounds). None for PLDs of ``_TABLE_MIN`` points or more (their tables
+    give the estimate), or when there is nothing to guess.
+    """
+    n = p.m.size
+    if n >= _TABLE_MIN or not p.inf < delta:
+        return None
+    x = (p.start + np.arange(n)) * float(h)
+    m = p.m
+
+    def d(e):
+        k = int(np.searchsorted(x, e, side="right"))
+        return float(np.dot(m[k:], -np.expm1(e - x[k:]))) + p.inf
+
+    a, b = 0.0, float(x[-1])
+    if not b > 0 or d(a) <= delta:
+        return None
+    for _ in range(60):
+        c = (a + b) / 2
+        a, b = (a, c) if d(c) <= delta else (c, b)
+    return b
+
+
+def _bisect(ok, top: float, rtol: float, guess=None) -> float:
+    """``(a, b)``: ``ok(b)``, ``not ok(a)`` (or ``a = b = 0``), ``b - a <= rtol b``; ok monotone.
+
+    With a ``guess``, the first bracket is searched around it (relative radii
+    1e-11 to 0.1) before the bracket ``[0, top]``; such a bracket is narrowed
+    to ``rtol / 4`` (two more steps), so that its ends are no coarser than
+    those of the plain bisection. Validity never depends on the guess.
+    """
     if ok(0.0):
         return 0.0, 0.0
-    a, b = 0.0, max(top, 1e-300)
-    while not ok(b):
-        b *= 2
-    while b - a > rtol * b and math.nextafter(a, math.inf) < b:
+    a, b = 0.0, None
+    tol = rtol
+    if guess is not None and math.isfinite(guess) and guess > 0:
+        radii = (1e-11, 1e-9, 1e-7, 1e-5, 1e-3, 1e-1)
+        for r in radii:
+            x = guess * (1 + r)
+            if ok(x):
+                b = x
+                break
+            a = x
+        if b is not None:
+            for r in radii:
+                x = guess * (1 - r)
+                if x <= a:
+                    break
+                if not ok(x):
+                    a = x
+                    break
+                b = x
+            tol = rtol / 4
+    if b is None:
+        b = max(top, a, 1e-300)
+        while not ok(b):
+            a, b = b, b * 2
+    while b - a > tol * b and math.nextafter(a, math.inf) < b:
         c = (a + b) / 2
         if ok(c):
             b = c

@@ -52,7 +52,7 @@ from fractions import Fraction
 from ..utils.precision import iv_context, raw_to_fraction
 from ..utils.constraints import PROBABILITY_RESULT, Options, Ordered, Reported, constrained, constrained_fields
 from ..utils.validation import Described, Interval, parameter_error
-from ..accounting.profiles import pld_atoms, convolve_pld, pld_delta_at
+from ..utils.pld import convolve, delta_at, pld_atoms
 from ..mechanisms import report_noisy_max_distribution
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ._constraints import COUNTS, FINITE_PRIVACY, GAMMA
@@ -312,10 +312,10 @@ def exact_delta(counts, gamma, epsilon, *, grid_step=1e-3, max_combinations=4096
             up = lo = None
             for opt in combo:
                 pu, pl = opt[idx]
-                up = pu if up is None else convolve_pld(up, pu, True)
-                lo = pl if lo is None else convolve_pld(lo, pl, False)
-            du = pld_delta_at(up, epsilon, ctx, h, float(h), True)
-            dl = pld_delta_at(lo, epsilon, ctx, h, float(h), False)
+                up = pu if up is None else convolve(up, pu, True)
+                lo = pl if lo is None else convolve(lo, pl, False)
+            du = delta_at(up, epsilon, ctx, h, float(h), True)
+            dl = delta_at(lo, epsilon, ctx, h, float(h), False)
             lower_best = max(lower_best, dl)
             if best is None or du > best[0]:
                 best = (du, tuple(opt[0] for opt in combo), direction)
@@ -335,8 +335,8 @@ def _dominated(ctx, counts, per_query, laws, epsilon, h, total, grid_step):
                 pairs = [(p, o[3]) if idx == 1 else (o[3], p) for o in opts]
                 dom_cache[key] = _dominating_pld(ctx, pairs, h)
             pu = dom_cache[key]
-            up = pu if up is None else convolve_pld(up, pu, True)
-        du = pld_delta_at(up, epsilon, ctx, h, float(h), True)
+            up = pu if up is None else convolve(up, pu, True)
+        du = delta_at(up, epsilon, ctx, h, float(h), True)
         if best_upper is None or du > best_upper:
             best_upper, best_dir = du, direction
     # lower end: one combination, each query's move with the largest divergence at e^(epsilon / T)
@@ -352,8 +352,8 @@ def _dominated(ctx, counts, per_query, laws, epsilon, h, total, grid_step):
             o = max(opts, key=score)
             chosen.append(o[0])
             pl = o[idx][1]
-            lo = pl if lo is None else convolve_pld(lo, pl, False)
-        dl = pld_delta_at(lo, epsilon, ctx, h, float(h), False)
+            lo = pl if lo is None else convolve(lo, pl, False)
+        dl = delta_at(lo, epsilon, ctx, h, float(h), False)
         if moves is None or dl > lower_best:
             lower_best, moves = dl, tuple(chosen)
     return ExactDelta(epsilon, lower_best, best_upper, moves, best_dir, total, grid_step)

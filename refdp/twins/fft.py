@@ -4,7 +4,7 @@
 the same order (the butterflies of one stage are vectorised, each one the
 kernel's four products and four sums), so the two agree bit for bit; the
 tests and ``refdp verify`` compare them. The certified convolution built on it
-is :func:`refdp.accounting.profiles`' ``convolve_bounds``.
+is :func:`refdp.utils.fftconv.convolve_bounds`.
 """
 from __future__ import annotations
 

@@ -24,5 +24,8 @@ module                 holds
 ``votes``              teachers' vote counts, as PATE and its accounting read them
 ``rng``                independent child streams of one generator
 ``repr``               the ``Name(param=value, ...)`` repr of estimators
+``fftconv``            FFT convolution with a certified entrywise error bound
+``pld``                privacy-loss distributions on a grid with certified
+                       masses: composition, profile bounds (accounting, PATE)
 =====================  ==========================================================
 """

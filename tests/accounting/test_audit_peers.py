@@ -8,7 +8,7 @@ from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import (Gaussian, Laplace, RandomizedResponse, optimal_composition_delta,
                               optimal_composition_epsilon, privacy_profile_epsilon)
 from refdp.accounting.gaussian_exact import gaussian_delta, normal_cdf
-from refdp.accounting.audit_peers import (AuditRow, Setting, _verdict, audit_accountants,
+from refdp.accounting.audit_peers import (AuditRow, Setting, _strict_lower, _verdict, audit_accountants,
                                           default_settings, reference_epsilon)
 from refdp.accounting.profiles import Enclosure
 from refdp.cli import main
@@ -154,3 +154,37 @@ def test_opacus_rdp_peer_is_never_below_the_truth():
     assert [r.verdict for r in rows] == ["valid", "valid", "unsupported"]
     assert all(r.value >= r.truth.upper for r in rows[:2])
     assert "only the subsampled Gaussian" in rows[2].error
+
+
+def test_a_value_equal_to_a_strict_lower_end_undercuts():
+    e = Enclosure(1.0, 1.2)
+    assert _verdict(1.0, e) == ("inside", None)                    # lower end not known strict
+    assert _verdict(1.0, e, strict=True) == ("undercuts", 0.0)
+    assert _verdict(1.0 + 2 ** -52, e, strict=True) == ("inside", None)
+    assert _verdict(0.0, Enclosure(0.0, 0.5), strict=True) == ("inside", None)   # lower 0 proves nothing
+    assert _verdict(1.2, Enclosure(1.2, 1.2), strict=True) == ("valid", 0.0)     # a point enclosure
+    assert _strict_lower([(RandomizedResponse(10.0), 1)]) and _strict_lower([Gaussian(1.0)])
+    assert not _strict_lower([Laplace(1.0)]) and _strict_lower([(Laplace(1.0), 2)])
+
+
+@pytest.mark.parametrize("e0, k, delta", [(10.0, 1, 1e-15), (10.0, 1, 1e-6), (10.0, 1, 0.01), (10.0, 10, 0.01)])
+def test_pure_dp_lower_ends_are_strict_by_60_digits(e0, k, delta):
+    # reference_epsilon's lower end for randomized response lies strictly below the exact
+    # epsilon: a 60-digit bisection of the exact binomial profile (Kairouz, Oh and
+    # Viswanath 2015) confirms it where the enclosure is one unit in the last place wide
+    from math import comb
+    truth = reference_epsilon([(RandomizedResponse(e0), k)], delta)
+    mp = mp_context(60)
+    E = mp.mpf(e0)
+    p = mp.exp(E) / (1 + mp.exp(E))
+
+    def prof(eps):
+        return sum(comb(k, i) * p ** (k - i) * (1 - p) ** i * (1 - mp.exp(eps - (k - 2 * i) * E))
+                   for i in range(k + 1) if (k - 2 * i) * E > eps)
+
+    a, b = mp.mpf(0), mp.mpf(k * e0)
+    for _ in range(220):
+        c = (a + b) / 2
+        a, b = (a, c) if prof(c) <= mp.mpf(delta) else (c, b)
+    assert mp.mpf(truth.lower) < a and b <= mp.mpf(truth.upper)
+    assert truth.upper - truth.lower <= 2 * math.ulp(truth.upper)

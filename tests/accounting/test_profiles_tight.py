@@ -7,7 +7,7 @@ import pytest
 
 from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import optimal_composition_delta, optimal_composition_epsilon
-from refdp.accounting._fftconv import _tables, convolve_bounds
+from refdp.utils.fftconv import _tables, convolve_bounds
 from refdp.accounting.gaussian_exact import gaussian_delta
 from refdp.accounting.profiles import (DiscreteLaplace, Gaussian, Laplace, RandomizedResponse,
                                        privacy_profile_delta, privacy_profile_epsilon)
@@ -149,10 +149,10 @@ def test_mixed_neighbour_relations_are_refused():
 
 @pytest.mark.parametrize("delta", [1e-6, 1e-15])
 def test_fft_steps_agree_with_direct_convolution(monkeypatch, delta):
-    import refdp.accounting.profiles as profiles
+    import refdp.utils.pld as pld
     mech = [(Laplace(10.0), 40), (Gaussian(8.0), 5)]
     direct = privacy_profile_epsilon(mech, delta)
-    monkeypatch.setattr(profiles, "_DIRECT_MAX", 0)        # every large step by (tilted) FFT
+    monkeypatch.setattr(pld, "DIRECT_MAX", 0)        # every large step by (tilted) FFT
     fft = privacy_profile_epsilon(mech, delta)
     assert fft.lower <= direct.upper and direct.lower <= fft.upper     # both contain the truth
     assert fft.width <= 2 * direct.width + 1e-9 * direct.upper

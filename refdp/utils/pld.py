@@ -1,0 +1,462 @@
+"""Privacy-loss distributions on a loss grid with certified mass bounds.
+
+The arithmetic shared by the certified privacy profiles
+(:mod:`refdp.accounting.profiles`), the exact-delta check of the PATE 2017
+analysis (:mod:`refdp.accounting.pate2017`) and the exact delta of PATE's
+data-dependent analysis (:mod:`refdp.pate.exact_delta`).
+
+A :class:`Pld` holds doubles ``m[i]`` bounding (from above for an *upper*
+PLD, from below for a *lower* one) the masses at losses ``(start + i) h``,
+plus, for an upper PLD, a mass at ``+inf``. Composition is convolution:
+directly (:func:`convolve_direct`, each entry's rounding bounded a priori)
+or, for large steps, by the radix-2 FFT of :mod:`refdp.utils.fftconv` with
+its entrywise error bound, also on exponentially tilted arrays
+(:func:`convolve`). ``delta(epsilon) = sum_i m_i (1 - e**(epsilon - L_i))_+``
+is bounded per query (:func:`delta_at`) or, for many queries on one large
+PLD, from certified suffix sums (:class:`DeltaTable`). Every bound is
+rounded toward safety; the proofs are in ``docs/theory/privacy_profiles.rst``
+(sections 2 and 3).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .fftconv import convolve_bounds, convolve_bounds_pair
+from .precision import raw_to_fraction
+from .rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
+
+__all__ = ["TINY", "FLOOR", "TAIL", "DIRECT_MAX", "up", "down", "interval_lo", "interval_hi", "float_box",
+           "geometric", "sum_up", "sum_down", "Pld", "pld_atoms", "convolve_direct", "convolve",
+           "power", "power_direct", "truncate", "Tilt", "fraction_interval", "delta_at", "DeltaTable", "suffix_sums"]
+
+TINY = 2.0 ** -1074
+FLOOR = 1e-290          # values below this are enclosed in [0, 2 * FLOOR]
+TAIL = 1e-60            # default mass a truncation may move or drop per composition step
+
+
+# --------------------------------------------------------------- doubles --
+
+def up(x):
+    return np.nextafter(x, np.inf)
+
+
+def down(x):
+    return np.maximum(np.nextafter(x, -np.inf), 0.0)
+
+
+def interval_lo(x) -> Fraction:
+    return raw_to_fraction(x._mpi_[0])
+
+
+def interval_hi(x) -> Fraction:
+    return raw_to_fraction(x._mpi_[1])
+
+
+def float_box(x):
+    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x``."""
+    return floor_fraction(interval_lo(x)), ceil_fraction(interval_hi(x))
+
+
+def geometric(seed, ratio, n: int):
+    """Doubles enclosing ``seed * ratio**i`` (i < n) for positive intervals ``seed``, ``ratio``.
+
+    ``np.cumprod`` rounds each of its ``i`` products to nearest, a relative
+    error of at most ``(1 + u)**i - 1 <= 1.01 i u``; the bound is applied with
+    outward rounding. Values below ``FLOOR`` are enclosed in ``[0, 2 FLOOR]``
+    (no relative bound survives underflow).
+
+    A growing sequence (``ratio > 1``) whose seed is below the normal range
+    would stay stuck among the subnormals, where products lose their relative
+    accuracy, while the exact values grow out of it. Its terms are therefore
+    split at ``k = ln(FLOOR / seed) / ln(ratio)``, enclosed in intervals: the
+    terms before ``k`` are below ``FLOOR``, the one or two around ``k`` are
+    enclosed one by one, and the rest restart from the interval seed
+    ``seed * ratio**ceil(k) >= FLOOR``.
+    """
+    s_lo, s_hi = float_box(seed)
+    r_lo, r_hi = float_box(ratio)
+    if n > 1 and r_lo > 1.0 and s_hi < 2.0 ** -1022:
+        return _geometric_from_subnormal(seed, ratio, n)
+    out = []
+    for s, r, side in ((s_lo, r_lo, -1), (s_hi, r_hi, 1)):
+        a = np.full(n, r)
+        a[0] = s
+        with np.errstate(over="ignore", under="ignore"):
+            c = np.cumprod(a)
+        g = 1.01 * (np.arange(n) + 2) * _U
+        c = up(c * (1 + g)) if side > 0 else down(c * (1 - g))
+        out.append(c)
+    lo, hi = out
+    small = hi < FLOOR
+    lo[small] = 0.0
+    hi[small] = 2 * FLOOR
+    if not np.all(np.isfinite(hi)):
+        raise ArithmeticError("a privacy-loss mass overflowed; use a coarser grid_step")
+    return lo, hi
+
+
+def _geometric_from_subnormal(seed, ratio, n: int):
+    """:func:`geometric` for ``ratio > 1`` and a seed below the normal doubles (its docstring)."""
+    ctx = seed.ctx
+    k = (ctx.log(ctx.mpf(FLOOR)) - ctx.log(seed)) / ctx.log(ratio)
+    j_small = max(0, min(n, math.floor(interval_lo(k))))        # j < j_small: seed ratio**j < FLOOR
+    j_big = max(j_small, min(n, math.ceil(interval_hi(k))))     # j >= j_big: seed ratio**j >= FLOOR
+    lo = np.zeros(n)
+    hi = np.full(n, 2 * FLOOR)
+    for j in range(j_small, j_big):
+        lo[j], hi[j] = float_box(seed * ratio ** j)
+    if j_big < n:
+        lo[j_big:], hi[j_big:] = geometric(seed * ratio ** j_big, ratio, n - j_big)
+    small = hi < FLOOR
+    lo[small] = 0.0
+    hi[small] = 2 * FLOOR
+    return lo, hi
+
+
+def sum_up(x) -> float:
+    """A double >= the exact sum of the non-negative array ``x``."""
+    n = x.size
+    if n == 0:
+        return 0.0
+    return float(up(float(np.sum(x)) * (1 + 1.01 * (n + 1) * _U) + n * TINY))
+
+
+def sum_down(x) -> float:
+    n = x.size
+    if n == 0:
+        return 0.0
+    return max(0.0, float(down(float(np.sum(x)) * (1 - 1.01 * (n + 1) * _U) - n * TINY)))
+
+
+# ------------------------------------------------------------------ PLDs --
+
+class Pld:
+    """Masses ``m[i]`` at losses ``(start + i) * h`` plus a mass at +inf (upper PLD) or none (lower)."""
+
+    __slots__ = ("start", "m", "inf")
+
+    def __init__(self, start: int, m, inf: float = 0.0):
+        self.start, self.m, self.inf = int(start), np.asarray(m, dtype=np.float64), float(inf)
+
+
+def pld_atoms(losses, masses, iv, h: Fraction):
+    """Pessimistic and optimistic PLDs of finitely many atoms (loss Fractions, mass intervals)."""
+    ceil_idx = [math.ceil(l / h) for l in losses]
+    floor_idx = [math.floor(l / h) for l in losses]
+    res = []
+    for idx, pick in ((ceil_idx, 1), (floor_idx, 0)):
+        start = min(idx)
+        arr = np.zeros(max(idx) - start + 1)
+        for i, m in zip(idx, masses):
+            lo, hi = float_box(m)
+            arr[i - start] = float(up(arr[i - start] + hi)) if pick else float(down(arr[i - start] + lo))
+        res.append(Pld(start, arr))
+    return res
+
+
+# ------------------------------------------------------------ composition --
+
+def convolve_direct(a: Pld, b: Pld, upper: bool, tail: float = TAIL) -> Pld:
+    c = np.convolve(a.m, b.m)
+    n = min(a.m.size, b.m.size)
+    g = 1.01 * (n + 1) * _U
+    if upper:
+        c = up(c * (1 + g) + n * TINY)
+        inf = float(up(a.inf + b.inf))
+        out = Pld(a.start + b.start, c, inf)
+    else:
+        c = down(c * (1 - g) - n * TINY)
+        out = Pld(a.start + b.start, c)
+    return truncate(out, upper, tail=tail)
+
+
+DIRECT_MAX = 20_000_000     # above this many products (about 0.2 s direct) a step uses the certified FFT
+
+
+class Tilt:
+    """An exponential tilt ``e**(lam x)`` applied before FFT steps (``lam = 0``: none)."""
+
+    def __init__(self, lam: float, h: Fraction, iv):
+        self.lam, self.iv = float(lam), iv
+        self.step = iv.mpf(self.lam) * fraction_interval(iv, h)        # lam h, an interval
+        self.fstep = float(self.lam * float(h))
+
+
+def tilt_weights(t: Tilt, n: int, pivot: int, upper: bool):
+    """Doubles above (``upper``) or below ``e**(lam h (i - pivot))``, i < n."""
+    iv = t.iv
+    lo, hi = geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n)
+    return hi if upper else lo
+
+
+def untilt(t: Tilt, n: int, pivot: int, first: int = 0):
+    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow, or below ``first``, are ``inf``."""
+    iv = t.iv
+    expo = t.fstep * (pivot - np.arange(n))
+    lo = np.full(n, np.inf)
+    hi = np.full(n, np.inf)
+    ok = np.nonzero(expo <= 600.0)[0]
+    if ok.size:
+        k0 = max(int(ok[0]), first)
+        if k0 >= n:
+            return lo, hi
+        a, b = geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0)
+        lo[k0:], hi[k0:] = a, b
+    return lo, hi
+
+
+def _balance(x, t) -> tuple[int, int]:
+    """Exponents ``(ex, et) >= 0``, one of them 0, making ``2**ex x`` and ``2**et t`` of similar 2-norm.
+
+    Scaling by a power of two is exact (no overflow: both arrays are at most
+    about 1 and the larger norm is at most ``sqrt(n)`` times the maximum); it
+    only balances the paired transform's common error bound.
+    """
+    nx = float(np.sqrt(np.sum(x * x)))
+    nt = float(np.sqrt(np.sum(t * t)))
+    if not (nx > 0 and nt > 0 and math.isfinite(nx) and math.isfinite(nt)):
+        return 0, 0
+    e = int(round(math.log2(nt / nx)))
+    e = max(-900, min(900, e))
+    return (e, 0) if e >= 0 else (0, -e)
+
+
+def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
+    """:func:`convolve_direct`, or for large arrays the FFT convolution with its entrywise error bound.
+
+    With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
+    (whose convolution is ``c_k e**(lam x_k)``), which makes its absolute error
+    small relative to the upper tail; each entry takes the narrower of the two
+    enclosures. The plain and the tilted convolutions share one paired
+    transform (:func:`refdp.utils.fftconv.convolve_bounds_pair`), each side
+    scaled by an exact power of two so that their norms are alike.
+    """
+    if a.m.size * b.m.size <= DIRECT_MAX or min(a.m.size, b.m.size) < 64:
+        return convolve_direct(a, b, upper, tail)
+    same = a is b
+    tilted = None
+    if tilt is not None and tilt.lam > 0:
+        with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+            pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
+            pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
+            try:
+                fa = tilt_weights(tilt, a.m.size, pa, upper)
+                fb = fa if same else tilt_weights(tilt, b.m.size, pb, upper)
+            except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
+                fa = fb = None
+            if fa is not None:
+                # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
+                ta = a.m * fa
+                tb = ta if same else b.m * fb
+                if np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
+                    tilted = (ta, tb, pa, pb)
+    if tilted is None:
+        c, err = convolve_bounds(a.m, a.m if same else b.m)
+    else:
+        ta, tb, pa, pb = tilted
+        xa, ya = _balance(a.m, ta)
+        A, TA = np.ldexp(a.m, xa), np.ldexp(ta, ya)
+        if same:
+            xb, yb, B, TB = xa, ya, A, TA
+        else:
+            xb, yb = _balance(b.m, tb)
+            B, TB = np.ldexp(b.m, xb), np.ldexp(tb, yb)
+        cs, cts, e2 = convolve_bounds_pair(A, B, TA, TB)
+        # undo the exact scalings (a result in the subnormal range may round: + 2**-1074)
+        c = np.ldexp(cs, -(xa + xb))
+        err = math.nextafter(math.ldexp(e2, -(xa + xb)) + TINY, math.inf)
+        ct = np.ldexp(cts, -(ya + yb))
+        errt = math.nextafter(math.ldexp(e2, -(ya + yb)) + TINY, math.inf)
+    hi = up(np.maximum(c, 0.0) + err)
+    lo = np.maximum(down(c - err), 0.0)
+    if tilted is not None:
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            # the tilted enclosure is the narrower one only where its error, errt e**(lam h (pivot - k)),
+            # is below the plain one's, err: from about pivot - ln(err / errt) / (lam h) on; below,
+            # the plain enclosure is kept (either is valid, so this only saves work)
+            ratio = err / errt if errt > 0 else math.inf
+            first = 0
+            if math.isfinite(ratio) and ratio > 1.0 and tilt.fstep > 0:
+                first = max(0, pa + pb - int(math.log(ratio) / tilt.fstep) - 2)
+            v_lo, v_hi = untilt(tilt, c.size, pa + pb, first)
+            if upper:
+                t_hi = up(up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
+                t_hi[~np.isfinite(t_hi)] = np.inf
+                hi = np.minimum(hi, t_hi)
+            else:
+                raw = down(ct - errt) * v_lo / ((1 + _U) ** 2 * (1 + 4 * _U))
+                bad = ~np.isfinite(raw)         # checked before rounding down: down(inf) is finite
+                t_lo = down(raw)
+                t_lo[bad] = 0.0
+                lo = np.maximum(lo, np.maximum(t_lo, 0.0))
+    if upper:
+        out = Pld(a.start + b.start, hi, float(up(a.inf + b.inf)))
+        return truncate(out, True, 4.0 * hi.size * err, tail)
+    return truncate(Pld(a.start + b.start, lo), False, tail=tail)
+
+
+def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
+    result = None
+    base = p
+    while n:
+        if n & 1:
+            result = base if result is None else convolve(result, base, upper, tilt, tail)
+        n >>= 1
+        if n:
+            base = convolve(base, base, upper, tilt, tail)
+    return result
+
+
+def truncate(p: Pld, upper: bool, floor: float = 0.0, tail: float = TAIL) -> Pld:
+    """Drop (lower PLD) or move (upper PLD) the outer masses whose sums are below ``tail``.
+
+    Moving the lower tail of an upper PLD up to the first kept point is valid
+    whatever its mass; ``floor`` raises that tail's threshold to the sum of an
+    FFT step's absolute error bounds, which would otherwise keep every entry
+    (the error bound, not a mass, sits there). Any cut gives valid bounds;
+    the thresholds only trade tightness for length.
+    """
+    m = p.m
+    if m.size < 64:
+        return p
+    cs = np.cumsum(m)
+    lo_cut = int(np.searchsorted(cs, max(tail, floor) if upper else tail, side="right"))  # m[:lo_cut] small
+    rs = np.cumsum(m[::-1])
+    hi_cut = m.size - int(np.searchsorted(rs, tail, side="right"))  # m[hi_cut:] likewise
+    lo_cut = min(lo_cut, m.size - 1)
+    hi_cut = max(hi_cut, lo_cut + 1)
+    if upper:
+        below = sum_up(m[:lo_cut])
+        above = sum_up(m[hi_cut:])
+        core = m[lo_cut:hi_cut].copy()
+        core[0] = float(up(core[0] + below))                       # losses moved up: valid
+        return Pld(p.start + lo_cut, core, float(up(p.inf + above)))  # to +inf: valid
+    return Pld(p.start + lo_cut, m[lo_cut:hi_cut].copy())
+
+
+def power_direct(p: Pld, n: int, upper: bool) -> Pld:
+    result = None
+    base = p
+    while n:
+        if n & 1:
+            result = base if result is None else convolve_direct(result, base, upper)
+        n >>= 1
+        if n:
+            base = convolve_direct(base, base, upper)
+    return result
+
+
+
+def fraction_interval(iv, q: Fraction):
+    return iv.mpf(q.numerator) / q.denominator
+
+
+def delta_at(p: Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) -> float:
+    """Bound of ``sum_i m_i (1 - e^{eps - L_i})_+ (+ inf mass)`` in the direction of ``upper``."""
+    fe = Fraction(epsilon)
+    first = max(0, math.floor(fe / h) + 1 - p.start)          # L_i = (start + i) h > eps
+    m = p.m[first:]
+    if m.size == 0:
+        return p.inf if upper else 0.0
+    i = p.start + first
+    x = iv.mpf(epsilon) - i * iv.mpf(hf)
+    lo, hi = geometric(iv.exp(x), iv.exp(-iv.mpf(hf)), m.size)   # e^{eps - L_i} in (0, 1)
+    if upper:
+        w = up(1.0 - lo)
+        return min(1.0, float(up(sum_up(up(m * w)) + p.inf)))
+    w = down(1.0 - hi)
+    return sum_down(down(m * w))
+
+
+_TABLE_BLOCK = 1024
+
+
+def suffix_sums(x):
+    """``(s, r)``: the computed suffix sums ``s[j] ~ sum_{i >= j} x_i`` of non-negative doubles, and ``r``.
+
+    Two levels: suffix sums inside blocks of ``B ~ sqrt(n)`` points, plus the
+    suffix sums of the block totals, added once. Each computed ``s[j]`` is a
+    chain of at most ``r = B + n / B + 1`` roundings of non-negative partial
+    sums, so ``|s[j] - S_j| <= gamma_r S_j`` (Higham 2002, Lemma 3.1) plus
+    ``n 2**-1074`` for underflow; against ``gamma_n`` for one ``cumsum``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return np.zeros(0), 1
+    B = max(1, math.isqrt(n))
+    nb = -(-n // B)
+    pad = np.zeros(nb * B)
+    pad[:n] = x
+    local = np.cumsum(pad.reshape(nb, B)[:, ::-1], axis=1)[:, ::-1]       # suffix sums inside blocks
+    totals = local[:, 0]
+    after = np.zeros(nb)
+    if nb > 1:
+        after[:-1] = np.cumsum(totals[::-1])[::-1][1:]                     # totals of the later blocks
+    s = (local + after[:, None]).reshape(-1)[:n]
+    return s, B + nb + 1
+#: Largest epsilon answered from a :class:`DeltaTable` (above it the floored weights of
+#: losses beyond 666 would no longer be negligible against e**epsilon).
+TABLE_MAX_EPSILON = 500.0
+
+
+class DeltaTable:
+    """Bounds of ``delta(epsilon)`` of one PLD for many ``epsilon`` in ``[0, 500]``, O(1) each.
+
+    For ``L_i = (start + i) h > epsilon >= 0`` the profile's finite part is
+    ``S(j) - e**epsilon W(j)`` with the suffix sums ``S(j) = sum_{i >= j} m_i``
+    and ``W(j) = sum_{i >= j} m_i e**-L_i`` (``j`` the first index above
+    epsilon). The weights ``e**-L_i`` are certified geometric sequences
+    restarted from an interval seed every 1024 points; the suffix sums are
+    two-level (:func:`suffix_sums`, within ``gamma_r`` of the exact ones,
+    ``r ~ 2 sqrt(N)``), applied outward.
+    An upper table uses an upper ``S`` and a lower ``W`` (``upper=True``), a
+    lower table the reverse; the difference is rounded in the same direction.
+    """
+
+    def __init__(self, p: Pld, iv, h: Fraction, upper: bool):
+        self.p, self.iv, self.h, self.upper = p, iv, h, bool(upper)
+        self.i0 = max(0, 1 - p.start)                       # first index with a positive loss
+        m = p.m[self.i0:]
+        n = m.size
+        H = fraction_interval(iv, h)
+        ratio = iv.exp(-H)
+        s0 = p.start + self.i0
+        lo = np.empty(n)
+        hi = np.empty(n)
+        for b in range(0, n, _TABLE_BLOCK):
+            k = min(_TABLE_BLOCK, n - b)
+            lo[b:b + k], hi[b:b + k] = geometric(iv.exp(-(s0 + b) * H), ratio, k)   # e^{-L_i}
+        sm, r = suffix_sums(m)
+        g = 1.01 * (r + 1) * _U
+        if upper:
+            sw, _ = suffix_sums(down(m * lo))
+            self.sm = up(sm * (1 + g) + n * TINY)
+            self.sw = down(sw * (1 - g) - n * TINY)
+        else:
+            sw, _ = suffix_sums(up(m * hi))
+            self.sm = down(sm * (1 - g) - n * TINY)
+            self.sw = up(sw * (1 + g) + n * TINY)
+
+    def estimate(self, epsilon: float) -> float:
+        """A float estimate of the table's bound at ``epsilon`` (no rounding guarantee; a starting point)."""
+        j = max(int(math.floor(epsilon / float(self.h))) + 1 - self.p.start, self.i0) - self.i0
+        if j >= self.sm.size:
+            return self.p.inf if self.upper else 0.0
+        return float(self.sm[j]) - math.exp(epsilon) * float(self.sw[j]) + (self.p.inf if self.upper else 0.0)
+
+    def __call__(self, epsilon: float) -> float:
+        """The bound of ``delta(epsilon)`` (``0 <= epsilon <= 500``) in the table's direction."""
+        p = self.p
+        first = max(math.floor(Fraction(epsilon) / self.h) + 1 - p.start, self.i0)
+        j = first - self.i0
+        if j >= self.sm.size:
+            return min(1.0, p.inf) if self.upper else 0.0
+        e_lo, e_hi = float_box(self.iv.exp(self.iv.mpf(epsilon)))
+        if self.upper:
+            d = up(self.sm[j] - down(e_lo * self.sw[j]))
+            return min(1.0, float(up(d + p.inf)))
+        return float(down(self.sm[j] - up(e_hi * self.sw[j])))
