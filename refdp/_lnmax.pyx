@@ -20,7 +20,7 @@ from libc.stdint cimport int64_t
 
 cimport numpy as cnp
 from refdp._bounds cimport UNIT_ROUNDOFF as U_ROUND
-from refdp._checks cimport array_arg, positive_arg
+from refdp._checks cimport array_arg, int_arg, positive_arg
 
 import numpy as np
 
@@ -688,3 +688,395 @@ cdef object _exact_entry(const int64_t[:, ::1] counts, double gamma, const doubl
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0], big
     return log_q, log_q2, fwd, both, big
+
+
+# ---------------------------------------------------------------------------
+# Exact analysis of the float-safe LNMax (exact discrete Laplace noise).
+#
+# For one count vector n and each of its neighbours n - e_a + e_b (n_a >= 1),
+# lower and upper bounds on log P[M = j] (the laws of the discrete noisy argmax,
+# docs/theory/pate_discrete.rst), then log q (one- and two-sided) and the
+# worst-case log-moments. The neighbour laws are low-rank updates of n's terms
+# (winner j, noisy maximum y): sum_y w_j(y) Rm_a(y) Rp_b(y), with the ratios of
+# the closed forms read from tables built once per call (refdp.twins.lnmax.
+# discrete_tables). Where both ratios are in their geometric range their
+# product is exactly 1 (1/p times p), so that part of the sum is a prefix sum
+# of the weights. Every sum is of positive terms.
+
+cdef enum:
+    DT_LF = 0      # log F(m)
+    DT_LFD = 1     # log f(m)
+    DT_RMF = 2     # F(m + 1) / F(m)
+    DT_RPF = 3     # F(m - 1) / F(m)
+    DT_RMD = 4     # f(m + 1) / f(m)
+    DT_RPD = 5     # f(m - 1) / f(m)
+    DT_N = 6
+
+
+cdef inline double _logaddexp(double x, double y) noexcept nogil:
+    cdef double m = x if x > y else y
+    if m == -INFINITY:
+        return -INFINITY
+    return m + log1p(exp(-fabs(x - y)))
+
+
+cdef inline double _lse_skip(const double* x, Py_ssize_t n, Py_ssize_t skip) noexcept nogil:
+    # log sum_{i != skip} exp(x[i])
+    cdef Py_ssize_t i
+    cdef double m = -INFINITY, s = 0.0
+    for i in range(n):
+        if i != skip and x[i] > m:
+            m = x[i]
+    if m == -INFINITY:
+        return -INFINITY
+    for i in range(n):
+        if i != skip:
+            s += exp(x[i] - m)
+    return m + log(s)
+
+
+cdef inline double _dot3(const double* w, const double* ra, const double* rb, Py_ssize_t n) noexcept nogil:
+    # sum_i w[i] ra[i] rb[i] with four running sums (i mod 4), combined as (s0 + s1) + (s2 + s3)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        s0 += w[i] * ra[i] * rb[i]
+        s1 += w[i + 1] * ra[i + 1] * rb[i + 1]
+        s2 += w[i + 2] * ra[i + 2] * rb[i + 2]
+        s3 += w[i + 3] * ra[i + 3] * rb[i + 3]
+        i += 4
+    if i < n:
+        s0 += w[i] * ra[i] * rb[i]
+    if i + 1 < n:
+        s1 += w[i + 1] * ra[i + 1] * rb[i + 1]
+    if i + 2 < n:
+        s2 += w[i + 2] * ra[i + 2] * rb[i + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y) noexcept nogil:
+    return 3 * Y + 1 + 2 * (1 + C * C) * C + 2 * C + 8
+
+
+cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
+    return 2 * C * C + 2
+
+
+cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
+                               const double* tab, Py_ssize_t mlo, Py_ssize_t tlen,
+                               const double* consts, double margin,
+                               const double* orders, Py_ssize_t K, double* work, int64_t* mab,
+                               double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
+    # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2)
+    cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
+    cdef double l1mp = consts[3], l1mp2 = consts[4]
+    cdef const double* LF = tab + DT_LF * tlen
+    cdef const double* LFD = tab + DT_LFD * tlen
+    cdef const double* tabm
+    cdef const double* tabp
+    cdef const double* ra
+    cdef const double* rb
+    cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx
+    cdef int64_t top0, low0, top, low, y0, ca, cb, thr_a, thr_b, cut, vother, vj, vi
+    cdef double mx, sw, S, lam, ef, er, mf, mr, sf, sr, af, ar, big, x, lt
+    cdef double v
+    # the vector's range
+    top0 = n[0]
+    low0 = n[0]
+    for i in range(C):
+        if n[i] > top0:
+            top0 = n[i]
+        if n[i] < low0:
+            low0 = n[i]
+    top = top0 + 1
+    low = low0 - 1
+    y0 = low - k
+    Y = (top + k) - y0 + 1
+    nm = 0                                       # the moves (a, b), a then b increasing
+    for a in range(C):
+        if n[a] >= 1:
+            for b in range(C):
+                if b != a:
+                    mab[2 * nm] = a
+                    mab[2 * nm + 1] = b
+                    nm += 1
+    cdef double* T = work
+    cdef double* w = T + Y
+    cdef double* Pw = w + Y
+    cdef double* lo = Pw + Y + 1                 # (1 + nm) x C
+    cdef double* hi = lo + (1 + C * C) * C       # (1 + nm) x C
+    cdef double* tmp = hi + (1 + C * C) * C      # C
+    cdef double* tmp2 = tmp + C                  # C
+    # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
+    for j in range(C):
+        for yi in range(Y):
+            T[yi] = 0.0
+        for i in range(C):
+            if i < j:
+                ra = LF + (y0 - n[i] - 1 - mlo)
+            elif i > j:
+                ra = LF + (y0 - n[i] - mlo)
+            else:
+                ra = LFD + (y0 - n[j] - mlo)
+            for yi in range(Y):
+                T[yi] += ra[yi]
+        mx = -INFINITY
+        for yi in range(Y):
+            if T[yi] > mx:
+                mx = T[yi]
+        sw = 0.0
+        Pw[0] = 0.0
+        for yi in range(Y):
+            w[yi] = exp(T[yi] - mx)
+            sw += w[yi]
+            Pw[yi + 1] = sw
+        lo[j] = mx + log(sw)
+        mv = 0
+        for a in range(C):
+            if n[a] < 1:
+                continue
+            if a == j:
+                tabm = tab + DT_RMD * tlen
+                ca = n[j]
+                thr_a = n[j] - 1
+            else:
+                tabm = tab + DT_RMF * tlen
+                ca = n[a] + (1 if a < j else 0)
+                thr_a = ca - 2
+            ra = tabm + (y0 - ca - mlo)
+            for b in range(C):
+                if b == a:
+                    continue
+                if b == j:
+                    tabp = tab + DT_RPD * tlen
+                    cb = n[j]
+                    thr_b = n[j]
+                else:
+                    tabp = tab + DT_RPF * tlen
+                    cb = n[b] + (1 if b < j else 0)
+                    thr_b = cb - 1
+                rb = tabp + (y0 - cb - mlo)
+                cut = thr_a if thr_a < thr_b else thr_b
+                ci = <Py_ssize_t>(cut - y0) + 1          # y - y0 < ci: the ratios' product is 1
+                if ci < 0:
+                    ci = 0
+                if ci > Y:
+                    ci = Y
+                S = Pw[ci] + _dot3(w + ci, ra + ci, rb + ci, Y - ci)
+                lo[(1 + mv) * C + j] = mx + log(S)
+                mv += 1
+    # ---- the truncated mass (upper bounds only), then the margins
+    big = 0.0
+    for mv in range(1 + nm):
+        a = -1 if mv == 0 else mab[2 * (mv - 1)]
+        b = -1 if mv == 0 else mab[2 * (mv - 1) + 1]
+        for j in range(C):
+            vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+            vother = -1
+            for i in range(C):
+                if i != j:
+                    vi = n[i] - (1 if i == a else 0) + (1 if i == b else 0)
+                    if vi > vother:
+                        vother = vi
+            x = log_norm + <double>(top + k + 1 - vj) * lp - l1mp
+            if C == 1:
+                lt = log_norm + <double>(vj - low + k + 1) * lp - l1mp
+            else:
+                lt = log_norm + <double>(vj + vother - 2 * (low - k - 1)) * lp - log1p_p - l1mp2
+            v = lo[mv * C + j]
+            hi[mv * C + j] = _logaddexp(v, _logaddexp(x, lt)) + margin
+            lo[mv * C + j] = v - margin
+            if fabs(lo[mv * C + j]) > big:
+                big = fabs(lo[mv * C + j])
+            if fabs(hi[mv * C + j]) > big:
+                big = fabs(hi[mv * C + j])
+    # ---- log q: the plurality class j* (first largest), the runner-up, their gap
+    s_idx = 0
+    for i in range(C):
+        if n[i] > n[s_idx]:
+            s_idx = i
+    if C == 1:
+        log_q[0] = -INFINITY
+        log_q2[0] = -INFINITY
+    else:
+        r_idx = 0 if s_idx != 0 else 1
+        for i in range(C):
+            if i != s_idx and n[i] > n[r_idx]:
+                r_idx = i
+        if n[s_idx] - n[r_idx] < 3:
+            log_q[0] = INFINITY
+            log_q2[0] = INFINITY
+        else:
+            # sum_{j != j*} exp(hi) plus a bound on the relative mass the published
+            # single-law evaluation adds beyond its own window (docs/theory/pate_discrete.rst)
+            log_q[0] = _discrete_log_miss(n, -1, -1, C, s_idx, hi, lo, k, consts)
+            log_q2[0] = -INFINITY
+            for mv in range(nm):
+                if mab[2 * mv] == s_idx:
+                    x = _discrete_log_miss(n, s_idx, mab[2 * mv + 1], C, s_idx, hi + (1 + mv) * C,
+                                           lo + (1 + mv) * C, k, consts)
+                    if x > log_q2[0]:
+                        log_q2[0] = x
+    # ---- worst-case log-moments over the moves, both directions
+    for kk in range(K):
+        fwd[kk] = -INFINITY
+        both[kk] = -INFINITY
+    for mv in range(1, 1 + nm):
+        for kk in range(K):
+            lam = orders[kk]
+            mf = -INFINITY
+            mr = -INFINITY
+            for o in range(C):
+                ef = (lam + 1.0) * hi[o] - lam * lo[mv * C + o]
+                er = (lam + 1.0) * hi[mv * C + o] - lam * lo[o]
+                tmp[o] = ef
+                tmp2[o] = er
+                if ef > mf:
+                    mf = ef
+                if er > mr:
+                    mr = er
+            sf = 0.0
+            sr = 0.0
+            for o in range(C):
+                sf += exp(tmp[o] - mf)
+                sr += exp(tmp2[o] - mr)
+            af = mf + log(sf)
+            ar = mr + log(sr)
+            if af > fwd[kk]:
+                fwd[kk] = af
+            if af > both[kk]:
+                both[kk] = af
+            if ar > both[kk]:
+                both[kk] = ar
+    for kk in range(K):
+        if nm == 0:
+            fwd[kk] = 0.0
+            both[kk] = 0.0
+            continue
+        lam = orders[kk]
+        x = 8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+        af = fwd[kk]
+        fwd[kk] = (af if af > 0.0 else 0.0) + x + 16.0 * U_ROUND * fabs(af)
+        ar = both[kk] if both[kk] > 0.0 else 0.0
+        both[kk] = ar + x + 16.0 * U_ROUND * ar
+
+
+cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_ssize_t C,
+                               Py_ssize_t s, const double* hi, const double* lo, Py_ssize_t k,
+                               const double* consts) noexcept nogil:
+    # log of sum_{j != s} exp(hi[j]) for the vector n - e_a + e_b (a = -1: n itself), plus
+    # the closed-form bound of the mass beyond the vector's own window (relative to the
+    # lower bound of the sum), as exp(log tails - log lower sum)
+    cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
+    cdef double l1mp = consts[3], l1mp2 = consts[4]
+    cdef Py_ssize_t j
+    cdef int64_t vj, vtop, vlow
+    cdef double m = -INFINITY, st = 0.0, up, down, tails, lhi, llo
+    vtop = -1
+    vlow = -1
+    for j in range(C):
+        vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+        if vtop < 0 or vj > vtop:
+            vtop = vj
+        if vlow < 0 or vj < vlow:
+            vlow = vj
+    # the window bounds of the single-law evaluation: [min - K, max + K]
+    for j in range(C):
+        if j == s:
+            continue
+        vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+        up = log_norm + <double>(vtop + k + 1 - vj) * lp - l1mp
+        down = log_norm + <double>(vtop + vj - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
+        if up > m:
+            m = up
+        if down > m:
+            m = down
+    for j in range(C):
+        if j == s:
+            continue
+        vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+        up = log_norm + <double>(vtop + k + 1 - vj) * lp - l1mp
+        down = log_norm + <double>(vtop + vj - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
+        st += exp(up - m) + exp(down - m)
+    tails = m + log(st)
+    lhi = _lse_skip(hi, C, s)
+    llo = _lse_skip(lo, C, s)
+    return lhi + exp(tails - llo)
+
+
+def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders):
+    """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
+
+    ``tab`` holds the six tables of ``refdp.twins.lnmax.discrete_tables`` (each
+    of ``len(tab) // 6`` entries, for arguments from ``mlo``), ``consts`` its
+    five constants, ``margins`` the rounding margin of each row's log-laws.
+    """
+    owner = "refdp._lnmax._py_discrete_exact"
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
+    tab = array_arg(tab, "tab", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    consts = array_arg(consts, "consts", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    margins = array_arg(margins, "margins", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    orders = array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    k = int_arg(k, "k", owner, 0, 1 << 40)
+    mlo = int_arg(mlo, "mlo", owner, -(1 << 40), 1)
+    if consts.shape[0] != 5:
+        raise parameter_error("consts", owner, "an array of 5 constants", consts)
+    if margins.shape[0] != counts.shape[0]:
+        raise parameter_error("margins", owner, f"an array of length {counts.shape[0]}", margins)
+    if tab.shape[0] % DT_N:
+        raise parameter_error("tab", owner, f"an array whose length is a multiple of {DT_N}", tab)
+    if counts.shape[0] and counts.shape[1] < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    if counts.shape[1] > 4096:
+        raise parameter_error("counts", owner, "an array with at most 4096 class columns", counts)
+    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders)
+
+
+cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab, Py_ssize_t mlo,
+                            Py_ssize_t k, const double[::1] consts, const double[::1] margins,
+                            const double[::1] orders):
+    cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], r, i
+    cdef Py_ssize_t tlen = tab.shape[0] // DT_N, KB = K if K > 0 else 1
+    cdef int64_t lo_c, hi_c, spread = 0, cmin = 0
+    log_q = np.empty(n, dtype=np.float64)
+    log_q2 = np.empty(n, dtype=np.float64)
+    fwd = np.zeros((n, KB), dtype=np.float64)
+    both = np.zeros((n, KB), dtype=np.float64)
+    if n == 0:
+        return log_q, log_q2, fwd[:, :K], both[:, :K]
+    # every table index the kernel reads lies in [-(spread + k + 2), spread + k + 1] - mlo
+    with nogil:
+        for r in range(n):
+            lo_c = counts[r, 0]
+            hi_c = counts[r, 0]
+            for i in range(C):
+                if counts[r, i] < lo_c:
+                    lo_c = counts[r, i]
+                if counts[r, i] > hi_c:
+                    hi_c = counts[r, i]
+            if hi_c - lo_c > spread:
+                spread = hi_c - lo_c
+            if lo_c < cmin:
+                cmin = lo_c
+    if cmin < 0:
+        raise parameter_error("counts", "refdp._lnmax._py_discrete_exact", "an array of counts >= 0", Described("a negative count"))
+    if mlo > -(spread + k + 2) or mlo + tlen - 1 < spread + k + 1 or tlen < 1:
+        raise parameter_error("tab", "refdp._lnmax._py_discrete_exact",
+                              f"tables covering arguments [{-(spread + k + 2)}, {spread + k + 1}]",
+                              Described(f"tables of {tlen} entries from {mlo}"))
+    cdef double no_order = 1.0
+    cdef const double* po = &orders[0] if K > 0 else &no_order
+    cdef double[::1] lq = log_q, lq2 = log_q2
+    cdef double[:, ::1] fw = fwd, bo = both
+    cdef Py_ssize_t Y = spread + 2 * k + 3
+    work_arr = np.empty(discrete_exact_workspace_doubles(C, Y), dtype=np.float64)
+    iwork_arr = np.empty(discrete_exact_workspace_ints(C), dtype=np.int64)
+    cdef double[::1] work = work_arr
+    cdef int64_t[::1] iwork = iwork_arr
+    with nogil:
+        for r in range(n):
+            discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, &consts[0], margins[r],
+                                 po, K, &work[0], &iwork[0], &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
+    if K == 0:
+        return log_q, log_q2, fwd[:, :0], both[:, :0]
+    return log_q, log_q2, fwd, both

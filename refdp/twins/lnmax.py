@@ -36,7 +36,8 @@ import numpy as np
 
 from .bounds import EPS, UNIT_ROUNDOFF as U_ROUND
 
-__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves"]
+__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves",
+           "discrete_tables", "discrete_exact_query"]
 
 LN2 = math.log(2.0)
 #: Largest accepted running bound on the relative rounding error of a piece
@@ -506,3 +507,220 @@ def lnmax_exact_query(counts, gamma, orders, rule=None):
     if log_q2 is None:      # no vote can leave the top class (cannot happen with T >= 1)
         log_q2 = log_q
     return log_q, (log_q2 if log_q2 > log_q else log_q), fwd, both, big
+
+
+
+# ---------------------------------------------------------------------------
+# The float-safe LNMax (exact discrete Laplace noise of scale t): twin of
+# ``discrete_exact_query`` in ``refdp/_lnmax.pyx``, operation for operation.
+
+#: Order of the six tables in the array of :func:`discrete_tables`.
+DT_LF, DT_LFD, DT_RMF, DT_RPF, DT_RMD, DT_RPD = range(6)
+
+
+def discrete_tables(t, spread, k):
+    """Tables of the discrete closed forms for the arguments ``m`` in ``[-(spread + k + 2), spread + k + 1]``.
+
+    ``p = exp(-1/t)``, ``F(m) = P[Z <= m]`` (``p^-m / (1 + p)`` for ``m <= -1``,
+    ``1 - p^(m+1) / (1 + p)`` otherwise) and ``f(m) = (1 - p)/(1 + p) p^|m|``.
+
+    Returns
+    -------
+    (tab, mlo, consts)
+        ``tab``: float64 array of six consecutive tables (``log F(m)``,
+        ``log f(m)``, ``F(m+1)/F(m)``, ``F(m-1)/F(m)``, ``f(m+1)/f(m)``,
+        ``f(m-1)/f(m)``, each ``exp`` of a difference of the logarithms) for
+        ``m`` from ``mlo``; ``consts``: ``log p``, ``log(1 + p)``,
+        ``log((1 - p)/(1 + p))``, ``log(1 - p)``, ``log(1 - p^2)``.
+    """
+    tf = float(t)
+    lp = -1.0 / tf
+    log1p_p = math.log1p(math.exp(lp))
+    log_norm = math.log(-math.expm1(lp)) - log1p_p
+    mlo = -(int(spread) + int(k) + 2)
+    mhi = int(spread) + int(k) + 1
+    m = np.arange(mlo - 1, mhi + 2, dtype=np.float64)      # one more on each side for the ratios
+    logF = np.empty_like(m)
+    neg = m <= -1
+    logF[neg] = (-m[neg]) * lp - log1p_p
+    logF[~neg] = np.log1p(-np.exp((m[~neg] + 1.0) * lp - log1p_p))
+    logf = log_norm - np.abs(m) / tf
+    mid = slice(1, -1)
+    tab = np.concatenate([logF[mid], logf[mid],
+                          np.exp(logF[2:] - logF[mid]), np.exp(logF[:-2] - logF[mid]),
+                          np.exp(logf[2:] - logf[mid]), np.exp(logf[:-2] - logf[mid])])
+    consts = np.array([lp, log1p_p, log_norm, math.log(-math.expm1(lp)), math.log(-math.expm1(2.0 * lp))])
+    return np.ascontiguousarray(tab), mlo, consts
+
+
+def _logaddexp(x, y):
+    m = x if x > y else y
+    if m == -math.inf:
+        return -math.inf
+    return m + math.log1p(math.exp(-abs(x - y)))
+
+
+def _lse_skip(x, skip):
+    m = -math.inf
+    for i, v in enumerate(x):
+        if i != skip and v > m:
+            m = v
+    if m == -math.inf:
+        return -math.inf
+    s = 0.0
+    for i, v in enumerate(x):
+        if i != skip:
+            s += math.exp(v - m)
+    return m + math.log(s)
+
+
+def _dot3(w, ra, rb):
+    s = [0.0, 0.0, 0.0, 0.0]
+    for i in range(len(w)):
+        s[i % 4] += w[i] * ra[i] * rb[i]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def _discrete_log_miss(n, a, b, s, hi, lo, k, consts):
+    lp, log1p_p, log_norm, l1mp, l1mp2 = consts
+    C = len(n)
+    v = [n[j] - (1 if j == a else 0) + (1 if j == b else 0) for j in range(C)]
+    vtop, vlow = max(v), min(v)
+    ups = []
+    for j in range(C):
+        if j == s:
+            continue
+        up = log_norm + float(vtop + k + 1 - v[j]) * lp - l1mp
+        down = log_norm + float(vtop + v[j] - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
+        ups.append((up, down))
+    m = -math.inf
+    for up, down in ups:
+        if up > m:
+            m = up
+        if down > m:
+            m = down
+    st = 0.0
+    for up, down in ups:
+        st += math.exp(up - m) + math.exp(down - m)
+    tails = m + math.log(st)
+    return _lse_skip(hi, s) + math.exp(tails - _lse_skip(lo, s))
+
+
+def discrete_exact_query(n, k, tab, mlo, consts, margin, orders):
+    """Twin of the compiled ``discrete_exact_query``: (log q, two-sided log q, forward, both).
+
+    ``tab, mlo, consts`` from :func:`discrete_tables`; ``margin`` the rounding
+    margin of the log-laws (subtracted from the lower, added to the upper
+    bounds). docs/theory/pate_discrete.rst, "Compiled evaluation".
+    """
+    n = [int(c) for c in n]
+    C = len(n)
+    K = len(orders)
+    tlen = len(tab) // 6
+    tab = [float(x) for x in tab]
+    lp, log1p_p, log_norm, l1mp, l1mp2 = (float(c) for c in consts)
+
+    top, low = max(n) + 1, min(n) - 1
+    y0 = low - k
+    Y = (top + k) - y0 + 1
+    moves = [(a, b) for a in range(C) if n[a] >= 1 for b in range(C) if b != a]
+    nm = len(moves)
+    lo = [[0.0] * C for _ in range(1 + nm)]
+    hi = [[0.0] * C for _ in range(1 + nm)]
+    for j in range(C):
+        T = [0.0] * Y
+        for i in range(C):
+            if i < j:
+                base, which = y0 - n[i] - 1, DT_LF
+            elif i > j:
+                base, which = y0 - n[i], DT_LF
+            else:
+                base, which = y0 - n[j], DT_LFD
+            off = which * tlen + base - mlo
+            for yi in range(Y):
+                T[yi] += tab[off + yi]
+        mx = max(T)
+        w = [0.0] * Y
+        Pw = [0.0] * (Y + 1)
+        sw = 0.0
+        for yi in range(Y):
+            w[yi] = math.exp(T[yi] - mx)
+            sw += w[yi]
+            Pw[yi + 1] = sw
+        lo[0][j] = mx + math.log(sw)
+        for mv, (a, b) in enumerate(moves):
+            if a == j:
+                wa, ca, thr_a = DT_RMD, n[j], n[j] - 1
+            else:
+                ca = n[a] + (1 if a < j else 0)
+                wa, thr_a = DT_RMF, ca - 2
+            if b == j:
+                wb, cb, thr_b = DT_RPD, n[j], n[j]
+            else:
+                cb = n[b] + (1 if b < j else 0)
+                wb, thr_b = DT_RPF, cb - 1
+            ci = min(max(min(thr_a, thr_b) - y0 + 1, 0), Y)
+            oa = wa * tlen + y0 - ca - mlo
+            ob = wb * tlen + y0 - cb - mlo
+            S = Pw[ci] + _dot3(w[ci:], tab[oa + ci:oa + Y], tab[ob + ci:ob + Y])
+            lo[1 + mv][j] = mx + math.log(S)
+    big = 0.0
+    for r in range(1 + nm):
+        a, b = (-1, -1) if r == 0 else moves[r - 1]
+        v = [n[i] - (1 if i == a else 0) + (1 if i == b else 0) for i in range(C)]
+        for j in range(C):
+            vother = -1
+            for i in range(C):
+                if i != j and v[i] > vother:
+                    vother = v[i]
+            x = log_norm + float(top + k + 1 - v[j]) * lp - l1mp
+            if C == 1:
+                lt = log_norm + float(v[j] - low + k + 1) * lp - l1mp
+            else:
+                lt = log_norm + float(v[j] + vother - 2 * (low - k - 1)) * lp - log1p_p - l1mp2
+            body = lo[r][j]
+            hi[r][j] = _logaddexp(body, _logaddexp(x, lt)) + margin
+            lo[r][j] = body - margin
+            big = max(big, abs(lo[r][j]), abs(hi[r][j]))
+    s = max(range(C), key=lambda i: (n[i], -i))
+    if C == 1:
+        log_q = log_q2 = -math.inf
+    else:
+        runner = max((i for i in range(C) if i != s), key=lambda i: (n[i], -i))
+        if n[s] - n[runner] < 3:
+            log_q = log_q2 = math.inf
+        else:
+            log_q = _discrete_log_miss(n, -1, -1, s, hi[0], lo[0], k, (lp, log1p_p, log_norm, l1mp, l1mp2))
+            log_q2 = -math.inf
+            for mv, (a, b) in enumerate(moves):
+                if a == s:
+                    x = _discrete_log_miss(n, a, b, s, hi[1 + mv], lo[1 + mv], k,
+                                           (lp, log1p_p, log_norm, l1mp, l1mp2))
+                    if x > log_q2:
+                        log_q2 = x
+    fwd = [-math.inf] * K
+    both = [-math.inf] * K
+    for mv in range(1, 1 + nm):
+        for kk, lam in enumerate(orders):
+            lam = float(lam)
+            ef = [(lam + 1.0) * hi[0][o] - lam * lo[mv][o] for o in range(C)]
+            er = [(lam + 1.0) * hi[mv][o] - lam * lo[0][o] for o in range(C)]
+            mf, mr = max(ef), max(er)
+            sf = sr = 0.0
+            for o in range(C):
+                sf += math.exp(ef[o] - mf)
+                sr += math.exp(er[o] - mr)
+            af = mf + math.log(sf)
+            ar = mr + math.log(sr)
+            fwd[kk] = max(fwd[kk], af)
+            both[kk] = max(both[kk], af, ar)
+    for kk, lam in enumerate(orders):
+        if nm == 0:
+            fwd[kk] = both[kk] = 0.0
+            continue
+        x = 8.0 * U_ROUND * (2.0 * float(lam) + 2.0) * (1.0 + big)
+        af = fwd[kk]
+        fwd[kk] = (af if af > 0.0 else 0.0) + x + 16.0 * U_ROUND * abs(af)
+        ar = both[kk] if both[kk] > 0.0 else 0.0
+        both[kk] = ar + x + 16.0 * U_ROUND * ar
+    return log_q, log_q2, fwd, both
