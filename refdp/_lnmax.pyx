@@ -754,8 +754,8 @@ cdef inline double _dot3(const double* w, const double* ra, const double* rb, Py
     return (s0 + s1) + (s2 + s3)
 
 
-cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y) noexcept nogil:
-    return 3 * Y + 1 + 2 * (1 + C * C) * C + 2 * C + 8
+cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
+    return 3 * Y + 1 + 2 * (1 + C * C) * C + (nd + 3) * C + 8
 
 
 cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
@@ -765,7 +765,9 @@ cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
 cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                                const double* tab, Py_ssize_t mlo, Py_ssize_t tlen,
                                const double* consts, double margin,
-                               const double* orders, Py_ssize_t K, double* work, int64_t* mab,
+                               const double* orders, Py_ssize_t K, const int64_t* sidx,
+                               const double* steps, Py_ssize_t nd, double lam_max,
+                               double* work, int64_t* mab,
                                double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
     # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2)
     cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
@@ -807,6 +809,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef double* hi = lo + (1 + C * C) * C       # (1 + nm) x C
     cdef double* tmp = hi + (1 + C * C) * C      # C
     cdef double* tmp2 = tmp + C                  # C
+    cdef double* chain = tmp2 + C                # (nd + 1) x C
     # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
     for j in range(C):
         for yi in range(Y):
@@ -922,43 +925,91 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
         fwd[kk] = -INFINITY
         both[kk] = -INFINITY
     for mv in range(1, 1 + nm):
-        for kk in range(K):
-            lam = orders[kk]
-            mf = -INFINITY
-            mr = -INFINITY
-            for o in range(C):
-                ef = (lam + 1.0) * hi[o] - lam * lo[mv * C + o]
-                er = (lam + 1.0) * hi[mv * C + o] - lam * lo[o]
-                tmp[o] = ef
-                tmp2[o] = er
-                if ef > mf:
-                    mf = ef
-                if er > mr:
-                    mr = er
-            sf = 0.0
-            sr = 0.0
-            for o in range(C):
-                sf += exp(tmp[o] - mf)
-                sr += exp(tmp2[o] - mr)
-            af = mf + log(sf)
-            ar = mr + log(sr)
-            if af > fwd[kk]:
-                fwd[kk] = af
-            if af > both[kk]:
-                both[kk] = af
-            if ar > both[kk]:
-                both[kk] = ar
+        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, nd, lam_max, tmp, tmp2, chain,
+                        fwd, both)
+        _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, nd, lam_max, tmp, tmp2, chain,
+                        both, NULL)
+    x = 0.0                                       # the length of the chain of orders so far
     for kk in range(K):
+        lam = orders[kk]
+        x += fabs(lam) if kk == 0 or sidx[kk] < 0 else fabs(steps[sidx[kk]])
         if nm == 0:
             fwd[kk] = 0.0
             both[kk] = 0.0
             continue
-        lam = orders[kk]
-        x = 8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+        # the margin of the direct evaluation, plus the rounding of the chained factors
+        lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+              + U_ROUND * ((16.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
         af = fwd[kk]
-        fwd[kk] = (af if af > 0.0 else 0.0) + x + 16.0 * U_ROUND * fabs(af)
+        fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * fabs(af)
         ar = both[kk] if both[kk] > 0.0 else 0.0
-        both[kk] = ar + x + 16.0 * U_ROUND * ar
+        both[kk] = ar + lt + 16.0 * U_ROUND * ar
+
+
+cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const double* orders,
+                          Py_ssize_t K, const int64_t* sidx, const double* steps, Py_ssize_t nd,
+                          double lam_max, double* A, double* B, double* chain,
+                          double* best1, double* best2) noexcept nogil:
+    # a_k = log sum_o exp((lam_k + 1) h_o - lam_k l_o) for every order; best1[k] (and best2[k]
+    # unless NULL) raised to a_k where a_k is larger. With r the first largest h and
+    # delta_o = (h_o - l_o) - (h_r - l_r): a_k = e_r + log sum_o A_o B_o with A_o = exp(h_o - h_r)
+    # <= 1 and B_o = exp(lam_k delta_o), which the chain of orders updates by one factor
+    # exp(step delta_o) per order (tabulated per distinct step), while lam_max max|delta| <= 600
+    # keeps every factor within exp(+-600); otherwise the direct log-sum-exp. The log is taken
+    # only when e_r + (S - 1), an upper bound of a_k (log S <= S - 1), exceeds best1[k].
+    cdef Py_ssize_t o, kk, r = 0, si
+    cdef double lam, er, S, a, dm = 0.0, dr, mx, v
+    cdef double* delta = chain + nd * C
+    for o in range(C):
+        if h[o] > h[r]:
+            r = o
+    dr = h[r] - l[r]
+    for o in range(C):
+        delta[o] = (h[o] - l[o]) - dr
+        v = fabs(delta[o])
+        if v > dm:
+            dm = v
+    if nd > 0 and dm * lam_max <= 600.0:
+        for o in range(C):
+            A[o] = exp(h[o] - h[r])
+        for si in range(nd):
+            for o in range(C):
+                chain[si * C + o] = exp(steps[si] * delta[o])
+        for kk in range(K):
+            lam = orders[kk]
+            if kk == 0 or sidx[kk] < 0:
+                for o in range(C):
+                    B[o] = exp(lam * delta[o])
+            else:
+                si = sidx[kk]
+                for o in range(C):
+                    B[o] = B[o] * chain[si * C + o]
+            S = 0.0
+            for o in range(C):
+                S += A[o] * B[o]
+            er = (lam + 1.0) * h[r] - lam * l[r]
+            if er + (S - 1.0) > best1[kk]:
+                a = er + log(S)
+                if a > best1[kk]:
+                    best1[kk] = a
+                if best2 != NULL and a > best2[kk]:
+                    best2[kk] = a
+        return
+    for kk in range(K):
+        lam = orders[kk]
+        mx = -INFINITY
+        for o in range(C):
+            A[o] = (lam + 1.0) * h[o] - lam * l[o]
+            if A[o] > mx:
+                mx = A[o]
+        S = 0.0
+        for o in range(C):
+            S += exp(A[o] - mx)
+        a = mx + log(S)
+        if a > best1[kk]:
+            best1[kk] = a
+        if best2 != NULL and a > best2[kk]:
+            best2[kk] = a
 
 
 cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_ssize_t C,
@@ -1004,12 +1055,13 @@ cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_
     return lhi + exp(tails - llo)
 
 
-def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders):
+def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps):
     """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
 
     ``tab`` holds the six tables of ``refdp.twins.lnmax.discrete_tables`` (each
     of ``len(tab) // 6`` entries, for arguments from ``mlo``), ``consts`` its
-    five constants, ``margins`` the rounding margin of each row's log-laws.
+    five constants, ``margins`` the rounding margin of each row's log-laws;
+    ``sidx, steps`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
     """
     owner = "refdp._lnmax._py_discrete_exact"
     counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
@@ -1017,6 +1069,8 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders):
     consts = array_arg(consts, "consts", owner, cnp.NPY_FLOAT64, np.float64, 1)
     margins = array_arg(margins, "margins", owner, cnp.NPY_FLOAT64, np.float64, 1)
     orders = array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    sidx = array_arg(sidx, "sidx", owner, cnp.NPY_INT64, np.int64, 1)
+    steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
     k = int_arg(k, "k", owner, 0, 1 << 40)
     mlo = int_arg(mlo, "mlo", owner, -(1 << 40), 1)
     if consts.shape[0] != 5:
@@ -1029,12 +1083,20 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders):
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
     if counts.shape[1] > 4096:
         raise parameter_error("counts", owner, "an array with at most 4096 class columns", counts)
-    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders)
+    if sidx.shape[0] != orders.shape[0]:
+        raise parameter_error("sidx", owner, f"an array of length len(orders) = {orders.shape[0]}", sidx)
+    if sidx.shape[0] and (int(sidx.min()) < -1 or int(sidx.max()) >= steps.shape[0] or sidx[0] != -1):
+        raise parameter_error("sidx", owner, f"an array of indices in [-1, {steps.shape[0]}), the first -1", sidx)
+    for i in range(1, sidx.shape[0]):
+        if sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i]:
+            raise parameter_error("steps", owner, "steps from each order to the next (refdp.twins.lnmax.order_chain)",
+                                  steps)
+    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps)
 
 
 cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab, Py_ssize_t mlo,
                             Py_ssize_t k, const double[::1] consts, const double[::1] margins,
-                            const double[::1] orders):
+                            const double[::1] orders, const int64_t[::1] sidx, const double[::1] steps):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], r, i
     cdef Py_ssize_t tlen = tab.shape[0] // DT_N, KB = K if K > 0 else 1
     cdef int64_t lo_c, hi_c, spread = 0, cmin = 0
@@ -1064,19 +1126,27 @@ cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab,
         raise parameter_error("tab", "refdp._lnmax._py_discrete_exact",
                               f"tables covering arguments [{-(spread + k + 2)}, {spread + k + 1}]",
                               Described(f"tables of {tlen} entries from {mlo}"))
-    cdef double no_order = 1.0
+    cdef double no_order = 1.0, lam_max = 0.0
+    cdef int64_t no_index = -1
     cdef const double* po = &orders[0] if K > 0 else &no_order
+    cdef const int64_t* ps = &sidx[0] if K > 0 else &no_index
+    cdef Py_ssize_t nd = steps.shape[0]
+    cdef const double* pst = &steps[0] if nd > 0 else &no_order
+    for i in range(K):
+        if fabs(orders[i]) > lam_max:
+            lam_max = fabs(orders[i])
     cdef double[::1] lq = log_q, lq2 = log_q2
     cdef double[:, ::1] fw = fwd, bo = both
     cdef Py_ssize_t Y = spread + 2 * k + 3
-    work_arr = np.empty(discrete_exact_workspace_doubles(C, Y), dtype=np.float64)
+    work_arr = np.empty(discrete_exact_workspace_doubles(C, Y, nd), dtype=np.float64)
     iwork_arr = np.empty(discrete_exact_workspace_ints(C), dtype=np.int64)
     cdef double[::1] work = work_arr
     cdef int64_t[::1] iwork = iwork_arr
     with nogil:
         for r in range(n):
             discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, &consts[0], margins[r],
-                                 po, K, &work[0], &iwork[0], &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
+                                 po, K, ps, pst, nd, lam_max, &work[0], &iwork[0],
+                                 &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0]
     return log_q, log_q2, fwd, both

@@ -31,13 +31,14 @@ in the tests; it is slow (pure Python loops).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .bounds import EPS, UNIT_ROUNDOFF as U_ROUND
 
 __all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves",
-           "discrete_tables", "discrete_exact_query"]
+           "discrete_tables", "order_chain", "discrete_exact_query"]
 
 LN2 = math.log(2.0)
 #: Largest accepted running bound on the relative rounding error of a piece
@@ -606,12 +607,83 @@ def _discrete_log_miss(n, a, b, s, hi, lo, k, consts):
     return _lse_skip(hi, s) + math.exp(tails - _lse_skip(lo, s))
 
 
-def discrete_exact_query(n, k, tab, mlo, consts, margin, orders):
+def order_chain(orders):
+    """(sidx, steps): each order reached from the previous one by a tabulated step, where exact.
+
+    ``steps`` are the distinct differences ``orders[k] - orders[k - 1]`` that
+    are exact (as rationals, and ``orders[k - 1] + step == orders[k]``);
+    ``sidx[k]`` indexes the step of order ``k`` (``-1``: evaluated directly,
+    always for ``k = 0``). When more than half the orders would need their
+    own step, no chain is used (every ``sidx`` is ``-1``).
+    """
+    orders = [float(x) for x in orders]
+    sidx, steps = [-1] * len(orders), []
+    for i in range(1, len(orders)):
+        d = orders[i] - orders[i - 1]
+        if Fraction(orders[i]) - Fraction(orders[i - 1]) != Fraction(d) or orders[i - 1] + d != orders[i]:
+            continue
+        if d not in steps:
+            steps.append(d)
+        sidx[i] = steps.index(d)
+    if 2 * len(steps) > len(orders):
+        return np.full(len(orders), -1, dtype=np.int64), np.zeros(0)
+    return np.array(sidx, dtype=np.int64), np.array(steps, dtype=np.float64)
+
+
+def _moments_update(h, l, orders, sidx, steps, nd, lam_max, best1, best2):
+    C = len(h)
+    r = 0
+    for o in range(C):
+        if h[o] > h[r]:
+            r = o
+    dr = h[r] - l[r]
+    delta = [(h[o] - l[o]) - dr for o in range(C)]
+    dm = 0.0
+    for v in delta:
+        if abs(v) > dm:
+            dm = abs(v)
+    if nd > 0 and dm * lam_max <= 600.0:
+        A = [math.exp(h[o] - h[r]) for o in range(C)]
+        chain = [[math.exp(float(st) * delta[o]) for o in range(C)] for st in steps]
+        B = [0.0] * C
+        for kk, lam in enumerate(orders):
+            if kk == 0 or sidx[kk] < 0:
+                B = [math.exp(lam * delta[o]) for o in range(C)]
+            else:
+                f = chain[sidx[kk]]
+                B = [B[o] * f[o] for o in range(C)]
+            S = 0.0
+            for o in range(C):
+                S += A[o] * B[o]
+            er = (lam + 1.0) * h[r] - lam * l[r]
+            if er + (S - 1.0) > best1[kk]:
+                a = er + math.log(S)
+                if a > best1[kk]:
+                    best1[kk] = a
+                if best2 is not None and a > best2[kk]:
+                    best2[kk] = a
+        return
+    for kk, lam in enumerate(orders):
+        e = [(lam + 1.0) * h[o] - lam * l[o] for o in range(C)]
+        mx = max(e)
+        S = 0.0
+        for o in range(C):
+            S += math.exp(e[o] - mx)
+        a = mx + math.log(S)
+        if a > best1[kk]:
+            best1[kk] = a
+        if best2 is not None and a > best2[kk]:
+            best2[kk] = a
+
+
+def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
     """Twin of the compiled ``discrete_exact_query``: (log q, two-sided log q, forward, both).
 
     ``tab, mlo, consts`` from :func:`discrete_tables`; ``margin`` the rounding
     margin of the log-laws (subtracted from the lower, added to the upper
-    bounds). docs/theory/pate_discrete.rst, "Compiled evaluation".
+    bounds); ``chain`` the ``(sidx, steps)`` of :func:`order_chain` (default:
+    computed from ``orders``). docs/theory/pate_discrete.rst, "Compiled
+    evaluation".
     """
     n = [int(c) for c in n]
     C = len(n)
@@ -698,29 +770,25 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders):
                                            (lp, log1p_p, log_norm, l1mp, l1mp2))
                     if x > log_q2:
                         log_q2 = x
+    sidx, steps = order_chain(orders) if chain is None else chain
+    nd = len(steps)
+    orders = [float(x) for x in orders]
+    lam_max = max((abs(x) for x in orders), default=0.0)
     fwd = [-math.inf] * K
     both = [-math.inf] * K
     for mv in range(1, 1 + nm):
-        for kk, lam in enumerate(orders):
-            lam = float(lam)
-            ef = [(lam + 1.0) * hi[0][o] - lam * lo[mv][o] for o in range(C)]
-            er = [(lam + 1.0) * hi[mv][o] - lam * lo[0][o] for o in range(C)]
-            mf, mr = max(ef), max(er)
-            sf = sr = 0.0
-            for o in range(C):
-                sf += math.exp(ef[o] - mf)
-                sr += math.exp(er[o] - mr)
-            af = mf + math.log(sf)
-            ar = mr + math.log(sr)
-            fwd[kk] = max(fwd[kk], af)
-            both[kk] = max(both[kk], af, ar)
+        _moments_update(hi[0], lo[mv], orders, sidx, steps, nd, lam_max, fwd, both)
+        _moments_update(hi[mv], lo[0], orders, sidx, steps, nd, lam_max, both, None)
+    x = 0.0
     for kk, lam in enumerate(orders):
+        x += abs(lam) if kk == 0 or sidx[kk] < 0 else abs(steps[sidx[kk]])
         if nm == 0:
             fwd[kk] = both[kk] = 0.0
             continue
-        x = 8.0 * U_ROUND * (2.0 * float(lam) + 2.0) * (1.0 + big)
+        lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+              + U_ROUND * ((16.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
         af = fwd[kk]
-        fwd[kk] = (af if af > 0.0 else 0.0) + x + 16.0 * U_ROUND * abs(af)
+        fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * abs(af)
         ar = both[kk] if both[kk] > 0.0 else 0.0
-        both[kk] = ar + x + 16.0 * U_ROUND * ar
+        both[kk] = ar + lt + 16.0 * U_ROUND * ar
     return log_q, log_q2, fwd, both
