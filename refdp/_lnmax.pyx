@@ -735,38 +735,38 @@ cdef inline double _lse_skip(const double* x, Py_ssize_t n, Py_ssize_t skip) noe
     return m + log(s)
 
 
-cdef inline double _dot3(const double* w, const double* ra, const double* rb, Py_ssize_t n) noexcept nogil:
-    # sum_i w[i] ra[i] rb[i] with four running sums (i mod 4), combined as (s0 + s1) + (s2 + s3)
+cdef inline double _dot2(const double* x, const double* y, Py_ssize_t n) noexcept nogil:
+    # sum_i x[i] y[i] with four running sums (i mod 4), combined as (s0 + s1) + (s2 + s3)
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     cdef Py_ssize_t i = 0
     while i + 4 <= n:
-        s0 += w[i] * ra[i] * rb[i]
-        s1 += w[i + 1] * ra[i + 1] * rb[i + 1]
-        s2 += w[i + 2] * ra[i + 2] * rb[i + 2]
-        s3 += w[i + 3] * ra[i + 3] * rb[i + 3]
+        s0 += x[i] * y[i]
+        s1 += x[i + 1] * y[i + 1]
+        s2 += x[i + 2] * y[i + 2]
+        s3 += x[i + 3] * y[i + 3]
         i += 4
     if i < n:
-        s0 += w[i] * ra[i] * rb[i]
+        s0 += x[i] * y[i]
     if i + 1 < n:
-        s1 += w[i + 1] * ra[i + 1] * rb[i + 1]
+        s1 += x[i + 1] * y[i + 1]
     if i + 2 < n:
-        s2 += w[i + 2] * ra[i + 2] * rb[i + 2]
+        s2 += x[i + 2] * y[i + 2]
     return (s0 + s1) + (s2 + s3)
 
 
 cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
-    return 3 * Y + 1 + 2 * (1 + C * C) * C + (nd + 3) * C + 8
+    return 3 * Y + 1 + 2 * (1 + C * C) * C + C * C + (nd + 3) * C + 8
 
 
 cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
-    return 2 * C * C + 2
+    return 2 * C * C + 2 * C + 2
 
 
 cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                                const double* tab, Py_ssize_t mlo, Py_ssize_t tlen,
                                const double* consts, double margin,
                                const double* orders, Py_ssize_t K, const int64_t* sidx,
-                               const double* steps, Py_ssize_t nd, double lam_max,
+                               const double* steps, const int64_t* sfrom, Py_ssize_t nd, double lam_max,
                                double* work, int64_t* mab,
                                double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
     # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2)
@@ -778,8 +778,8 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef const double* tabp
     cdef const double* ra
     cdef const double* rb
-    cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx
-    cdef int64_t top0, low0, top, low, y0, ca, cb, thr_a, thr_b, cut, vother, vj, vi
+    cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx, G
+    cdef int64_t top0, low0, top, low, y0, ca, cb, thr_a, thr_b, cut, vother, vj, vi, g
     cdef double mx, sw, S, lam, ef, er, mf, mr, sf, sr, af, ar, big, x, lt
     cdef double v
     # the vector's range
@@ -809,10 +809,23 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef double* hi = lo + (1 + C * C) * C       # (1 + nm) x C
     cdef double* tmp = hi + (1 + C * C) * C      # C
     cdef double* tmp2 = tmp + C                  # C
-    cdef double* chain = tmp2 + C                # (nd + 1) x C
+    cdef double* memo = tmp2 + C                 # C x C
+    cdef double* chain = memo + C * C            # (nd + 1) x C
+    cdef int64_t* cval = mab + 2 * C * C         # C
+    cdef int64_t* rep = cval + C                 # C
     # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
     for j in range(C):
-        for yi in range(Y):
+        # up to y = g every factor is in its geometric range (F(m), m <= -1, and f(z), z <= 0), so
+        # the term grows by exactly p^-C per step: below g the weights are a geometric series,
+        # summed in closed form (no move's sum needs them one by one: every cut is >= g - 1)
+        g = n[j]
+        for i in range(C):
+            if i != j and n[i] + (1 if i < j else 0) - 1 < g:
+                g = n[i] + (1 if i < j else 0) - 1
+        G = <Py_ssize_t>(g - y0)
+        if G < 0:
+            G = 0
+        for yi in range(G, Y):
             T[yi] = 0.0
         for i in range(C):
             if i < j:
@@ -821,19 +834,34 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                 ra = LF + (y0 - n[i] - mlo)
             else:
                 ra = LFD + (y0 - n[j] - mlo)
-            for yi in range(Y):
+            for yi in range(G, Y):
                 T[yi] += ra[yi]
         mx = -INFINITY
-        for yi in range(Y):
+        for yi in range(G, Y):
             if T[yi] > mx:
                 mx = T[yi]
         sw = 0.0
-        Pw[0] = 0.0
-        for yi in range(Y):
+        if G > 0:
+            # sum_{i = 1..G} w(g) p^{C i} = w(g) p^C (1 - p^{C G}) / (1 - p^C)
+            sw = exp(T[G] - mx) * (exp(<double>C * lp) * (-expm1(<double>(C * G) * lp)) / (-expm1(<double>C * lp)))
+        Pw[G] = sw
+        for yi in range(G, Y):
             w[yi] = exp(T[yi] - mx)
             sw += w[yi]
             Pw[yi + 1] = sw
         lo[j] = mx + log(sw)
+        # classes other than j with equal shifted counts n_i + [i < j] have equal ratio rows:
+        # a move's sum depends on its pair of rows only (computed once, memo[rep a, rep b])
+        for i in range(C):
+            cval[i] = n[i] + (1 if i < j else 0)
+            rep[i] = i
+            if i != j:
+                for i2 in range(i):
+                    if i2 != j and cval[i2] == cval[i]:
+                        rep[i] = i2
+                        break
+        for i in range(C * C):
+            memo[i] = INFINITY
         mv = 0
         for a in range(C):
             if n[a] < 1:
@@ -847,6 +875,8 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                 ca = n[a] + (1 if a < j else 0)
                 thr_a = ca - 2
             ra = tabm + (y0 - ca - mlo)
+            for yi in range(G, Y):                   # the weights times a's ratios, once per a
+                T[yi] = w[yi] * ra[yi]
             for b in range(C):
                 if b == a:
                     continue
@@ -858,6 +888,10 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     tabp = tab + DT_RPF * tlen
                     cb = n[b] + (1 if b < j else 0)
                     thr_b = cb - 1
+                if a != j and b != j and memo[rep[a] * C + rep[b]] < INFINITY:
+                    lo[(1 + mv) * C + j] = memo[rep[a] * C + rep[b]]
+                    mv += 1
+                    continue
                 rb = tabp + (y0 - cb - mlo)
                 cut = thr_a if thr_a < thr_b else thr_b
                 ci = <Py_ssize_t>(cut - y0) + 1          # y - y0 < ci: the ratios' product is 1
@@ -865,8 +899,10 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     ci = 0
                 if ci > Y:
                     ci = Y
-                S = Pw[ci] + _dot3(w + ci, ra + ci, rb + ci, Y - ci)
+                S = Pw[ci] + _dot2(T + ci, rb + ci, Y - ci)
                 lo[(1 + mv) * C + j] = mx + log(S)
+                if a != j and b != j:
+                    memo[rep[a] * C + rep[b]] = lo[(1 + mv) * C + j]
                 mv += 1
     # ---- the truncated mass (upper bounds only), then the margins
     big = 0.0
@@ -925,9 +961,9 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
         fwd[kk] = -INFINITY
         both[kk] = -INFINITY
     for mv in range(1, 1 + nm):
-        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, nd, lam_max, tmp, tmp2, chain,
+        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
                         fwd, both)
-        _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, nd, lam_max, tmp, tmp2, chain,
+        _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
                         both, NULL)
     x = 0.0                                       # the length of the chain of orders so far
     for kk in range(K):
@@ -939,7 +975,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
             continue
         # the margin of the direct evaluation, plus the rounding of the chained factors
         lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
-              + U_ROUND * ((16.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+              + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
         af = fwd[kk]
         fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * fabs(af)
         ar = both[kk] if both[kk] > 0.0 else 0.0
@@ -947,14 +983,16 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
 
 
 cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const double* orders,
-                          Py_ssize_t K, const int64_t* sidx, const double* steps, Py_ssize_t nd,
+                          Py_ssize_t K, const int64_t* sidx, const double* steps, const int64_t* sfrom,
+                          Py_ssize_t nd,
                           double lam_max, double* A, double* B, double* chain,
                           double* best1, double* best2) noexcept nogil:
     # a_k = log sum_o exp((lam_k + 1) h_o - lam_k l_o) for every order; best1[k] (and best2[k]
     # unless NULL) raised to a_k where a_k is larger. With r the first largest h and
     # delta_o = (h_o - l_o) - (h_r - l_r): a_k = e_r + log sum_o A_o B_o with A_o = exp(h_o - h_r)
     # <= 1 and B_o = exp(lam_k delta_o), which the chain of orders updates by one factor
-    # exp(step delta_o) per order (tabulated per distinct step), while lam_max max|delta| <= 600
+    # exp(step delta_o) per order (tabulated per distinct step; a step twice an earlier one of
+    # magnitude >= 1/8 by squaring that one's factor), while lam_max max|delta| <= 600
     # keeps every factor within exp(+-600); otherwise the direct log-sum-exp. The log is taken
     # only when e_r + (S - 1), an upper bound of a_k (log S <= S - 1), exceeds best1[k].
     cdef Py_ssize_t o, kk, r = 0, si
@@ -973,8 +1011,12 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
         for o in range(C):
             A[o] = exp(h[o] - h[r])
         for si in range(nd):
-            for o in range(C):
-                chain[si * C + o] = exp(steps[si] * delta[o])
+            if sfrom[si] >= 0:                   # steps[si] = 2 steps[sfrom[si]]: square its factor
+                for o in range(C):
+                    chain[si * C + o] = chain[sfrom[si] * C + o] * chain[sfrom[si] * C + o]
+            else:
+                for o in range(C):
+                    chain[si * C + o] = exp(steps[si] * delta[o])
         for kk in range(K):
             lam = orders[kk]
             if kk == 0 or sidx[kk] < 0:
@@ -984,9 +1026,7 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
                 si = sidx[kk]
                 for o in range(C):
                     B[o] = B[o] * chain[si * C + o]
-            S = 0.0
-            for o in range(C):
-                S += A[o] * B[o]
+            S = _dot2(A, B, C)
             er = (lam + 1.0) * h[r] - lam * l[r]
             if er + (S - 1.0) > best1[kk]:
                 a = er + log(S)
@@ -1055,13 +1095,13 @@ cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_
     return lhi + exp(tails - llo)
 
 
-def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps):
+def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom):
     """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
 
     ``tab`` holds the six tables of ``refdp.twins.lnmax.discrete_tables`` (each
     of ``len(tab) // 6`` entries, for arguments from ``mlo``), ``consts`` its
     five constants, ``margins`` the rounding margin of each row's log-laws;
-    ``sidx, steps`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
+    ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
     """
     owner = "refdp._lnmax._py_discrete_exact"
     counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
@@ -1071,6 +1111,7 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
     orders = array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1)
     sidx = array_arg(sidx, "sidx", owner, cnp.NPY_INT64, np.int64, 1)
     steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    sfrom = array_arg(sfrom, "sfrom", owner, cnp.NPY_INT64, np.int64, 1)
     k = int_arg(k, "k", owner, 0, 1 << 40)
     mlo = int_arg(mlo, "mlo", owner, -(1 << 40), 1)
     if consts.shape[0] != 5:
@@ -1081,8 +1122,8 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
         raise parameter_error("tab", owner, f"an array whose length is a multiple of {DT_N}", tab)
     if counts.shape[0] and counts.shape[1] < 1:
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
-    if counts.shape[1] > 4096:
-        raise parameter_error("counts", owner, "an array with at most 4096 class columns", counts)
+    if counts.shape[1] > 128:
+        raise parameter_error("counts", owner, "an array with at most 128 class columns", counts)
     if sidx.shape[0] != orders.shape[0]:
         raise parameter_error("sidx", owner, f"an array of length len(orders) = {orders.shape[0]}", sidx)
     if sidx.shape[0] and (int(sidx.min()) < -1 or int(sidx.max()) >= steps.shape[0] or sidx[0] != -1):
@@ -1091,12 +1132,20 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
         if sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i]:
             raise parameter_error("steps", owner, "steps from each order to the next (refdp.twins.lnmax.order_chain)",
                                   steps)
-    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps)
+    if sfrom.shape[0] != steps.shape[0]:
+        raise parameter_error("sfrom", owner, f"an array of length len(steps) = {steps.shape[0]}", sfrom)
+    for i in range(sfrom.shape[0]):
+        if sfrom[i] != -1 and not (0 <= sfrom[i] < i and steps[i] == 2.0 * steps[sfrom[i]]
+                                   and abs(steps[sfrom[i]]) >= 0.125):
+            raise parameter_error("sfrom", owner, "-1 or the index of an earlier step of half the value, "
+                                  "at least 1/8 in magnitude", sfrom)
+    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
 
 
 cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab, Py_ssize_t mlo,
                             Py_ssize_t k, const double[::1] consts, const double[::1] margins,
-                            const double[::1] orders, const int64_t[::1] sidx, const double[::1] steps):
+                            const double[::1] orders, const int64_t[::1] sidx, const double[::1] steps,
+                            const int64_t[::1] sfrom):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], r, i
     cdef Py_ssize_t tlen = tab.shape[0] // DT_N, KB = K if K > 0 else 1
     cdef int64_t lo_c, hi_c, spread = 0, cmin = 0
@@ -1132,6 +1181,7 @@ cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab,
     cdef const int64_t* ps = &sidx[0] if K > 0 else &no_index
     cdef Py_ssize_t nd = steps.shape[0]
     cdef const double* pst = &steps[0] if nd > 0 else &no_order
+    cdef const int64_t* psf = &sfrom[0] if nd > 0 else &no_index
     for i in range(K):
         if fabs(orders[i]) > lam_max:
             lam_max = fabs(orders[i])
@@ -1145,7 +1195,7 @@ cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab,
     with nogil:
         for r in range(n):
             discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, &consts[0], margins[r],
-                                 po, K, ps, pst, nd, lam_max, &work[0], &iwork[0],
+                                 po, K, ps, pst, psf, nd, lam_max, &work[0], &iwork[0],
                                  &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0]

@@ -417,9 +417,9 @@ def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_co
     n, K = counts.shape[0], orders.shape[0]
     spread = int((counts.max(axis=1) - counts.min(axis=1)).max()) if n else 0
     tab, mlo, consts = _lnmax_twin.discrete_tables(t, spread, k)
-    sidx, steps = _lnmax_twin.order_chain(orders.tolist())
+    sidx, steps, sfrom = _lnmax_twin.order_chain(orders.tolist())
     if not use:
-        out = [_lnmax_twin.discrete_exact_query(row, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps))
+        out = [_lnmax_twin.discrete_exact_query(row, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom))
                for row, m in zip(counts.tolist(), margins.tolist())]
         return (np.array([o[0] for o in out], dtype=np.float64),
                 np.array([o[1] for o in out], dtype=np.float64),
@@ -428,12 +428,13 @@ def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_co
     threads = (os.cpu_count() or 1) if n_threads is None else int(n_threads)
     threads = max(1, min(threads, n // 8 + 1))
     if threads == 1:
-        return _lnmax._py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps)
+        return _lnmax._py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
     bounds = np.linspace(0, n, threads + 1).astype(np.int64)
     with ThreadPoolExecutor(max_workers=threads) as pool:
         parts = list(pool.map(lambda ab: _lnmax._py_discrete_exact(
             np.ascontiguousarray(counts[ab[0]:ab[1]]), tab, mlo, k, consts,
-            np.ascontiguousarray(margins[ab[0]:ab[1]]), orders, sidx, steps), zip(bounds[:-1], bounds[1:])))
+            np.ascontiguousarray(margins[ab[0]:ab[1]]), orders, sidx, steps, sfrom),
+            zip(bounds[:-1], bounds[1:])))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
 
 

@@ -488,7 +488,7 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
 
 #: Most classes and largest gamma of the compiled evaluation (beyond: NumPy, or the
 #: interval evaluation above MAX_FAST_CLASSES classes).
-MAX_COMPILED_CLASSES = 1024
+MAX_COMPILED_CLASSES = 128
 MAX_COMPILED_GAMMA = 256.0
 #: The compiled evaluation raises its log-laws by ``COMPILED_MARGIN_FACTOR * FAST_MARGIN (1 + W)
 #: + 2**-52 (Y + C + 16)`` (docs/theory/pate_discrete.rst, "Compiled evaluation").

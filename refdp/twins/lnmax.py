@@ -575,10 +575,10 @@ def _lse_skip(x, skip):
     return m + math.log(s)
 
 
-def _dot3(w, ra, rb):
+def _dot2(x, y):
     s = [0.0, 0.0, 0.0, 0.0]
-    for i in range(len(w)):
-        s[i % 4] += w[i] * ra[i] * rb[i]
+    for i in range(len(x)):
+        s[i % 4] += x[i] * y[i]
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
@@ -608,29 +608,33 @@ def _discrete_log_miss(n, a, b, s, hi, lo, k, consts):
 
 
 def order_chain(orders):
-    """(sidx, steps): each order reached from the previous one by a tabulated step, where exact.
+    """(sidx, steps, sfrom): each order reached from the previous one by a tabulated step, where exact.
 
     ``steps`` are the distinct differences ``orders[k] - orders[k - 1]`` that
-    are exact (as rationals, and ``orders[k - 1] + step == orders[k]``);
-    ``sidx[k]`` indexes the step of order ``k`` (``-1``: evaluated directly,
-    always for ``k = 0``). When more than half the orders would need their
+    are exact (as rationals, and ``orders[k - 1] + step == orders[k]``), by
+    increasing magnitude; ``sidx[k]`` indexes the step of order ``k`` (``-1``:
+    evaluated directly, always for ``k = 0``); ``sfrom[i]`` is the index of an
+    earlier step of half ``steps[i]`` and magnitude at least 1/8 (its factor
+    is squared), or ``-1``. When more than half the orders would need their
     own step, no chain is used (every ``sidx`` is ``-1``).
     """
     orders = [float(x) for x in orders]
-    sidx, steps = [-1] * len(orders), []
+    found = []
     for i in range(1, len(orders)):
         d = orders[i] - orders[i - 1]
-        if Fraction(orders[i]) - Fraction(orders[i - 1]) != Fraction(d) or orders[i - 1] + d != orders[i]:
-            continue
-        if d not in steps:
-            steps.append(d)
-        sidx[i] = steps.index(d)
+        ok = Fraction(orders[i]) - Fraction(orders[i - 1]) == Fraction(d) and orders[i - 1] + d == orders[i]
+        found.append(d if ok else None)
+    steps = sorted({d for d in found if d is not None}, key=lambda d: (abs(d), d))
     if 2 * len(steps) > len(orders):
-        return np.full(len(orders), -1, dtype=np.int64), np.zeros(0)
-    return np.array(sidx, dtype=np.int64), np.array(steps, dtype=np.float64)
+        return np.full(len(orders), -1, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    sidx = [-1] + [-1 if d is None else steps.index(d) for d in found] if orders else []
+    sfrom = [next((j for j in range(i) if steps[i] == 2.0 * steps[j] and abs(steps[j]) >= 0.125), -1)
+             for i in range(len(steps))]
+    return (np.array(sidx, dtype=np.int64), np.array(steps, dtype=np.float64),
+            np.array(sfrom, dtype=np.int64))
 
 
-def _moments_update(h, l, orders, sidx, steps, nd, lam_max, best1, best2):
+def _moments_update(h, l, orders, sidx, steps, sfrom, nd, lam_max, best1, best2):
     C = len(h)
     r = 0
     for o in range(C):
@@ -644,7 +648,13 @@ def _moments_update(h, l, orders, sidx, steps, nd, lam_max, best1, best2):
             dm = abs(v)
     if nd > 0 and dm * lam_max <= 600.0:
         A = [math.exp(h[o] - h[r]) for o in range(C)]
-        chain = [[math.exp(float(st) * delta[o]) for o in range(C)] for st in steps]
+        chain = []
+        for si, st in enumerate(steps):
+            if sfrom[si] >= 0:
+                f = chain[sfrom[si]]
+                chain.append([f[o] * f[o] for o in range(C)])
+            else:
+                chain.append([math.exp(float(st) * delta[o]) for o in range(C)])
         B = [0.0] * C
         for kk, lam in enumerate(orders):
             if kk == 0 or sidx[kk] < 0:
@@ -652,9 +662,7 @@ def _moments_update(h, l, orders, sidx, steps, nd, lam_max, best1, best2):
             else:
                 f = chain[sidx[kk]]
                 B = [B[o] * f[o] for o in range(C)]
-            S = 0.0
-            for o in range(C):
-                S += A[o] * B[o]
+            S = _dot2(A, B)
             er = (lam + 1.0) * h[r] - lam * l[r]
             if er + (S - 1.0) > best1[kk]:
                 a = er + math.log(S)
@@ -700,6 +708,11 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
     lo = [[0.0] * C for _ in range(1 + nm)]
     hi = [[0.0] * C for _ in range(1 + nm)]
     for j in range(C):
+        g = n[j]
+        for i in range(C):
+            if i != j and n[i] + (1 if i < j else 0) - 1 < g:
+                g = n[i] + (1 if i < j else 0) - 1
+        G = max(g - y0, 0)
         T = [0.0] * Y
         for i in range(C):
             if i < j:
@@ -709,18 +722,29 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
             else:
                 base, which = y0 - n[j], DT_LFD
             off = which * tlen + base - mlo
-            for yi in range(Y):
+            for yi in range(G, Y):
                 T[yi] += tab[off + yi]
-        mx = max(T)
+        mx = max(T[G:])
         w = [0.0] * Y
         Pw = [0.0] * (Y + 1)
         sw = 0.0
-        for yi in range(Y):
+        if G > 0:
+            sw = math.exp(T[G] - mx) * (math.exp(float(C) * lp) * (-math.expm1(float(C * G) * lp))
+                                        / (-math.expm1(float(C) * lp)))
+        Pw[G] = sw
+        for yi in range(G, Y):
             w[yi] = math.exp(T[yi] - mx)
             sw += w[yi]
             Pw[yi + 1] = sw
         lo[0][j] = mx + math.log(sw)
+        cval = [n[i] + (1 if i < j else 0) for i in range(C)]
+        rep = [next((i2 for i2 in range(i) if i2 != j and cval[i2] == cval[i]), i) if i != j else i
+               for i in range(C)]
+        memo = {}
         for mv, (a, b) in enumerate(moves):
+            if a != j and b != j and (rep[a], rep[b]) in memo:
+                lo[1 + mv][j] = memo[rep[a], rep[b]]
+                continue
             if a == j:
                 wa, ca, thr_a = DT_RMD, n[j], n[j] - 1
             else:
@@ -734,8 +758,10 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
             ci = min(max(min(thr_a, thr_b) - y0 + 1, 0), Y)
             oa = wa * tlen + y0 - ca - mlo
             ob = wb * tlen + y0 - cb - mlo
-            S = Pw[ci] + _dot3(w[ci:], tab[oa + ci:oa + Y], tab[ob + ci:ob + Y])
+            S = Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, Y)], tab[ob + ci:ob + Y])
             lo[1 + mv][j] = mx + math.log(S)
+            if a != j and b != j:
+                memo[rep[a], rep[b]] = lo[1 + mv][j]
     big = 0.0
     for r in range(1 + nm):
         a, b = (-1, -1) if r == 0 else moves[r - 1]
@@ -770,15 +796,15 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
                                            (lp, log1p_p, log_norm, l1mp, l1mp2))
                     if x > log_q2:
                         log_q2 = x
-    sidx, steps = order_chain(orders) if chain is None else chain
+    sidx, steps, sfrom = order_chain(orders) if chain is None else chain
     nd = len(steps)
     orders = [float(x) for x in orders]
     lam_max = max((abs(x) for x in orders), default=0.0)
     fwd = [-math.inf] * K
     both = [-math.inf] * K
     for mv in range(1, 1 + nm):
-        _moments_update(hi[0], lo[mv], orders, sidx, steps, nd, lam_max, fwd, both)
-        _moments_update(hi[mv], lo[0], orders, sidx, steps, nd, lam_max, both, None)
+        _moments_update(hi[0], lo[mv], orders, sidx, steps, sfrom, nd, lam_max, fwd, both)
+        _moments_update(hi[mv], lo[0], orders, sidx, steps, sfrom, nd, lam_max, both, None)
     x = 0.0
     for kk, lam in enumerate(orders):
         x += abs(lam) if kk == 0 or sidx[kk] < 0 else abs(steps[sidx[kk]])
@@ -786,7 +812,7 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
             fwd[kk] = both[kk] = 0.0
             continue
         lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
-              + U_ROUND * ((16.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+              + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
         af = fwd[kk]
         fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * abs(af)
         ar = both[kk] if both[kk] > 0.0 else 0.0
