@@ -755,7 +755,7 @@ cdef inline double _dot2(const double* x, const double* y, Py_ssize_t n) noexcep
 
 
 cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
-    return 3 * Y + 1 + 2 * (1 + C * C) * C + C * C + (nd + 3) * C + 8
+    return 4 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 3) * C + 8
 
 
 cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
@@ -764,12 +764,14 @@ cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
 
 cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                                const double* tab, Py_ssize_t mlo, Py_ssize_t tlen,
+                               int64_t one_m, int64_t one_p,
                                const double* consts, double margin,
                                const double* orders, Py_ssize_t K, const int64_t* sidx,
                                const double* steps, const int64_t* sfrom, Py_ssize_t nd, double lam_max,
                                double* work, int64_t* mab,
                                double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
-    # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2)
+    # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2);
+    # one_m, one_p: the F-ratio tables F(m + 1)/F(m), F(m - 1)/F(m) are 1.0 for every m >= them
     cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
     cdef double l1mp = consts[3], l1mp2 = consts[4]
     cdef const double* LF = tab + DT_LF * tlen
@@ -778,7 +780,8 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef const double* tabp
     cdef const double* ra
     cdef const double* rb
-    cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx, G
+    cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx, G, hc, key
+    cdef int have_u
     cdef int64_t top0, low0, top, low, y0, ca, cb, thr_a, thr_b, cut, vother, vj, vi, g
     cdef double mx, sw, S, lam, ef, er, mf, mr, sf, sr, af, ar, big, x, lt
     cdef double v
@@ -809,8 +812,9 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef double* hi = lo + (1 + C * C) * C       # (1 + nm) x C
     cdef double* tmp = hi + (1 + C * C) * C      # C
     cdef double* tmp2 = tmp + C                  # C
-    cdef double* memo = tmp2 + C                 # C x C
-    cdef double* chain = memo + C * C            # (nd + 1) x C
+    cdef double* memo = tmp2 + C                 # C x (C + 1)
+    cdef double* Sw = memo + C * (C + 1)         # Y + 1
+    cdef double* chain = Sw + Y + 1              # (nd + 1) x C
     cdef int64_t* cval = mab + 2 * C * C         # C
     cdef int64_t* rep = cval + C                 # C
     # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
@@ -860,7 +864,10 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     if i2 != j and cval[i2] == cval[i]:
                         rep[i] = i2
                         break
-        for i in range(C * C):
+        Sw[Y] = 0.0                                  # suffix sums of the weights
+        for yi in range(Y - 1, G - 1, -1):
+            Sw[yi] = Sw[yi + 1] + w[yi]
+        for i in range(C * (C + 1)):
             memo[i] = INFINITY
         mv = 0
         for a in range(C):
@@ -875,8 +882,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                 ca = n[a] + (1 if a < j else 0)
                 thr_a = ca - 2
             ra = tabm + (y0 - ca - mlo)
-            for yi in range(G, Y):                   # the weights times a's ratios, once per a
-                T[yi] = w[yi] * ra[yi]
+            have_u = 0
             for b in range(C):
                 if b == a:
                     continue
@@ -888,10 +894,17 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     tabp = tab + DT_RPF * tlen
                     cb = n[b] + (1 if b < j else 0)
                     thr_b = cb - 1
-                if a != j and b != j and memo[rep[a] * C + rep[b]] < INFINITY:
-                    lo[(1 + mv) * C + j] = memo[rep[a] * C + rep[b]]
-                    mv += 1
-                    continue
+                key = -1
+                if a != j:
+                    key = rep[a] * (C + 1) + (C if b == j else rep[b])
+                    if memo[key] < INFINITY:
+                        lo[(1 + mv) * C + j] = memo[key]
+                        mv += 1
+                        continue
+                if not have_u:
+                    for yi in range(G, Y):           # the weights times a's ratios, once per a
+                        T[yi] = w[yi] * ra[yi]
+                    have_u = 1
                 rb = tabp + (y0 - cb - mlo)
                 cut = thr_a if thr_a < thr_b else thr_b
                 ci = <Py_ssize_t>(cut - y0) + 1          # y - y0 < ci: the ratios' product is 1
@@ -899,10 +912,17 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     ci = 0
                 if ci > Y:
                     ci = Y
-                S = Pw[ci] + _dot2(T + ci, rb + ci, Y - ci)
-                lo[(1 + mv) * C + j] = mx + log(S)
+                hc = Y                                   # y - y0 >= hc: both ratios are 1.0 exactly
                 if a != j and b != j:
-                    memo[rep[a] * C + rep[b]] = lo[(1 + mv) * C + j]
+                    hc = <Py_ssize_t>((ca + one_m if ca + one_m > cb + one_p else cb + one_p) - y0)
+                    if hc < ci:
+                        hc = ci
+                    if hc > Y:
+                        hc = Y
+                S = (Pw[ci] + _dot2(T + ci, rb + ci, hc - ci)) + Sw[hc]
+                lo[(1 + mv) * C + j] = mx + log(S)
+                if key >= 0:
+                    memo[key] = lo[(1 + mv) * C + j]
                 mv += 1
     # ---- the truncated mass (upper bounds only), then the margins
     big = 0.0
@@ -1188,13 +1208,18 @@ cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab,
     cdef double[::1] lq = log_q, lq2 = log_q2
     cdef double[:, ::1] fw = fwd, bo = both
     cdef Py_ssize_t Y = spread + 2 * k + 3
+    cdef int64_t one_m = mlo + tlen, one_p = mlo + tlen     # the F-ratio tables' runs of 1.0 at the end
+    while one_m > mlo and tab[DT_RMF * tlen + (one_m - 1 - mlo)] == 1.0:
+        one_m -= 1
+    while one_p > mlo and tab[DT_RPF * tlen + (one_p - 1 - mlo)] == 1.0:
+        one_p -= 1
     work_arr = np.empty(discrete_exact_workspace_doubles(C, Y, nd), dtype=np.float64)
     iwork_arr = np.empty(discrete_exact_workspace_ints(C), dtype=np.int64)
     cdef double[::1] work = work_arr
     cdef int64_t[::1] iwork = iwork_arr
     with nogil:
         for r in range(n):
-            discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, &consts[0], margins[r],
+            discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, one_m, one_p, &consts[0], margins[r],
                                  po, K, ps, pst, psf, nd, lam_max, &work[0], &iwork[0],
                                  &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
     if K == 0:

@@ -700,6 +700,11 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
     tab = [float(x) for x in tab]
     lp, log1p_p, log_norm, l1mp, l1mp2 = (float(c) for c in consts)
 
+    one_m = one_p = mlo + tlen                   # the F-ratio tables' runs of 1.0 at the end
+    while one_m > mlo and tab[DT_RMF * tlen + one_m - 1 - mlo] == 1.0:
+        one_m -= 1
+    while one_p > mlo and tab[DT_RPF * tlen + one_p - 1 - mlo] == 1.0:
+        one_p -= 1
     top, low = max(n) + 1, min(n) - 1
     y0 = low - k
     Y = (top + k) - y0 + 1
@@ -736,14 +741,18 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
             w[yi] = math.exp(T[yi] - mx)
             sw += w[yi]
             Pw[yi + 1] = sw
+        Sw = [0.0] * (Y + 1)
+        for yi in range(Y - 1, G - 1, -1):
+            Sw[yi] = Sw[yi + 1] + w[yi]
         lo[0][j] = mx + math.log(sw)
         cval = [n[i] + (1 if i < j else 0) for i in range(C)]
         rep = [next((i2 for i2 in range(i) if i2 != j and cval[i2] == cval[i]), i) if i != j else i
                for i in range(C)]
         memo = {}
         for mv, (a, b) in enumerate(moves):
-            if a != j and b != j and (rep[a], rep[b]) in memo:
-                lo[1 + mv][j] = memo[rep[a], rep[b]]
+            key = None if a == j else (rep[a], C if b == j else rep[b])
+            if key in memo:
+                lo[1 + mv][j] = memo[key]
                 continue
             if a == j:
                 wa, ca, thr_a = DT_RMD, n[j], n[j] - 1
@@ -758,10 +767,13 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
             ci = min(max(min(thr_a, thr_b) - y0 + 1, 0), Y)
             oa = wa * tlen + y0 - ca - mlo
             ob = wb * tlen + y0 - cb - mlo
-            S = Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, Y)], tab[ob + ci:ob + Y])
-            lo[1 + mv][j] = mx + math.log(S)
+            hc = Y
             if a != j and b != j:
-                memo[rep[a], rep[b]] = lo[1 + mv][j]
+                hc = min(max(max(ca + one_m, cb + one_p) - y0, ci), Y)
+            S = (Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, hc)], tab[ob + ci:ob + hc])) + Sw[hc]
+            lo[1 + mv][j] = mx + math.log(S)
+            if key is not None:
+                memo[key] = lo[1 + mv][j]
     big = 0.0
     for r in range(1 + nm):
         a, b = (-1, -1) if r == 0 else moves[r - 1]
