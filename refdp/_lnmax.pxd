@@ -51,7 +51,7 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
 # The float-safe LNMax (exact discrete Laplace noise): for one count vector n,
 # log q, the two-sided log q, and the worst-case log-moments over every
 # neighbour (forward / both directions), rounded upward, from the tables of
-# refdp.twins.lnmax.discrete_tables (six arrays of tlen entries, arguments
+# refdp.twins.lnmax.discrete_tables (eight arrays of tlen entries, arguments
 # from mlo; the F-ratio tables are 1.0 from one_m, one_p on), the orders chained by sidx/steps/sfrom (refdp.twins.lnmax.order_chain,
 # nd steps; lam_max = max |order|). Workspaces: discrete_exact_workspace_doubles(C, Y, nd)
 # doubles, Y = max n - min n + 2 k + 3, and discrete_exact_workspace_ints(C) int64.

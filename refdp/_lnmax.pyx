@@ -710,7 +710,9 @@ cdef enum:
     DT_RPF = 3     # F(m - 1) / F(m)
     DT_RMD = 4     # f(m + 1) / f(m)
     DT_RPD = 5     # f(m - 1) / f(m)
-    DT_N = 6
+    DT_FL = 6      # F(m)
+    DT_GL = 7      # f(m) / F(m)
+    DT_N = 8
 
 
 cdef inline double _logaddexp(double x, double y) noexcept nogil:
@@ -755,7 +757,7 @@ cdef inline double _dot2(const double* x, const double* y, Py_ssize_t n) noexcep
 
 
 cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
-    return 4 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 3) * C + 8
+    return 6 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 3) * C + 8
 
 
 cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
@@ -781,9 +783,9 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef const double* ra
     cdef const double* rb
     cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx, G, hc, key
-    cdef int have_u
+    cdef int have_u, linear
     cdef int64_t top0, low0, top, low, y0, ca, cb, thr_a, thr_b, cut, vother, vj, vi, g
-    cdef double mx, sw, S, lam, ef, er, mf, mr, sf, sr, af, ar, big, x, lt
+    cdef double mx, lmx, sw, S, lam, ef, er, mf, mr, sf, sr, af, ar, big, x, lt
     cdef double v
     # the vector's range
     top0 = n[0]
@@ -814,10 +816,26 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef double* tmp2 = tmp + C                  # C
     cdef double* memo = tmp2 + C                 # C x (C + 1)
     cdef double* Sw = memo + C * (C + 1)         # Y + 1
-    cdef double* chain = Sw + Y + 1              # (nd + 1) x C
+    cdef double* Tot = Sw + Y + 1                # Y
+    cdef double* Qb = Tot + Y                    # Y
+    cdef double* chain = Qb + Y                  # (nd + 1) x C
     cdef int64_t* cval = mab + 2 * C * C         # C
     cdef int64_t* rep = cval + C                 # C
     # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
+    # Linear products when no term can leave [exp(-600), 1]: from y = min n - 1 on every factor
+    # F(y - n_i) is at least p^(spread + 1) / (1 + p), each of the (at most C) factors F(m - 1) / F(m)
+    # at least p, and f / F at least N p^(spread + k + 2) (N = (1 - p) / (1 + p))
+    linear = ((<double>(C * (top0 - low0 + 3) + (top0 - low0) + k + 2) * (-lp)
+               + <double>C * log1p_p - log_norm) < 600.0)
+    if linear:
+        ra = tab + DT_FL * tlen
+        for yi in range(k, Y):
+            Tot[yi] = 1.0
+            Qb[yi] = 1.0
+        for i in range(C):
+            rb = ra + (y0 - n[i] - mlo)
+            for yi in range(k, Y):
+                Tot[yi] = Tot[yi] * rb[yi]
     for j in range(C):
         # up to y = g every factor is in its geometric range (F(m), m <= -1, and f(z), z <= 0), so
         # the term grows by exactly p^-C per step: below g the weights are a geometric series,
@@ -829,31 +847,55 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
         G = <Py_ssize_t>(g - y0)
         if G < 0:
             G = 0
-        for yi in range(G, Y):
-            T[yi] = 0.0
-        for i in range(C):
-            if i < j:
-                ra = LF + (y0 - n[i] - 1 - mlo)
-            elif i > j:
-                ra = LF + (y0 - n[i] - mlo)
-            else:
-                ra = LFD + (y0 - n[j] - mlo)
+        if linear:
+            # the terms as products of tabulated F and f / F: Tot (every class after j) times
+            # Q (the classes before j moved by one) times f / F of j, scaled by their maximum
+            ra = tab + DT_GL * tlen + (y0 - n[j] - mlo)
+            mx = 0.0
             for yi in range(G, Y):
-                T[yi] += ra[yi]
-        mx = -INFINITY
-        for yi in range(G, Y):
-            if T[yi] > mx:
-                mx = T[yi]
-        sw = 0.0
-        if G > 0:
-            # sum_{i = 1..G} w(g) p^{C i} = w(g) p^C (1 - p^{C G}) / (1 - p^C)
-            sw = exp(T[G] - mx) * (exp(<double>C * lp) * (-expm1(<double>(C * G) * lp)) / (-expm1(<double>C * lp)))
-        Pw[G] = sw
-        for yi in range(G, Y):
-            w[yi] = exp(T[yi] - mx)
-            sw += w[yi]
-            Pw[yi + 1] = sw
-        lo[j] = mx + log(sw)
+                T[yi] = (Tot[yi] * Qb[yi]) * ra[yi]
+                if T[yi] > mx:
+                    mx = T[yi]
+            sw = 0.0
+            if G > 0:
+                sw = (T[G] / mx) * (exp(<double>C * lp) * (-expm1(<double>(C * G) * lp)) / (-expm1(<double>C * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = T[yi] / mx
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = log(mx)
+            lo[j] = lmx + log(sw)
+            rb = tab + DT_RPF * tlen + (y0 - n[j] - mlo)
+            for yi in range(k, Y):
+                Qb[yi] = Qb[yi] * rb[yi]
+        else:
+            for yi in range(G, Y):
+                T[yi] = 0.0
+            for i in range(C):
+                if i < j:
+                    ra = LF + (y0 - n[i] - 1 - mlo)
+                elif i > j:
+                    ra = LF + (y0 - n[i] - mlo)
+                else:
+                    ra = LFD + (y0 - n[j] - mlo)
+                for yi in range(G, Y):
+                    T[yi] += ra[yi]
+            mx = -INFINITY
+            for yi in range(G, Y):
+                if T[yi] > mx:
+                    mx = T[yi]
+            sw = 0.0
+            if G > 0:
+                # sum_{i = 1..G} w(g) p^{C i} = w(g) p^C (1 - p^{C G}) / (1 - p^C)
+                sw = exp(T[G] - mx) * (exp(<double>C * lp) * (-expm1(<double>(C * G) * lp)) / (-expm1(<double>C * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = exp(T[yi] - mx)
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = mx
+            lo[j] = lmx + log(sw)
         # classes other than j with equal shifted counts n_i + [i < j] have equal ratio rows:
         # a move's sum depends on its pair of rows only (computed once, memo[rep a, rep b])
         for i in range(C):
@@ -920,7 +962,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     if hc > Y:
                         hc = Y
                 S = (Pw[ci] + _dot2(T + ci, rb + ci, hc - ci)) + Sw[hc]
-                lo[(1 + mv) * C + j] = mx + log(S)
+                lo[(1 + mv) * C + j] = lmx + log(S)
                 if key >= 0:
                     memo[key] = lo[(1 + mv) * C + j]
                 mv += 1
@@ -1118,8 +1160,8 @@ cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_
 def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom):
     """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
 
-    ``tab`` holds the six tables of ``refdp.twins.lnmax.discrete_tables`` (each
-    of ``len(tab) // 6`` entries, for arguments from ``mlo``), ``consts`` its
+    ``tab`` holds the eight tables of ``refdp.twins.lnmax.discrete_tables`` (each
+    of ``len(tab) // 8`` entries, for arguments from ``mlo``), ``consts`` its
     five constants, ``margins`` the rounding margin of each row's log-laws;
     ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
     """

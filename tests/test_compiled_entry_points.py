@@ -122,11 +122,11 @@ CHILD = textwrap.dedent(r'''
         if any(sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i] for i in range(1, sidx.shape[0])):
             return False
         n, C = counts.shape
-        if consts.shape[0] != 5 or margins.shape[0] != n or tab.shape[0] % 6 or C > 128 or (n and C < 1):
+        if consts.shape[0] != 5 or margins.shape[0] != n or tab.shape[0] % 8 or C > 128 or (n and C < 1):
             return False
         if n == 0:
             return True
-        spread, tlen = int((counts.max(axis=1) - counts.min(axis=1)).max()), tab.shape[0] // 6
+        spread, tlen = int((counts.max(axis=1) - counts.min(axis=1)).max()), tab.shape[0] // 8
         return (int(counts.min()) >= 0 and tlen >= 1 and mlo <= -(spread + k + 2)
                 and mlo + tlen - 1 >= spread + k + 1)
 

@@ -516,7 +516,7 @@ def lnmax_exact_query(counts, gamma, orders, rule=None):
 # ``discrete_exact_query`` in ``refdp/_lnmax.pyx``, operation for operation.
 
 #: Order of the six tables in the array of :func:`discrete_tables`.
-DT_LF, DT_LFD, DT_RMF, DT_RPF, DT_RMD, DT_RPD = range(6)
+DT_LF, DT_LFD, DT_RMF, DT_RPF, DT_RMD, DT_RPD, DT_FL, DT_GL = range(8)
 
 
 def discrete_tables(t, spread, k):
@@ -528,10 +528,11 @@ def discrete_tables(t, spread, k):
     Returns
     -------
     (tab, mlo, consts)
-        ``tab``: float64 array of six consecutive tables (``log F(m)``,
+        ``tab``: float64 array of eight consecutive tables (``log F(m)``,
         ``log f(m)``, ``F(m+1)/F(m)``, ``F(m-1)/F(m)``, ``f(m+1)/f(m)``,
-        ``f(m-1)/f(m)``, each ``exp`` of a difference of the logarithms) for
-        ``m`` from ``mlo``; ``consts``: ``log p``, ``log(1 + p)``,
+        ``f(m-1)/f(m)``, ``F(m)``, ``f(m)/F(m)``, each but the first two the
+        ``exp`` of a difference of the logarithms or of a logarithm) for ``m``
+        from ``mlo``; ``consts``: ``log p``, ``log(1 + p)``,
         ``log((1 - p)/(1 + p))``, ``log(1 - p)``, ``log(1 - p^2)``.
     """
     tf = float(t)
@@ -549,7 +550,8 @@ def discrete_tables(t, spread, k):
     mid = slice(1, -1)
     tab = np.concatenate([logF[mid], logf[mid],
                           np.exp(logF[2:] - logF[mid]), np.exp(logF[:-2] - logF[mid]),
-                          np.exp(logf[2:] - logf[mid]), np.exp(logf[:-2] - logf[mid])])
+                          np.exp(logf[2:] - logf[mid]), np.exp(logf[:-2] - logf[mid]),
+                          np.exp(logF[mid]), np.exp(logf[mid] - logF[mid])])
     consts = np.array([lp, log1p_p, log_norm, math.log(-math.expm1(lp)), math.log(-math.expm1(2.0 * lp))])
     return np.ascontiguousarray(tab), mlo, consts
 
@@ -696,7 +698,7 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
     n = [int(c) for c in n]
     C = len(n)
     K = len(orders)
-    tlen = len(tab) // 6
+    tlen = len(tab) // 8
     tab = [float(x) for x in tab]
     lp, log1p_p, log_norm, l1mp, l1mp2 = (float(c) for c in consts)
 
@@ -712,6 +714,15 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
     nm = len(moves)
     lo = [[0.0] * C for _ in range(1 + nm)]
     hi = [[0.0] * C for _ in range(1 + nm)]
+    spread = max(n) - min(n)
+    linear = (float(C * (spread + 3) + spread + k + 2) * (-lp) + float(C) * log1p_p - log_norm) < 600.0
+    if linear:
+        Tot = [1.0] * Y
+        Qb = [1.0] * Y
+        for i in range(C):
+            off = DT_FL * tlen + y0 - n[i] - mlo
+            for yi in range(k, Y):
+                Tot[yi] = Tot[yi] * tab[off + yi]
     for j in range(C):
         g = n[j]
         for i in range(C):
@@ -719,32 +730,56 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
                 g = n[i] + (1 if i < j else 0) - 1
         G = max(g - y0, 0)
         T = [0.0] * Y
-        for i in range(C):
-            if i < j:
-                base, which = y0 - n[i] - 1, DT_LF
-            elif i > j:
-                base, which = y0 - n[i], DT_LF
-            else:
-                base, which = y0 - n[j], DT_LFD
-            off = which * tlen + base - mlo
-            for yi in range(G, Y):
-                T[yi] += tab[off + yi]
-        mx = max(T[G:])
         w = [0.0] * Y
         Pw = [0.0] * (Y + 1)
-        sw = 0.0
-        if G > 0:
-            sw = math.exp(T[G] - mx) * (math.exp(float(C) * lp) * (-math.expm1(float(C * G) * lp))
-                                        / (-math.expm1(float(C) * lp)))
-        Pw[G] = sw
-        for yi in range(G, Y):
-            w[yi] = math.exp(T[yi] - mx)
-            sw += w[yi]
-            Pw[yi + 1] = sw
+        if linear:
+            off = DT_GL * tlen + y0 - n[j] - mlo
+            mxl = 0.0
+            for yi in range(G, Y):
+                T[yi] = (Tot[yi] * Qb[yi]) * tab[off + yi]
+                if T[yi] > mxl:
+                    mxl = T[yi]
+            sw = 0.0
+            if G > 0:
+                sw = (T[G] / mxl) * (math.exp(float(C) * lp) * (-math.expm1(float(C * G) * lp))
+                                     / (-math.expm1(float(C) * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = T[yi] / mxl
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = math.log(mxl)
+            body0 = lmx + math.log(sw)
+            off = DT_RPF * tlen + y0 - n[j] - mlo
+            for yi in range(k, Y):
+                Qb[yi] = Qb[yi] * tab[off + yi]
+        else:
+            for i in range(C):
+                if i < j:
+                    base, which = y0 - n[i] - 1, DT_LF
+                elif i > j:
+                    base, which = y0 - n[i], DT_LF
+                else:
+                    base, which = y0 - n[j], DT_LFD
+                off = which * tlen + base - mlo
+                for yi in range(G, Y):
+                    T[yi] += tab[off + yi]
+            mx = max(T[G:])
+            sw = 0.0
+            if G > 0:
+                sw = math.exp(T[G] - mx) * (math.exp(float(C) * lp) * (-math.expm1(float(C * G) * lp))
+                                            / (-math.expm1(float(C) * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = math.exp(T[yi] - mx)
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = mx
+            body0 = lmx + math.log(sw)
         Sw = [0.0] * (Y + 1)
         for yi in range(Y - 1, G - 1, -1):
             Sw[yi] = Sw[yi + 1] + w[yi]
-        lo[0][j] = mx + math.log(sw)
+        lo[0][j] = body0
         cval = [n[i] + (1 if i < j else 0) for i in range(C)]
         rep = [next((i2 for i2 in range(i) if i2 != j and cval[i2] == cval[i]), i) if i != j else i
                for i in range(C)]
@@ -771,7 +806,7 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
             if a != j and b != j:
                 hc = min(max(max(ca + one_m, cb + one_p) - y0, ci), Y)
             S = (Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, hc)], tab[ob + ci:ob + hc])) + Sw[hc]
-            lo[1 + mv][j] = mx + math.log(S)
+            lo[1 + mv][j] = lmx + math.log(S)
             if key is not None:
                 memo[key] = lo[1 + mv][j]
     big = 0.0

@@ -38,6 +38,7 @@ def _k(t):
     (1.0, [[6, 2, 2, 1], [0, 3, 0, 0]]),
     (3.0, [[7, 0], [2, 2]]),
     (2.5, [[6], [1]]),
+    (60.0, [[15, 3, 2], [9, 9, 0]]),         # products below exp(-600): the log-space terms
 ])
 def test_compiled_kernel_equals_python_twin(gamma, counts):
     pytest.importorskip("refdp._lnmax")
