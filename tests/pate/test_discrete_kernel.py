@@ -6,7 +6,7 @@
   NumPy evaluation gave before the kernel (``tests/_support/discrete_exact_before.json``,
   written by that evaluation) and at least the NumPy evaluation kept for the
   cases outside the kernel's range, and above them by no more than the
-  documented margins;
+  documented margins (and, under ``-m slow``, on 400 random count vectors);
 * the result does not depend on the number of threads nor on other threads
   running (one of them changing mpmath's global precision).
 """
@@ -130,3 +130,26 @@ def test_threads_do_not_change_the_result():
     for r in [two] + results:
         for name in ("log_q", "log_q_two_sided", "log_moments_forward", "log_moments"):
             assert np.array_equal(getattr(r, name), getattr(ref, name)), name
+
+
+@pytest.mark.slow
+def test_at_least_the_numpy_evaluation_on_random_vectors():
+    # 400 random count vectors (2 to 12 classes, 1 to 120 teachers, gamma from 2**-6 to 60): every
+    # value at least the NumPy evaluation's, above it by at most a few of its margins
+    rng = np.random.default_rng(123)
+    orders = np.array([0.25, 0.5, 1.0, 2.0, 3.5, 8.0, 16.0, 64.0, 256.0])
+    done = 0
+    while done < 400:
+        C, T = int(rng.integers(2, 13)), int(rng.integers(1, 121))
+        gamma = float(np.exp(rng.uniform(np.log(2.0**-6), np.log(60.0))))
+        if gamma * T > 8192:
+            continue
+        arr = rng.multinomial(T, rng.dirichlet(np.full(C, rng.choice([0.2, 1.0, 5.0]))))[None, :].astype(np.int64)
+        r = exact_analysis(arr, gamma, orders)
+        fwd, both = _numpy_exact_log_moments(arr, lnmax_scale(gamma), orders)
+        pairs = [(r.log_moments_forward, fwd), (r.log_moments, both),
+                 (r.log_q, discrete_exact_log_q(arr, gamma, two_sided=False)),
+                 (r.log_q_two_sided, discrete_exact_log_q(arr, gamma))]
+        for new, old in pairs:
+            _above_within(new, old, 1e-4 * (1 + np.abs(np.where(np.isfinite(old), old, 0.0))))
+        done += 1
