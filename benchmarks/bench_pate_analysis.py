@@ -29,11 +29,13 @@
     T = 250, teachers agreeing with probability 0.9 (the rest uniform over
     the other classes): for every query the exact LNMax law, the law of every
     neighbour and the worst-case log-moments in both directions at
-    refdp.accounting.DEFAULT_ORDERS (63 orders). Continuous noise at Q = 10^3,
-    10^4 and 10^5 (all threads; and the CPU time of a one-thread run at
-    10^3), the discrete noise (refdp's default) at Q = 10^2 and 10^3, and
-    at Q = 10^4 as a single run (said so in the output). Target: < 1 s at
-    Q = 10^4, growing linearly with Q.
+    refdp.accounting.DEFAULT_ORDERS (63 orders), for continuous noise and
+    the discrete noise (refdp's default), at Q = 10^3, 10^4 and 10^5 (median
+    of the repeats at 10^3, of 3 runs at 10^4, one run at 10^5; new votes
+    each run), wall and CPU time of all threads. The environment variables
+    REFDP_BENCH_DISCRETE_MAX (cap on the discrete sizes), REFDP_BENCH_RUNS_10K
+    (runs at 10^4) and REFDP_BENCH_PARTS (parts to run, e.g. "12") serve to
+    time an older build in the same conditions. Target: < 1 s wall at Q = 10^4, growing linearly with Q.
 
 (3) The float LNMax law against its mpmath twin
     (refdp.mechanisms.report_noisy_max_distribution, exact=True, 30 digits)
@@ -53,6 +55,7 @@ Run: python benchmarks/bench_pate_analysis.py [--repeats N] [--quick]
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -118,6 +121,15 @@ def moves_per_query(counts):
     return np.array(out)
 
 
+#: Largest Q of the discrete exact analysis in part (2) (environment REFDP_BENCH_DISCRETE_MAX;
+#: an older build needs about 10 ms per query).
+DISCRETE_MAX = int(os.environ.get("REFDP_BENCH_DISCRETE_MAX", 10**5))
+#: Runs of the exact analysis at Q = 10^4 (environment REFDP_BENCH_RUNS_10K, default 3).
+RUNS_10K = int(os.environ.get("REFDP_BENCH_RUNS_10K", 3))
+#: Parts to run (environment REFDP_BENCH_PARTS, e.g. "12"; default all four).
+PARTS = os.environ.get("REFDP_BENCH_PARTS", "1234")
+
+
 def main():
     args = bc.parse_args(__doc__.splitlines()[0])
     bc.print_machine("PATE analysis: accountant object and exact analysis")
@@ -130,6 +142,8 @@ def main():
 
     # ---- (1) the data-dependent analysis against the per-query NumPy baseline, Q = 100 .. 10^5
     sizes = (100, 1000, 10**4) if args.quick else (100, 1000, 10**4, 10**5)
+    if "1" not in PARTS:
+        sizes = ()
     rows = []
     for Q in sizes:
         counts = make_histograms(Q)
@@ -158,53 +172,48 @@ def main():
         line = (f"Q={Q}: data-dependent path {bc.fmt_s(med['path'])}, pate_analysis {bc.fmt_s(med['report'])} "
                 f"vs per-query baseline {bc.fmt_s(med['baseline'])} -> {ratio:.1f}x, {ratio_r:.1f}x")
         bc.summary("pate_accountant", line, ">= 10x", ratio >= 10)
-    print(f"(1) data-dependent analysis, counts -> (epsilon, delta = {DELTA:g}), {len(ORDERS)} orders, "
-          "one-sided, continuous noise (the values compared); time per call:")
-    bc.print_table(["Q", "baseline (2018 structure)", "accountant path", "baseline / path",
-                    "pate_analysis", "baseline / pate_analysis", "pate_analysis, defaults",
-                    "max rel. diff"], rows)
+    if rows:
+        print(f"(1) data-dependent analysis, counts -> (epsilon, delta = {DELTA:g}), {len(ORDERS)} orders, "
+              "one-sided, continuous noise (the values compared); time per call:")
+        bc.print_table(["Q", "baseline (2018 structure)", "accountant path", "baseline / path",
+                       "pate_analysis", "baseline / pate_analysis", "pate_analysis, defaults",
+                       "max rel. diff"], rows)
 
     # ---- (2) exact analysis, continuous and discrete noise
     orders = np.ascontiguousarray(DEFAULT_ORDERS, dtype=np.float64)
     rows = []
-    cont_sizes = (1000, 10**4) if args.quick else (1000, 10**4, 10**5)
-    for Q in cont_sizes:
-        data = agreeing_histograms(Q)
-        funcs = {"all threads": lambda data=data: exact_analysis(data, GAMMA, orders, noise="continuous")}
-        reps = args.repeats if Q <= 10**4 else bc.MIN_REPEATS
-        med, _ = bc.time_interleaved(funcs, reps)
-        cpu = ""
-        if Q == 1000:
-            t0 = time.process_time()
-            exact_analysis(data, GAMMA, orders, n_threads=1, noise="continuous")
-            cpu = bc.fmt_s(time.process_time() - t0)
-        laws = moves_per_query(data) + 1
-        rows.append(["continuous", f"{Q}", f"{laws.mean():.1f}", bc.fmt_s(med["all threads"]),
-                     f"{med['all threads'] / Q * 1e6:.0f} us", cpu, f"median of {reps}"])
-        if Q == 10**4:
-            bc.summary("pate_exact", f"{Q} queries, C=10, {len(orders)} orders, continuous noise: wall "
-                       f"{bc.fmt_s(med['all threads'])}", "< 1 s wall", med["all threads"] < 1.0)
-    disc_sizes = (100,) if args.quick else (100, 1000, 10**4)
-    for Q in disc_sizes:
-        reps = args.repeats if Q <= 1000 else 1
-        times = []
-        for r in range(reps):              # new votes each run: the per-row cache of the exact q is not reused
-            data = agreeing_histograms(Q, seed=10 + r)
-            t0 = time.perf_counter()
-            exact_analysis(data, GAMMA, orders, noise="discrete")
-            times.append(time.perf_counter() - t0)
-        t = float(np.median(times))
-        laws = moves_per_query(data) + 1
-        rows.append(["discrete (default)", f"{Q}", f"{laws.mean():.1f}", bc.fmt_s(t), f"{t / Q * 1e6:.0f} us",
-                     "", "single run" if reps == 1 else f"median of {reps}"])
-        if Q == 10**4:
-            bc.summary("pate_exact", f"{Q} queries, C=10, {len(orders)} orders, discrete noise: wall "
-                       f"{bc.fmt_s(t)} (single run)", "< 1 s wall", t < 1.0)
-    print(f"(2) exact analysis, C = 10, T = 250, 90 % agreement, {len(orders)} orders (both directions, "
-          "every neighbour):")
-    bc.print_table(["noise", "Q", "laws per query", "wall, all threads", "per query", "CPU, 1 thread",
-                    "timing"], rows)
+    sizes2 = (1000, 10**4) if args.quick else (1000, 10**4, 10**5)
+    if "2" not in PARTS:
+        sizes2 = ()
+    for noise in ("continuous", "discrete"):
+        for Q in sizes2:
+            if noise == "discrete" and Q > DISCRETE_MAX:
+                continue
+            reps = args.repeats if Q <= 1000 else (RUNS_10K if Q <= 10**4 else 1)
+            walls, cpus = [], []
+            for r in range(reps):          # new votes each run: no per-row cache is reused
+                data = agreeing_histograms(Q, seed=10 + r)
+                t0, c0 = time.perf_counter(), time.process_time()
+                exact_analysis(data, GAMMA, orders, noise=noise)
+                walls.append(time.perf_counter() - t0)
+                cpus.append(time.process_time() - c0)
+            wall, cpu = float(np.median(walls)), float(np.median(cpus))
+            laws = moves_per_query(data) + 1
+            rows.append([noise + (" (default)" if noise == "discrete" else ""), f"{Q}", f"{laws.mean():.1f}",
+                         bc.fmt_s(wall), bc.fmt_s(cpu), f"{cpu / Q * 1e6:.0f} us",
+                         "single run" if reps == 1 else f"median of {reps}"])
+            if Q == 10**4:
+                bc.summary("pate_exact", f"{Q} queries, C=10, {len(orders)} orders, {noise} noise: wall "
+                           f"{bc.fmt_s(wall)}, CPU {bc.fmt_s(cpu)} (all threads)", "< 1 s wall", wall < 1.0)
+    if rows:
+        print(f"(2) exact analysis, C = 10, T = 250, 90 % agreement, {len(orders)} orders (both directions, "
+              "every neighbour; laws per query: the continuous kernel's, one per pair of count values):")
+        bc.print_table(["noise", "Q", "laws per query", "wall, all threads", "CPU, all threads",
+                        "CPU per query", "timing"], rows)
 
+    if "3" not in PARTS and "4" not in PARTS:
+        bc.print_load()
+        return 0
     # ---- (3) float law vs mpmath twin
     rng = np.random.default_rng(3)
     vecs = [rng.multinomial(250, rng.dirichlet(np.full(10, a))) for a in rng.choice([0.1, 1.0], 200)]

@@ -20,7 +20,7 @@ from libc.stdint cimport int64_t
 
 cimport numpy as cnp
 from refdp._bounds cimport UNIT_ROUNDOFF as U_ROUND
-from refdp._checks cimport array_arg, positive_arg
+from refdp._checks cimport array_arg, int_arg, positive_arg
 
 import numpy as np
 
@@ -688,3 +688,582 @@ cdef object _exact_entry(const int64_t[:, ::1] counts, double gamma, const doubl
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0], big
     return log_q, log_q2, fwd, both, big
+
+
+# ---------------------------------------------------------------------------
+# Exact analysis of the float-safe LNMax (exact discrete Laplace noise).
+#
+# For one count vector n and each of its neighbours n - e_a + e_b (n_a >= 1),
+# lower and upper bounds on log P[M = j] (the laws of the discrete noisy argmax,
+# docs/theory/pate_discrete.rst), then log q (one- and two-sided) and the
+# worst-case log-moments. The neighbour laws are low-rank updates of n's terms
+# (winner j, noisy maximum y): sum_y w_j(y) Rm_a(y) Rp_b(y), with the ratios of
+# the closed forms read from tables built once per call (refdp.twins.lnmax.
+# discrete_tables). Where both ratios are in their geometric range their
+# product is exactly 1 (1/p times p), so that part of the sum is a prefix sum
+# of the weights. Every sum is of positive terms.
+
+cdef enum:
+    DT_LF = 0      # log F(m)
+    DT_LFD = 1     # log f(m)
+    DT_RMF = 2     # F(m + 1) / F(m)
+    DT_RPF = 3     # F(m - 1) / F(m)
+    DT_RMD = 4     # f(m + 1) / f(m)
+    DT_RPD = 5     # f(m - 1) / f(m)
+    DT_FL = 6      # F(m)
+    DT_GL = 7      # f(m) / F(m)
+    DT_N = 8
+
+
+cdef inline double _logaddexp(double x, double y) noexcept nogil:
+    cdef double m = x if x > y else y
+    if m == -INFINITY:
+        return -INFINITY
+    return m + log1p(exp(-fabs(x - y)))
+
+
+cdef inline double _lse_skip(const double* x, Py_ssize_t n, Py_ssize_t skip) noexcept nogil:
+    # log sum_{i != skip} exp(x[i])
+    cdef Py_ssize_t i
+    cdef double m = -INFINITY, s = 0.0
+    for i in range(n):
+        if i != skip and x[i] > m:
+            m = x[i]
+    if m == -INFINITY:
+        return -INFINITY
+    for i in range(n):
+        if i != skip:
+            s += exp(x[i] - m)
+    return m + log(s)
+
+
+cdef inline double _dot2(const double* x, const double* y, Py_ssize_t n) noexcept nogil:
+    # sum_i x[i] y[i] with four running sums (i mod 4), combined as (s0 + s1) + (s2 + s3)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        s0 += x[i] * y[i]
+        s1 += x[i + 1] * y[i + 1]
+        s2 += x[i + 2] * y[i + 2]
+        s3 += x[i + 3] * y[i + 3]
+        i += 4
+    if i < n:
+        s0 += x[i] * y[i]
+    if i + 1 < n:
+        s1 += x[i + 1] * y[i + 1]
+    if i + 2 < n:
+        s2 += x[i + 2] * y[i + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
+    return 6 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 3) * C + 8
+
+
+cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
+    return 2 * C * C + 2 * C + 2
+
+
+cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
+                               const double* tab, Py_ssize_t mlo, Py_ssize_t tlen,
+                               int64_t one_m, int64_t one_p,
+                               const double* consts, double margin,
+                               const double* orders, Py_ssize_t K, const int64_t* sidx,
+                               const double* steps, const int64_t* sfrom, Py_ssize_t nd, double lam_max,
+                               double* work, int64_t* mab,
+                               double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
+    # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2);
+    # one_m, one_p: the F-ratio tables F(m + 1)/F(m), F(m - 1)/F(m) are 1.0 for every m >= them
+    cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
+    cdef double l1mp = consts[3], l1mp2 = consts[4]
+    cdef const double* LF = tab + DT_LF * tlen
+    cdef const double* LFD = tab + DT_LFD * tlen
+    cdef const double* tabm
+    cdef const double* tabp
+    cdef const double* ra
+    cdef const double* rb
+    cdef Py_ssize_t i, j, a, b, o, yi, kk, mv, nm, Y, ci, s_idx, r_idx, G, hc, key
+    cdef int have_u, linear
+    cdef int64_t top0, low0, top, low, y0, ca, cb, thr_a, thr_b, cut, vother, vj, vi, g
+    cdef double mx, lmx, sw, S, lam, ef, er, mf, mr, sf, sr, af, ar, big, x, lt
+    cdef double v
+    # the vector's range
+    top0 = n[0]
+    low0 = n[0]
+    for i in range(C):
+        if n[i] > top0:
+            top0 = n[i]
+        if n[i] < low0:
+            low0 = n[i]
+    top = top0 + 1
+    low = low0 - 1
+    y0 = low - k
+    Y = (top + k) - y0 + 1
+    nm = 0                                       # the moves (a, b), a then b increasing
+    for a in range(C):
+        if n[a] >= 1:
+            for b in range(C):
+                if b != a:
+                    mab[2 * nm] = a
+                    mab[2 * nm + 1] = b
+                    nm += 1
+    cdef double* T = work
+    cdef double* w = T + Y
+    cdef double* Pw = w + Y
+    cdef double* lo = Pw + Y + 1                 # (1 + nm) x C
+    cdef double* hi = lo + (1 + C * C) * C       # (1 + nm) x C
+    cdef double* tmp = hi + (1 + C * C) * C      # C
+    cdef double* tmp2 = tmp + C                  # C
+    cdef double* memo = tmp2 + C                 # C x (C + 1)
+    cdef double* Sw = memo + C * (C + 1)         # Y + 1
+    cdef double* Tot = Sw + Y + 1                # Y
+    cdef double* Qb = Tot + Y                    # Y
+    cdef double* chain = Qb + Y                  # (nd + 1) x C
+    cdef int64_t* cval = mab + 2 * C * C         # C
+    cdef int64_t* rep = cval + C                 # C
+    # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
+    # Linear products when no term can leave [exp(-600), 1]: from y = min n - 1 on every factor
+    # F(y - n_i) is at least p^(spread + 1) / (1 + p), each of the (at most C) factors F(m - 1) / F(m)
+    # at least p, and f / F at least N p^(spread + k + 2) (N = (1 - p) / (1 + p))
+    linear = ((<double>(C * (top0 - low0 + 3) + (top0 - low0) + k + 2) * (-lp)
+               + <double>C * log1p_p - log_norm) < 600.0)
+    if linear:
+        ra = tab + DT_FL * tlen
+        for yi in range(k, Y):
+            Tot[yi] = 1.0
+            Qb[yi] = 1.0
+        for i in range(C):
+            rb = ra + (y0 - n[i] - mlo)
+            for yi in range(k, Y):
+                Tot[yi] = Tot[yi] * rb[yi]
+    for j in range(C):
+        # up to y = g every factor is in its geometric range (F(m), m <= -1, and f(z), z <= 0), so
+        # the term grows by exactly p^-C per step: below g the weights are a geometric series,
+        # summed in closed form (no move's sum needs them one by one: every cut is >= g - 1)
+        g = n[j]
+        for i in range(C):
+            if i != j and n[i] + (1 if i < j else 0) - 1 < g:
+                g = n[i] + (1 if i < j else 0) - 1
+        G = <Py_ssize_t>(g - y0)
+        if G < 0:
+            G = 0
+        if linear:
+            # the terms as products of tabulated F and f / F: Tot (every class after j) times
+            # Q (the classes before j moved by one) times f / F of j, scaled by their maximum
+            ra = tab + DT_GL * tlen + (y0 - n[j] - mlo)
+            mx = 0.0
+            for yi in range(G, Y):
+                T[yi] = (Tot[yi] * Qb[yi]) * ra[yi]
+                if T[yi] > mx:
+                    mx = T[yi]
+            sw = 0.0
+            if G > 0:
+                sw = (T[G] / mx) * (exp(<double>C * lp) * (-expm1(<double>(C * G) * lp)) / (-expm1(<double>C * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = T[yi] / mx
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = log(mx)
+            lo[j] = lmx + log(sw)
+            rb = tab + DT_RPF * tlen + (y0 - n[j] - mlo)
+            for yi in range(k, Y):
+                Qb[yi] = Qb[yi] * rb[yi]
+        else:
+            for yi in range(G, Y):
+                T[yi] = 0.0
+            for i in range(C):
+                if i < j:
+                    ra = LF + (y0 - n[i] - 1 - mlo)
+                elif i > j:
+                    ra = LF + (y0 - n[i] - mlo)
+                else:
+                    ra = LFD + (y0 - n[j] - mlo)
+                for yi in range(G, Y):
+                    T[yi] += ra[yi]
+            mx = -INFINITY
+            for yi in range(G, Y):
+                if T[yi] > mx:
+                    mx = T[yi]
+            sw = 0.0
+            if G > 0:
+                # sum_{i = 1..G} w(g) p^{C i} = w(g) p^C (1 - p^{C G}) / (1 - p^C)
+                sw = exp(T[G] - mx) * (exp(<double>C * lp) * (-expm1(<double>(C * G) * lp)) / (-expm1(<double>C * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = exp(T[yi] - mx)
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = mx
+            lo[j] = lmx + log(sw)
+        # classes other than j with equal shifted counts n_i + [i < j] have equal ratio rows:
+        # a move's sum depends on its pair of rows only (computed once, memo[rep a, rep b])
+        for i in range(C):
+            cval[i] = n[i] + (1 if i < j else 0)
+            rep[i] = i
+            if i != j:
+                for i2 in range(i):
+                    if i2 != j and cval[i2] == cval[i]:
+                        rep[i] = i2
+                        break
+        Sw[Y] = 0.0                                  # suffix sums of the weights
+        for yi in range(Y - 1, G - 1, -1):
+            Sw[yi] = Sw[yi + 1] + w[yi]
+        for i in range(C * (C + 1)):
+            memo[i] = INFINITY
+        mv = 0
+        for a in range(C):
+            if n[a] < 1:
+                continue
+            if a == j:
+                tabm = tab + DT_RMD * tlen
+                ca = n[j]
+                thr_a = n[j] - 1
+            else:
+                tabm = tab + DT_RMF * tlen
+                ca = n[a] + (1 if a < j else 0)
+                thr_a = ca - 2
+            ra = tabm + (y0 - ca - mlo)
+            have_u = 0
+            for b in range(C):
+                if b == a:
+                    continue
+                if b == j:
+                    tabp = tab + DT_RPD * tlen
+                    cb = n[j]
+                    thr_b = n[j]
+                else:
+                    tabp = tab + DT_RPF * tlen
+                    cb = n[b] + (1 if b < j else 0)
+                    thr_b = cb - 1
+                key = -1
+                if a != j:
+                    key = rep[a] * (C + 1) + (C if b == j else rep[b])
+                    if memo[key] < INFINITY:
+                        lo[(1 + mv) * C + j] = memo[key]
+                        mv += 1
+                        continue
+                if not have_u:
+                    for yi in range(G, Y):           # the weights times a's ratios, once per a
+                        T[yi] = w[yi] * ra[yi]
+                    have_u = 1
+                rb = tabp + (y0 - cb - mlo)
+                cut = thr_a if thr_a < thr_b else thr_b
+                ci = <Py_ssize_t>(cut - y0) + 1          # y - y0 < ci: the ratios' product is 1
+                if ci < 0:
+                    ci = 0
+                if ci > Y:
+                    ci = Y
+                hc = Y                                   # y - y0 >= hc: both ratios are 1.0 exactly
+                if a != j and b != j:
+                    hc = <Py_ssize_t>((ca + one_m if ca + one_m > cb + one_p else cb + one_p) - y0)
+                    if hc < ci:
+                        hc = ci
+                    if hc > Y:
+                        hc = Y
+                S = (Pw[ci] + _dot2(T + ci, rb + ci, hc - ci)) + Sw[hc]
+                lo[(1 + mv) * C + j] = lmx + log(S)
+                if key >= 0:
+                    memo[key] = lo[(1 + mv) * C + j]
+                mv += 1
+    # ---- the truncated mass (upper bounds only), then the margins
+    big = 0.0
+    for mv in range(1 + nm):
+        a = -1 if mv == 0 else mab[2 * (mv - 1)]
+        b = -1 if mv == 0 else mab[2 * (mv - 1) + 1]
+        for j in range(C):
+            vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+            vother = -1
+            for i in range(C):
+                if i != j:
+                    vi = n[i] - (1 if i == a else 0) + (1 if i == b else 0)
+                    if vi > vother:
+                        vother = vi
+            x = log_norm + <double>(top + k + 1 - vj) * lp - l1mp
+            if C == 1:
+                lt = log_norm + <double>(vj - low + k + 1) * lp - l1mp
+            else:
+                lt = log_norm + <double>(vj + vother - 2 * (low - k - 1)) * lp - log1p_p - l1mp2
+            v = lo[mv * C + j]
+            hi[mv * C + j] = _logaddexp(v, _logaddexp(x, lt)) + margin
+            lo[mv * C + j] = v - margin
+            if fabs(lo[mv * C + j]) > big:
+                big = fabs(lo[mv * C + j])
+            if fabs(hi[mv * C + j]) > big:
+                big = fabs(hi[mv * C + j])
+    # ---- log q: the plurality class j* (first largest), the runner-up, their gap
+    s_idx = 0
+    for i in range(C):
+        if n[i] > n[s_idx]:
+            s_idx = i
+    if C == 1:
+        log_q[0] = -INFINITY
+        log_q2[0] = -INFINITY
+    else:
+        r_idx = 0 if s_idx != 0 else 1
+        for i in range(C):
+            if i != s_idx and n[i] > n[r_idx]:
+                r_idx = i
+        if n[s_idx] - n[r_idx] < 3:
+            log_q[0] = INFINITY
+            log_q2[0] = INFINITY
+        else:
+            # sum_{j != j*} exp(hi) plus a bound on the relative mass the published
+            # single-law evaluation adds beyond its own window (docs/theory/pate_discrete.rst)
+            log_q[0] = _discrete_log_miss(n, -1, -1, C, s_idx, hi, lo, k, consts)
+            log_q2[0] = -INFINITY
+            for mv in range(nm):
+                if mab[2 * mv] == s_idx:
+                    x = _discrete_log_miss(n, s_idx, mab[2 * mv + 1], C, s_idx, hi + (1 + mv) * C,
+                                           lo + (1 + mv) * C, k, consts)
+                    if x > log_q2[0]:
+                        log_q2[0] = x
+    # ---- worst-case log-moments over the moves, both directions
+    for kk in range(K):
+        fwd[kk] = -INFINITY
+        both[kk] = -INFINITY
+    for mv in range(1, 1 + nm):
+        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
+                        fwd, both)
+        _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
+                        both, NULL)
+    x = 0.0                                       # the length of the chain of orders so far
+    for kk in range(K):
+        lam = orders[kk]
+        x += fabs(lam) if kk == 0 or sidx[kk] < 0 else fabs(steps[sidx[kk]])
+        if nm == 0:
+            fwd[kk] = 0.0
+            both[kk] = 0.0
+            continue
+        # the margin of the direct evaluation, plus the rounding of the chained factors
+        lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+              + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+        af = fwd[kk]
+        fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * fabs(af)
+        ar = both[kk] if both[kk] > 0.0 else 0.0
+        both[kk] = ar + lt + 16.0 * U_ROUND * ar
+
+
+cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const double* orders,
+                          Py_ssize_t K, const int64_t* sidx, const double* steps, const int64_t* sfrom,
+                          Py_ssize_t nd,
+                          double lam_max, double* A, double* B, double* chain,
+                          double* best1, double* best2) noexcept nogil:
+    # a_k = log sum_o exp((lam_k + 1) h_o - lam_k l_o) for every order; best1[k] (and best2[k]
+    # unless NULL) raised to a_k where a_k is larger. With r the first largest h and
+    # delta_o = (h_o - l_o) - (h_r - l_r): a_k = e_r + log sum_o A_o B_o with A_o = exp(h_o - h_r)
+    # <= 1 and B_o = exp(lam_k delta_o), which the chain of orders updates by one factor
+    # exp(step delta_o) per order (tabulated per distinct step; a step twice an earlier one of
+    # magnitude >= 1/8 by squaring that one's factor), while lam_max max|delta| <= 600
+    # keeps every factor within exp(+-600); otherwise the direct log-sum-exp. The log is taken
+    # only when e_r + (S - 1), an upper bound of a_k (log S <= S - 1), exceeds best1[k].
+    cdef Py_ssize_t o, kk, r = 0, si
+    cdef double lam, er, S, a, dm = 0.0, dr, mx, v
+    cdef double* delta = chain + nd * C
+    for o in range(C):
+        if h[o] > h[r]:
+            r = o
+    dr = h[r] - l[r]
+    for o in range(C):
+        delta[o] = (h[o] - l[o]) - dr
+        v = fabs(delta[o])
+        if v > dm:
+            dm = v
+    if nd > 0 and dm * lam_max <= 600.0:
+        for o in range(C):
+            A[o] = exp(h[o] - h[r])
+        for si in range(nd):
+            if sfrom[si] >= 0:                   # steps[si] = 2 steps[sfrom[si]]: square its factor
+                for o in range(C):
+                    chain[si * C + o] = chain[sfrom[si] * C + o] * chain[sfrom[si] * C + o]
+            else:
+                for o in range(C):
+                    chain[si * C + o] = exp(steps[si] * delta[o])
+        for kk in range(K):
+            lam = orders[kk]
+            if kk == 0 or sidx[kk] < 0:
+                for o in range(C):
+                    B[o] = exp(lam * delta[o])
+            else:
+                si = sidx[kk]
+                for o in range(C):
+                    B[o] = B[o] * chain[si * C + o]
+            S = _dot2(A, B, C)
+            er = (lam + 1.0) * h[r] - lam * l[r]
+            if er + (S - 1.0) > best1[kk]:
+                a = er + log(S)
+                if a > best1[kk]:
+                    best1[kk] = a
+                if best2 != NULL and a > best2[kk]:
+                    best2[kk] = a
+        return
+    for kk in range(K):
+        lam = orders[kk]
+        mx = -INFINITY
+        for o in range(C):
+            A[o] = (lam + 1.0) * h[o] - lam * l[o]
+            if A[o] > mx:
+                mx = A[o]
+        S = 0.0
+        for o in range(C):
+            S += exp(A[o] - mx)
+        a = mx + log(S)
+        if a > best1[kk]:
+            best1[kk] = a
+        if best2 != NULL and a > best2[kk]:
+            best2[kk] = a
+
+
+cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_ssize_t C,
+                               Py_ssize_t s, const double* hi, const double* lo, Py_ssize_t k,
+                               const double* consts) noexcept nogil:
+    # log of sum_{j != s} exp(hi[j]) for the vector n - e_a + e_b (a = -1: n itself), plus
+    # the closed-form bound of the mass beyond the vector's own window (relative to the
+    # lower bound of the sum), as exp(log tails - log lower sum)
+    cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
+    cdef double l1mp = consts[3], l1mp2 = consts[4]
+    cdef Py_ssize_t j
+    cdef int64_t vj, vtop, vlow
+    cdef double m = -INFINITY, st = 0.0, up, down, tails, lhi, llo
+    vtop = -1
+    vlow = -1
+    for j in range(C):
+        vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+        if vtop < 0 or vj > vtop:
+            vtop = vj
+        if vlow < 0 or vj < vlow:
+            vlow = vj
+    # the window bounds of the single-law evaluation: [min - K, max + K]
+    for j in range(C):
+        if j == s:
+            continue
+        vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+        up = log_norm + <double>(vtop + k + 1 - vj) * lp - l1mp
+        down = log_norm + <double>(vtop + vj - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
+        if up > m:
+            m = up
+        if down > m:
+            m = down
+    for j in range(C):
+        if j == s:
+            continue
+        vj = n[j] - (1 if j == a else 0) + (1 if j == b else 0)
+        up = log_norm + <double>(vtop + k + 1 - vj) * lp - l1mp
+        down = log_norm + <double>(vtop + vj - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
+        st += exp(up - m) + exp(down - m)
+    tails = m + log(st)
+    lhi = _lse_skip(hi, C, s)
+    llo = _lse_skip(lo, C, s)
+    return lhi + exp(tails - llo)
+
+
+def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom):
+    """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
+
+    ``tab`` holds the eight tables of ``refdp.twins.lnmax.discrete_tables`` (each
+    of ``len(tab) // 8`` entries, for arguments from ``mlo``), ``consts`` its
+    five constants, ``margins`` the rounding margin of each row's log-laws;
+    ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
+    """
+    owner = "refdp._lnmax._py_discrete_exact"
+    counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
+    tab = array_arg(tab, "tab", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    consts = array_arg(consts, "consts", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    margins = array_arg(margins, "margins", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    orders = array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    sidx = array_arg(sidx, "sidx", owner, cnp.NPY_INT64, np.int64, 1)
+    steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    sfrom = array_arg(sfrom, "sfrom", owner, cnp.NPY_INT64, np.int64, 1)
+    k = int_arg(k, "k", owner, 0, 1 << 40)
+    mlo = int_arg(mlo, "mlo", owner, -(1 << 40), 1)
+    if consts.shape[0] != 5:
+        raise parameter_error("consts", owner, "an array of 5 constants", consts)
+    if margins.shape[0] != counts.shape[0]:
+        raise parameter_error("margins", owner, f"an array of length {counts.shape[0]}", margins)
+    if tab.shape[0] % DT_N:
+        raise parameter_error("tab", owner, f"an array whose length is a multiple of {DT_N}", tab)
+    if counts.shape[0] and counts.shape[1] < 1:
+        raise parameter_error("counts", owner, "an array with at least one class column", counts)
+    if counts.shape[1] > 128:
+        raise parameter_error("counts", owner, "an array with at most 128 class columns", counts)
+    if sidx.shape[0] != orders.shape[0]:
+        raise parameter_error("sidx", owner, f"an array of length len(orders) = {orders.shape[0]}", sidx)
+    if sidx.shape[0] and (int(sidx.min()) < -1 or int(sidx.max()) >= steps.shape[0] or sidx[0] != -1):
+        raise parameter_error("sidx", owner, f"an array of indices in [-1, {steps.shape[0]}), the first -1", sidx)
+    for i in range(1, sidx.shape[0]):
+        if sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i]:
+            raise parameter_error("steps", owner, "steps from each order to the next (refdp.twins.lnmax.order_chain)",
+                                  steps)
+    if sfrom.shape[0] != steps.shape[0]:
+        raise parameter_error("sfrom", owner, f"an array of length len(steps) = {steps.shape[0]}", sfrom)
+    for i in range(sfrom.shape[0]):
+        if sfrom[i] != -1 and not (0 <= sfrom[i] < i and steps[i] == 2.0 * steps[sfrom[i]]
+                                   and abs(steps[sfrom[i]]) >= 0.125):
+            raise parameter_error("sfrom", owner, "-1 or the index of an earlier step of half the value, "
+                                  "at least 1/8 in magnitude", sfrom)
+    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
+
+
+cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab, Py_ssize_t mlo,
+                            Py_ssize_t k, const double[::1] consts, const double[::1] margins,
+                            const double[::1] orders, const int64_t[::1] sidx, const double[::1] steps,
+                            const int64_t[::1] sfrom):
+    cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], r, i
+    cdef Py_ssize_t tlen = tab.shape[0] // DT_N, KB = K if K > 0 else 1
+    cdef int64_t lo_c, hi_c, spread = 0, cmin = 0
+    log_q = np.empty(n, dtype=np.float64)
+    log_q2 = np.empty(n, dtype=np.float64)
+    fwd = np.zeros((n, KB), dtype=np.float64)
+    both = np.zeros((n, KB), dtype=np.float64)
+    if n == 0:
+        return log_q, log_q2, fwd[:, :K], both[:, :K]
+    # every table index the kernel reads lies in [-(spread + k + 2), spread + k + 1] - mlo
+    with nogil:
+        for r in range(n):
+            lo_c = counts[r, 0]
+            hi_c = counts[r, 0]
+            for i in range(C):
+                if counts[r, i] < lo_c:
+                    lo_c = counts[r, i]
+                if counts[r, i] > hi_c:
+                    hi_c = counts[r, i]
+            if hi_c - lo_c > spread:
+                spread = hi_c - lo_c
+            if lo_c < cmin:
+                cmin = lo_c
+    if cmin < 0:
+        raise parameter_error("counts", "refdp._lnmax._py_discrete_exact", "an array of counts >= 0", Described("a negative count"))
+    if mlo > -(spread + k + 2) or mlo + tlen - 1 < spread + k + 1 or tlen < 1:
+        raise parameter_error("tab", "refdp._lnmax._py_discrete_exact",
+                              f"tables covering arguments [{-(spread + k + 2)}, {spread + k + 1}]",
+                              Described(f"tables of {tlen} entries from {mlo}"))
+    cdef double no_order = 1.0, lam_max = 0.0
+    cdef int64_t no_index = -1
+    cdef const double* po = &orders[0] if K > 0 else &no_order
+    cdef const int64_t* ps = &sidx[0] if K > 0 else &no_index
+    cdef Py_ssize_t nd = steps.shape[0]
+    cdef const double* pst = &steps[0] if nd > 0 else &no_order
+    cdef const int64_t* psf = &sfrom[0] if nd > 0 else &no_index
+    for i in range(K):
+        if fabs(orders[i]) > lam_max:
+            lam_max = fabs(orders[i])
+    cdef double[::1] lq = log_q, lq2 = log_q2
+    cdef double[:, ::1] fw = fwd, bo = both
+    cdef Py_ssize_t Y = spread + 2 * k + 3
+    cdef int64_t one_m = mlo + tlen, one_p = mlo + tlen     # the F-ratio tables' runs of 1.0 at the end
+    while one_m > mlo and tab[DT_RMF * tlen + (one_m - 1 - mlo)] == 1.0:
+        one_m -= 1
+    while one_p > mlo and tab[DT_RPF * tlen + (one_p - 1 - mlo)] == 1.0:
+        one_p -= 1
+    work_arr = np.empty(discrete_exact_workspace_doubles(C, Y, nd), dtype=np.float64)
+    iwork_arr = np.empty(discrete_exact_workspace_ints(C), dtype=np.int64)
+    cdef double[::1] work = work_arr
+    cdef int64_t[::1] iwork = iwork_arr
+    with nogil:
+        for r in range(n):
+            discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, one_m, one_p, &consts[0], margins[r],
+                                 po, K, ps, pst, psf, nd, lam_max, &work[0], &iwork[0],
+                                 &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
+    if K == 0:
+        return log_q, log_q2, fwd[:, :0], both[:, :0]
+    return log_q, log_q2, fwd, both

@@ -403,6 +403,41 @@ def lnmax_exact_rows(counts, gamma, orders, *, n_threads=None, use_compiled=None
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
+def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_compiled=None):
+    """Float-safe LNMax (discrete noise of scale ``t``): per row (log_q, log_q2, forward, both), rounded up.
+
+    ``counts`` a validated int64 (Q, C) array, ``k`` the window beyond the
+    counts, ``margins`` each row's log-law margin (float64, shape (Q,)). The
+    compiled path splits the rows among ``n_threads`` threads (default: the
+    number of CPUs); each row is computed independently, so the result does
+    not depend on the split. ``use_compiled=False`` runs the twin
+    (refdp.twins.lnmax.discrete_exact_query, same operations).
+    """
+    use = LNMAX_COMPILED if use_compiled is None else use_compiled
+    n, K = counts.shape[0], orders.shape[0]
+    spread = int((counts.max(axis=1) - counts.min(axis=1)).max()) if n else 0
+    tab, mlo, consts = _lnmax_twin.discrete_tables(t, spread, k)
+    sidx, steps, sfrom = _lnmax_twin.order_chain(orders.tolist())
+    if not use:
+        out = [_lnmax_twin.discrete_exact_query(row, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom))
+               for row, m in zip(counts.tolist(), margins.tolist())]
+        return (np.array([o[0] for o in out], dtype=np.float64),
+                np.array([o[1] for o in out], dtype=np.float64),
+                np.array([o[2] for o in out], dtype=np.float64).reshape(n, K),
+                np.array([o[3] for o in out], dtype=np.float64).reshape(n, K))
+    threads = (os.cpu_count() or 1) if n_threads is None else int(n_threads)
+    threads = max(1, min(threads, n // 8 + 1))
+    if threads == 1:
+        return _lnmax._py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
+    bounds = np.linspace(0, n, threads + 1).astype(np.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(lambda ab: _lnmax._py_discrete_exact(
+            np.ascontiguousarray(counts[ab[0]:ab[1]]), tab, mlo, k, consts,
+            np.ascontiguousarray(margins[ab[0]:ab[1]]), orders, sidx, steps, sfrom),
+            zip(bounds[:-1], bounds[1:])))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+
+
 # Radix-2 FFT (refdp/_fft.pyx; twin refdp/twins/fft.py).
 
 def fft_inplace(re, im, wr, wi, perm, *, compiled=True):

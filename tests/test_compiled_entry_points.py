@@ -106,6 +106,40 @@ CHILD = textwrap.dedent(r'''
         return tuple(np.array([r[i] for r in rows], dtype=float).reshape(s)
                      for i, s in ((0, (n,)), (1, (n,)), (2, (n, K)), (3, (n, K)), (4, (n,))))
 
+    def discrete_ok(a):
+        counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom = a
+        if not (arr_ok(counts, "i8", 2) and all(arr_ok(v, "f8", 1) for v in (tab, consts, margins, orders, steps))
+                and arr_ok(sidx, "i8", 1) and arr_ok(sfrom, "i8", 1) and int_ok(k, 0, 2**40)
+                and int_ok(mlo, -2**40, 1)):
+            return False
+        if sfrom.shape[0] != steps.shape[0] or any(
+                f != -1 and not (0 <= f < i and steps[i] == 2 * steps[f] and abs(steps[f]) >= 0.125)
+                for i, f in enumerate(sfrom.tolist())):
+            return False
+        if sidx.shape[0] != orders.shape[0] or (sidx.shape[0] and (sidx.min() < -1 or sidx[0] != -1
+                                                                  or sidx.max() >= steps.shape[0])):
+            return False
+        if any(sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i] for i in range(1, sidx.shape[0])):
+            return False
+        n, C = counts.shape
+        if consts.shape[0] != 5 or margins.shape[0] != n or tab.shape[0] % 8 or C > 128 or (n and C < 1):
+            return False
+        if n == 0:
+            return True
+        spread, tlen = int((counts.max(axis=1) - counts.min(axis=1)).max()), tab.shape[0] // 8
+        return (int(counts.min()) >= 0 and tlen >= 1 and mlo <= -(spread + k + 2)
+                and mlo + tlen - 1 >= spread + k + 1)
+
+    def discrete_ref(a):
+        counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom = a
+        rows = [tl.discrete_exact_query(r, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom))
+                for r, m in zip(counts.tolist(), margins.tolist())]
+        n, K = counts.shape[0], orders.shape[0]
+        return tuple(np.array([r[i] for r in rows], dtype=float).reshape(s)
+                     for i, s in ((0, (n,)), (1, (n,)), (2, (n, K)), (3, (n, K))))
+
+    DTAB, DMLO, DCONSTS = tl.discrete_tables(0.5, 8, 25)
+
     X = np.array([-1.0, 0.0, 0.0, 0.5, 2.0])
     ROWS = np.array([[0.5, -0.25, 0.125], [0.0, 1.0, 0.0], [-0.6, 0.0, 0.8], [0.1, 0.2, 0.3], [1.0, 0.0, 0.0]])
     SIGNS = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
@@ -197,6 +231,12 @@ CHILD = textwrap.dedent(r'''
                            and pos_ok(a[1]) and arr_ok(a[2], "f8", 1)
                            and lnmax_tables_ok(a[0].shape[1], *a[3:])),
                 exact_ref, "close"),
+            "_py_discrete_exact": (
+                [COUNTS[:, :3].copy(), DTAB, DMLO, 25, DCONSTS, np.array([1e-9, 2e-9]),
+                 np.array([0.5, 1.0, 2.0, 3.0, 4.0]), np.array([-1, 0, 1, 1, 1]), np.array([0.5, 1.0]),
+                 np.array([-1, 0])],
+                ["i8_2d", "f8", "int0", "int0", "f8", "f8", "f8", "i8", "f8", "i8"],
+                discrete_ok, discrete_ref, "exact"),
         },
         "refdp._erm": {
             "_py_margin_pass": (

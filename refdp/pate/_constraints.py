@@ -68,7 +68,8 @@ class Gamma:
 
     def validate(self, value, name, owner):
         gamma = _args.check_gamma(value, owner)
-        if math.isinf(upward_quotient(1.0, gamma)):
+        # for gamma >= 2**-1000, 1/gamma <= 2**1000 and its upward rounding is finite: no exact test needed
+        if gamma < 2.0**-1000 and math.isinf(upward_quotient(1.0, gamma)):
             # the noise scale 1/gamma (and the discrete scale built from it) must be a finite double
             raise parameter_error("gamma", owner, "large enough that 1/gamma is a finite double", gamma)
         return gamma

@@ -69,6 +69,7 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -311,12 +312,32 @@ class PATEAccountant:
     def report(self, delta):
         """Every available analysis at ``delta``, as a :class:`PATEAnalysis`."""
         names = ANALYSES if self.exact else ANALYSES[:2]
-        moments = {name: self.log_moments.__wrapped__(self, name) for name in names}
+        # the data-independent analysis and the closed form depend only on (gamma, orders, n, delta)
+        key = np.ascontiguousarray(self.orders, dtype=np.float64).tobytes()
+        indep, indep_dp, quick = _data_independent_report(float(self.gamma), key, self._n, float(delta))
+        moments = {name: self.log_moments.__wrapped__(self, name) for name in names[1:]}
         results = {name: moments_to_dp.__wrapped__(m, self.orders, delta=delta) for name, m in moments.items()}
-        quick = pate_quick_composition.__wrapped__(self.gamma, self._n, delta) if self._n >= 1 else 0.0
+        moments = {"data_independent": indep.copy(), **moments}
+        results = {"data_independent": indep_dp, **results}
         return PATEAnalysis(gamma=self.gamma, delta=delta, n_queries=self._n, orders=self.orders,
                             two_sided=self.two_sided, log_moments=moments, results=results,
                             quick_composition=quick, noise=self.noise)
+
+
+@functools.lru_cache(maxsize=256)
+def _data_independent_report(gamma, orders_bytes, n, delta):
+    """(Theorem 2 log-moments, their (epsilon, delta), PATE's closed form) of ``n`` answers.
+
+    A pure function of its arguments (validated by the caller; the orders as
+    the bytes of a float64 array), kept in a bounded cache: repeated reports
+    over the same number of answers compute it once. The returned array is
+    read-only (callers copy it).
+    """
+    orders = np.frombuffer(orders_bytes, dtype=np.float64)
+    moments = pate_data_independent_log_moments.__wrapped__(gamma, orders, n)
+    moments.flags.writeable = False
+    quick = pate_quick_composition.__wrapped__(gamma, n, delta) if n >= 1 else 0.0
+    return moments, moments_to_dp.__wrapped__(moments, orders, delta=delta), quick
 
 
 @constrained_fields(gamma=GAMMA, delta=PROBABILITY_RESULT, orders=ORDERS, quick_composition=PRIVACY,

@@ -65,6 +65,7 @@ from ..utils.constraints import FLAG, constrained
 from ..utils.validation import Options, check_option, parameter_error
 from ..mechanisms.discrete_argmax import discrete_argmax_law
 from ..utils.exact import to_mpf
+from .. import core
 from ._constraints import COUNT_ROWS, GAMMA, ORDERS
 from ..utils.votes import check_gamma_votes
 from ._args import check_discrete_gamma
@@ -73,7 +74,8 @@ __all__ = ["NOISES", "check_noise", "lnmax_scale", "difference_tail", "differenc
            "discrete_lemma4_log_q", "discrete_lemma4_two_sided_log_q", "discrete_exact_log_q",
            "LOG_Q_MARGIN", "MIN_GAP", "FAST_MARGIN", "fast_log_miss_up", "fast_magnitude",
            "statistic_slack", "exact_log_q_rows", "fast_log_law_bounds", "neighbour_log_law_bounds",
-           "discrete_exact_log_moments"]
+           "discrete_exact_log_moments", "discrete_exact_analysis", "compiled_law_margins",
+           "MAX_COMPILED_CLASSES", "MAX_COMPILED_GAMMA", "COMPILED_MARGIN_FACTOR"]
 
 #: Noise laws of LNMax answers the analyses know: the exact discrete Laplace of
 #: ``lnmax_labels(secure=True)`` and the real-valued Laplace of ``secure=False``.
@@ -462,10 +464,13 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
 
     For each query with counts ``n`` and every neighbour ``n'`` (one vote
     moved), ``alpha(lambda; n, n') = log sum_o P(o) (P(o)/P'(o))**lambda``
-    and the reverse, with ``P, P'`` the discrete LNMax laws
-    (:func:`fast_log_law_bounds`: each exponent is formed from the upper
-    bound of the numerator's and the lower bound of the denominator's log).
-    No move is merged (the tie rule makes the classes' positions matter).
+    and the reverse, with ``P, P'`` the discrete LNMax laws (lower and upper
+    bounds on each ``log P``; each exponent is formed from the upper bound of
+    the numerator's and the lower bound of the denominator's log). No move is
+    merged (the tie rule makes the classes' positions matter). Computed by the
+    compiled kernel (:func:`discrete_exact_analysis`) up to
+    ``MAX_COMPILED_CLASSES`` classes and ``gamma <= MAX_COMPILED_GAMMA``,
+    otherwise by :func:`neighbour_log_law_bounds` in NumPy.
 
     Parameters
     ----------
@@ -478,12 +483,60 @@ def discrete_exact_log_moments(counts, gamma, orders=None):
     (forward, both) : ndarrays, shape (Q, K)
         ``max_{n'} alpha(lambda; n, n')`` and the maximum over both directions.
     """
-    arr = counts
-    check_gamma_votes(gamma, arr, "discrete_exact_log_moments")
-    check_discrete_gamma(gamma, "discrete_exact_log_moments")
+    return discrete_exact_analysis(counts, gamma, orders, owner="discrete_exact_log_moments")[2:]
+
+
+#: Most classes and largest gamma of the compiled evaluation (beyond: NumPy, or the
+#: interval evaluation above MAX_FAST_CLASSES classes).
+MAX_COMPILED_CLASSES = 128
+MAX_COMPILED_GAMMA = 256.0
+#: The compiled evaluation raises its log-laws by ``COMPILED_MARGIN_FACTOR * FAST_MARGIN (1 + W)
+#: + 2**-52 (Y + C + 16)`` (docs/theory/pate_discrete.rst, "Compiled evaluation").
+COMPILED_MARGIN_FACTOR = 3.0
+
+
+def compiled_law_margins(arr, t: Fraction):
+    """Per row of a checked (Q, C) int64 array: the margin of the compiled log-law bounds."""
+    C = arr.shape[1]
+    tf = float(t)
+    k = math.ceil(TAIL_SCALES * tf) + 2
+    totals = arr.sum(axis=1).tolist()
+    spreads = (arr.max(axis=1) - arr.min(axis=1)).tolist()
+    return np.array([COMPILED_MARGIN_FACTOR * FAST_MARGIN * (1.0 + fast_magnitude(int(T), C, t))
+                     + 2.0**-52 * (s + 2 * k + 3 + C + 16) for T, s in zip(totals, spreads)])
+
+
+def discrete_exact_analysis(arr, gamma, orders, *, n_threads=None, owner="exact_analysis"):
+    """(log_q, log_q_two_sided, forward, both) of checked counts, every value rounded upward.
+
+    The exact analyses of the float-safe LNMax in one pass per query: the
+    laws of ``n`` and of all its neighbours (:func:`refdp.core.discrete_exact_rows`,
+    compiled, nogil, rows split among ``n_threads`` threads), ``log q`` and its
+    two-sided counterpart (``+inf`` where the top-two gap is below
+    ``MIN_GAP``, ``-inf`` for one class), and the worst-case log-moments
+    forward and in both directions. Each value is at least the value of the
+    evaluation it replaced (:func:`neighbour_log_law_bounds` and
+    :func:`discrete_exact_log_q`; docs/theory/pate_discrete.rst, "Compiled
+    evaluation"). Outside the kernel's range (more than
+    ``MAX_COMPILED_CLASSES`` classes, ``gamma > MAX_COMPILED_GAMMA``) the
+    NumPy evaluation runs.
+    """
+    check_gamma_votes(gamma, arr, owner)
+    check_discrete_gamma(gamma, owner)
     if arr.shape[1] > MAX_FAST_CLASSES:
-        raise parameter_error("counts", "discrete_exact_log_moments", f"an array with at most {MAX_FAST_CLASSES} classes", arr)
+        raise parameter_error("counts", owner, f"an array with at most {MAX_FAST_CLASSES} classes", arr)
     t = lnmax_scale(gamma)
+    if arr.shape[1] > MAX_COMPILED_CLASSES or gamma > MAX_COMPILED_GAMMA:
+        fwd, both = _numpy_exact_log_moments(arr, t, orders)
+        lq = exact_log_q_rows(arr, False, lambda n, s: _fast_cached(n, s, t))
+        lq2 = exact_log_q_rows(arr, True, lambda n, s: _fast_cached(n, s, t))
+        return lq, lq2, fwd, both
+    k = math.ceil(TAIL_SCALES * float(t)) + 2
+    return core.discrete_exact_rows(arr, t, k, compiled_law_margins(arr, t), orders, n_threads=n_threads)
+
+
+def _numpy_exact_log_moments(arr, t, orders):
+    """The NumPy evaluation of the worst-case log-moments (:func:`neighbour_log_law_bounds` per row)."""
     lam = orders[None, None, :]
     fwd = np.zeros((arr.shape[0], orders.size))
     both = np.zeros((arr.shape[0], orders.size))

@@ -64,7 +64,7 @@ from ._args import check_discrete_gamma, check_gamma, check_orders
 from ..utils.constraints import Nullable, Options, constrained, constrained_fields
 from ._constraints import COUNT_ROWS, GAMMA, ORDERS
 from .discrete_analysis import NOISES
-from .discrete_analysis import check_noise, discrete_exact_log_moments, discrete_exact_log_q
+from .discrete_analysis import check_noise, discrete_exact_analysis
 from ..core import LNMAX_ETA as ETA
 from ..core import lnmax_exact_rows as exact_rows
 
@@ -134,8 +134,8 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
         :mod:`refdp.pate.discrete_analysis` (``log_q`` and
         ``log_q_two_sided`` are ``+inf`` where the top-two gap is at most 2;
         docs/theory/pate_discrete.rst); ``"continuous"`` for
-        ``secure=False`` answers, computed by the compiled kernel
-        (``n_threads`` applies to it only).
+        ``secure=False`` answers. Both are computed by compiled kernels
+        whose rows are split among ``n_threads`` threads.
 
     Returns
     -------
@@ -170,10 +170,8 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
     if n_threads is not None:
         n_threads = check_scalar(n_threads, "n_threads", owner, _THREADS)
     if check_noise(noise, owner) == "discrete":
-        check_discrete_gamma(gamma, owner)
-        fwd, both = discrete_exact_log_moments.__wrapped__(arr, gamma, orders)
-        return ExactAnalysis(orders=orders, log_q=discrete_exact_log_q.__wrapped__(arr, gamma, two_sided=False),
-                             log_q_two_sided=discrete_exact_log_q.__wrapped__(arr, gamma, two_sided=True),
+        lq, lq2, fwd, both = discrete_exact_analysis(arr, gamma, orders, n_threads=n_threads)
+        return ExactAnalysis(orders=orders, log_q=lq, log_q_two_sided=lq2,
                              log_moments_forward=fwd, log_moments=both)
     lq, lq2, fwd, both, big = exact_rows(arr, gamma, orders, n_threads=n_threads)
     return ExactAnalysis(orders=orders, log_q=_round_log_q(lq), log_q_two_sided=_round_log_q(lq2),

@@ -31,12 +31,14 @@ in the tests; it is slow (pure Python loops).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .bounds import EPS, UNIT_ROUNDOFF as U_ROUND
 
-__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves"]
+__all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves",
+           "discrete_tables", "order_chain", "discrete_exact_query"]
 
 LN2 = math.log(2.0)
 #: Largest accepted running bound on the relative rounding error of a piece
@@ -506,3 +508,360 @@ def lnmax_exact_query(counts, gamma, orders, rule=None):
     if log_q2 is None:      # no vote can leave the top class (cannot happen with T >= 1)
         log_q2 = log_q
     return log_q, (log_q2 if log_q2 > log_q else log_q), fwd, both, big
+
+
+
+# ---------------------------------------------------------------------------
+# The float-safe LNMax (exact discrete Laplace noise of scale t): twin of
+# ``discrete_exact_query`` in ``refdp/_lnmax.pyx``, operation for operation.
+
+#: Order of the six tables in the array of :func:`discrete_tables`.
+DT_LF, DT_LFD, DT_RMF, DT_RPF, DT_RMD, DT_RPD, DT_FL, DT_GL = range(8)
+
+
+def discrete_tables(t, spread, k):
+    """Tables of the discrete closed forms for the arguments ``m`` in ``[-(spread + k + 2), spread + k + 1]``.
+
+    ``p = exp(-1/t)``, ``F(m) = P[Z <= m]`` (``p^-m / (1 + p)`` for ``m <= -1``,
+    ``1 - p^(m+1) / (1 + p)`` otherwise) and ``f(m) = (1 - p)/(1 + p) p^|m|``.
+
+    Returns
+    -------
+    (tab, mlo, consts)
+        ``tab``: float64 array of eight consecutive tables (``log F(m)``,
+        ``log f(m)``, ``F(m+1)/F(m)``, ``F(m-1)/F(m)``, ``f(m+1)/f(m)``,
+        ``f(m-1)/f(m)``, ``F(m)``, ``f(m)/F(m)``, each but the first two the
+        ``exp`` of a difference of the logarithms or of a logarithm) for ``m``
+        from ``mlo``; ``consts``: ``log p``, ``log(1 + p)``,
+        ``log((1 - p)/(1 + p))``, ``log(1 - p)``, ``log(1 - p^2)``.
+    """
+    tf = float(t)
+    lp = -1.0 / tf
+    log1p_p = math.log1p(math.exp(lp))
+    log_norm = math.log(-math.expm1(lp)) - log1p_p
+    mlo = -(int(spread) + int(k) + 2)
+    mhi = int(spread) + int(k) + 1
+    m = np.arange(mlo - 1, mhi + 2, dtype=np.float64)      # one more on each side for the ratios
+    logF = np.empty_like(m)
+    neg = m <= -1
+    logF[neg] = (-m[neg]) * lp - log1p_p
+    logF[~neg] = np.log1p(-np.exp((m[~neg] + 1.0) * lp - log1p_p))
+    logf = log_norm - np.abs(m) / tf
+    mid = slice(1, -1)
+    tab = np.concatenate([logF[mid], logf[mid],
+                          np.exp(logF[2:] - logF[mid]), np.exp(logF[:-2] - logF[mid]),
+                          np.exp(logf[2:] - logf[mid]), np.exp(logf[:-2] - logf[mid]),
+                          np.exp(logF[mid]), np.exp(logf[mid] - logF[mid])])
+    consts = np.array([lp, log1p_p, log_norm, math.log(-math.expm1(lp)), math.log(-math.expm1(2.0 * lp))])
+    return np.ascontiguousarray(tab), mlo, consts
+
+
+def _logaddexp(x, y):
+    m = x if x > y else y
+    if m == -math.inf:
+        return -math.inf
+    return m + math.log1p(math.exp(-abs(x - y)))
+
+
+def _lse_skip(x, skip):
+    m = -math.inf
+    for i, v in enumerate(x):
+        if i != skip and v > m:
+            m = v
+    if m == -math.inf:
+        return -math.inf
+    s = 0.0
+    for i, v in enumerate(x):
+        if i != skip:
+            s += math.exp(v - m)
+    return m + math.log(s)
+
+
+def _dot2(x, y):
+    s = [0.0, 0.0, 0.0, 0.0]
+    for i in range(len(x)):
+        s[i % 4] += x[i] * y[i]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def _discrete_log_miss(n, a, b, s, hi, lo, k, consts):
+    lp, log1p_p, log_norm, l1mp, l1mp2 = consts
+    C = len(n)
+    v = [n[j] - (1 if j == a else 0) + (1 if j == b else 0) for j in range(C)]
+    vtop, vlow = max(v), min(v)
+    ups = []
+    for j in range(C):
+        if j == s:
+            continue
+        up = log_norm + float(vtop + k + 1 - v[j]) * lp - l1mp
+        down = log_norm + float(vtop + v[j] - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
+        ups.append((up, down))
+    m = -math.inf
+    for up, down in ups:
+        if up > m:
+            m = up
+        if down > m:
+            m = down
+    st = 0.0
+    for up, down in ups:
+        st += math.exp(up - m) + math.exp(down - m)
+    tails = m + math.log(st)
+    return _lse_skip(hi, s) + math.exp(tails - _lse_skip(lo, s))
+
+
+def order_chain(orders):
+    """(sidx, steps, sfrom): each order reached from the previous one by a tabulated step, where exact.
+
+    ``steps`` are the distinct differences ``orders[k] - orders[k - 1]`` that
+    are exact (as rationals, and ``orders[k - 1] + step == orders[k]``), by
+    increasing magnitude; ``sidx[k]`` indexes the step of order ``k`` (``-1``:
+    evaluated directly, always for ``k = 0``); ``sfrom[i]`` is the index of an
+    earlier step of half ``steps[i]`` and magnitude at least 1/8 (its factor
+    is squared), or ``-1``. When more than half the orders would need their
+    own step, no chain is used (every ``sidx`` is ``-1``).
+    """
+    orders = [float(x) for x in orders]
+    found = []
+    for i in range(1, len(orders)):
+        d = orders[i] - orders[i - 1]
+        ok = Fraction(orders[i]) - Fraction(orders[i - 1]) == Fraction(d) and orders[i - 1] + d == orders[i]
+        found.append(d if ok else None)
+    steps = sorted({d for d in found if d is not None}, key=lambda d: (abs(d), d))
+    if 2 * len(steps) > len(orders):
+        return np.full(len(orders), -1, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    sidx = [-1] + [-1 if d is None else steps.index(d) for d in found] if orders else []
+    sfrom = [next((j for j in range(i) if steps[i] == 2.0 * steps[j] and abs(steps[j]) >= 0.125), -1)
+             for i in range(len(steps))]
+    return (np.array(sidx, dtype=np.int64), np.array(steps, dtype=np.float64),
+            np.array(sfrom, dtype=np.int64))
+
+
+def _moments_update(h, l, orders, sidx, steps, sfrom, nd, lam_max, best1, best2):
+    C = len(h)
+    r = 0
+    for o in range(C):
+        if h[o] > h[r]:
+            r = o
+    dr = h[r] - l[r]
+    delta = [(h[o] - l[o]) - dr for o in range(C)]
+    dm = 0.0
+    for v in delta:
+        if abs(v) > dm:
+            dm = abs(v)
+    if nd > 0 and dm * lam_max <= 600.0:
+        A = [math.exp(h[o] - h[r]) for o in range(C)]
+        chain = []
+        for si, st in enumerate(steps):
+            if sfrom[si] >= 0:
+                f = chain[sfrom[si]]
+                chain.append([f[o] * f[o] for o in range(C)])
+            else:
+                chain.append([math.exp(float(st) * delta[o]) for o in range(C)])
+        B = [0.0] * C
+        for kk, lam in enumerate(orders):
+            if kk == 0 or sidx[kk] < 0:
+                B = [math.exp(lam * delta[o]) for o in range(C)]
+            else:
+                f = chain[sidx[kk]]
+                B = [B[o] * f[o] for o in range(C)]
+            S = _dot2(A, B)
+            er = (lam + 1.0) * h[r] - lam * l[r]
+            if er + (S - 1.0) > best1[kk]:
+                a = er + math.log(S)
+                if a > best1[kk]:
+                    best1[kk] = a
+                if best2 is not None and a > best2[kk]:
+                    best2[kk] = a
+        return
+    for kk, lam in enumerate(orders):
+        e = [(lam + 1.0) * h[o] - lam * l[o] for o in range(C)]
+        mx = max(e)
+        S = 0.0
+        for o in range(C):
+            S += math.exp(e[o] - mx)
+        a = mx + math.log(S)
+        if a > best1[kk]:
+            best1[kk] = a
+        if best2 is not None and a > best2[kk]:
+            best2[kk] = a
+
+
+def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
+    """Twin of the compiled ``discrete_exact_query``: (log q, two-sided log q, forward, both).
+
+    ``tab, mlo, consts`` from :func:`discrete_tables`; ``margin`` the rounding
+    margin of the log-laws (subtracted from the lower, added to the upper
+    bounds); ``chain`` the ``(sidx, steps)`` of :func:`order_chain` (default:
+    computed from ``orders``). docs/theory/pate_discrete.rst, "Compiled
+    evaluation".
+    """
+    n = [int(c) for c in n]
+    C = len(n)
+    K = len(orders)
+    tlen = len(tab) // 8
+    tab = [float(x) for x in tab]
+    lp, log1p_p, log_norm, l1mp, l1mp2 = (float(c) for c in consts)
+
+    one_m = one_p = mlo + tlen                   # the F-ratio tables' runs of 1.0 at the end
+    while one_m > mlo and tab[DT_RMF * tlen + one_m - 1 - mlo] == 1.0:
+        one_m -= 1
+    while one_p > mlo and tab[DT_RPF * tlen + one_p - 1 - mlo] == 1.0:
+        one_p -= 1
+    top, low = max(n) + 1, min(n) - 1
+    y0 = low - k
+    Y = (top + k) - y0 + 1
+    moves = [(a, b) for a in range(C) if n[a] >= 1 for b in range(C) if b != a]
+    nm = len(moves)
+    lo = [[0.0] * C for _ in range(1 + nm)]
+    hi = [[0.0] * C for _ in range(1 + nm)]
+    spread = max(n) - min(n)
+    linear = (float(C * (spread + 3) + spread + k + 2) * (-lp) + float(C) * log1p_p - log_norm) < 600.0
+    if linear:
+        Tot = [1.0] * Y
+        Qb = [1.0] * Y
+        for i in range(C):
+            off = DT_FL * tlen + y0 - n[i] - mlo
+            for yi in range(k, Y):
+                Tot[yi] = Tot[yi] * tab[off + yi]
+    for j in range(C):
+        g = n[j]
+        for i in range(C):
+            if i != j and n[i] + (1 if i < j else 0) - 1 < g:
+                g = n[i] + (1 if i < j else 0) - 1
+        G = max(g - y0, 0)
+        T = [0.0] * Y
+        w = [0.0] * Y
+        Pw = [0.0] * (Y + 1)
+        if linear:
+            off = DT_GL * tlen + y0 - n[j] - mlo
+            mxl = 0.0
+            for yi in range(G, Y):
+                T[yi] = (Tot[yi] * Qb[yi]) * tab[off + yi]
+                if T[yi] > mxl:
+                    mxl = T[yi]
+            sw = 0.0
+            if G > 0:
+                sw = (T[G] / mxl) * (math.exp(float(C) * lp) * (-math.expm1(float(C * G) * lp))
+                                     / (-math.expm1(float(C) * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = T[yi] / mxl
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = math.log(mxl)
+            body0 = lmx + math.log(sw)
+            off = DT_RPF * tlen + y0 - n[j] - mlo
+            for yi in range(k, Y):
+                Qb[yi] = Qb[yi] * tab[off + yi]
+        else:
+            for i in range(C):
+                if i < j:
+                    base, which = y0 - n[i] - 1, DT_LF
+                elif i > j:
+                    base, which = y0 - n[i], DT_LF
+                else:
+                    base, which = y0 - n[j], DT_LFD
+                off = which * tlen + base - mlo
+                for yi in range(G, Y):
+                    T[yi] += tab[off + yi]
+            mx = max(T[G:])
+            sw = 0.0
+            if G > 0:
+                sw = math.exp(T[G] - mx) * (math.exp(float(C) * lp) * (-math.expm1(float(C * G) * lp))
+                                            / (-math.expm1(float(C) * lp)))
+            Pw[G] = sw
+            for yi in range(G, Y):
+                w[yi] = math.exp(T[yi] - mx)
+                sw += w[yi]
+                Pw[yi + 1] = sw
+            lmx = mx
+            body0 = lmx + math.log(sw)
+        Sw = [0.0] * (Y + 1)
+        for yi in range(Y - 1, G - 1, -1):
+            Sw[yi] = Sw[yi + 1] + w[yi]
+        lo[0][j] = body0
+        cval = [n[i] + (1 if i < j else 0) for i in range(C)]
+        rep = [next((i2 for i2 in range(i) if i2 != j and cval[i2] == cval[i]), i) if i != j else i
+               for i in range(C)]
+        memo = {}
+        for mv, (a, b) in enumerate(moves):
+            key = None if a == j else (rep[a], C if b == j else rep[b])
+            if key in memo:
+                lo[1 + mv][j] = memo[key]
+                continue
+            if a == j:
+                wa, ca, thr_a = DT_RMD, n[j], n[j] - 1
+            else:
+                ca = n[a] + (1 if a < j else 0)
+                wa, thr_a = DT_RMF, ca - 2
+            if b == j:
+                wb, cb, thr_b = DT_RPD, n[j], n[j]
+            else:
+                cb = n[b] + (1 if b < j else 0)
+                wb, thr_b = DT_RPF, cb - 1
+            ci = min(max(min(thr_a, thr_b) - y0 + 1, 0), Y)
+            oa = wa * tlen + y0 - ca - mlo
+            ob = wb * tlen + y0 - cb - mlo
+            hc = Y
+            if a != j and b != j:
+                hc = min(max(max(ca + one_m, cb + one_p) - y0, ci), Y)
+            S = (Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, hc)], tab[ob + ci:ob + hc])) + Sw[hc]
+            lo[1 + mv][j] = lmx + math.log(S)
+            if key is not None:
+                memo[key] = lo[1 + mv][j]
+    big = 0.0
+    for r in range(1 + nm):
+        a, b = (-1, -1) if r == 0 else moves[r - 1]
+        v = [n[i] - (1 if i == a else 0) + (1 if i == b else 0) for i in range(C)]
+        for j in range(C):
+            vother = -1
+            for i in range(C):
+                if i != j and v[i] > vother:
+                    vother = v[i]
+            x = log_norm + float(top + k + 1 - v[j]) * lp - l1mp
+            if C == 1:
+                lt = log_norm + float(v[j] - low + k + 1) * lp - l1mp
+            else:
+                lt = log_norm + float(v[j] + vother - 2 * (low - k - 1)) * lp - log1p_p - l1mp2
+            body = lo[r][j]
+            hi[r][j] = _logaddexp(body, _logaddexp(x, lt)) + margin
+            lo[r][j] = body - margin
+            big = max(big, abs(lo[r][j]), abs(hi[r][j]))
+    s = max(range(C), key=lambda i: (n[i], -i))
+    if C == 1:
+        log_q = log_q2 = -math.inf
+    else:
+        runner = max((i for i in range(C) if i != s), key=lambda i: (n[i], -i))
+        if n[s] - n[runner] < 3:
+            log_q = log_q2 = math.inf
+        else:
+            log_q = _discrete_log_miss(n, -1, -1, s, hi[0], lo[0], k, (lp, log1p_p, log_norm, l1mp, l1mp2))
+            log_q2 = -math.inf
+            for mv, (a, b) in enumerate(moves):
+                if a == s:
+                    x = _discrete_log_miss(n, a, b, s, hi[1 + mv], lo[1 + mv], k,
+                                           (lp, log1p_p, log_norm, l1mp, l1mp2))
+                    if x > log_q2:
+                        log_q2 = x
+    sidx, steps, sfrom = order_chain(orders) if chain is None else chain
+    nd = len(steps)
+    orders = [float(x) for x in orders]
+    lam_max = max((abs(x) for x in orders), default=0.0)
+    fwd = [-math.inf] * K
+    both = [-math.inf] * K
+    for mv in range(1, 1 + nm):
+        _moments_update(hi[0], lo[mv], orders, sidx, steps, sfrom, nd, lam_max, fwd, both)
+        _moments_update(hi[mv], lo[0], orders, sidx, steps, sfrom, nd, lam_max, both, None)
+    x = 0.0
+    for kk, lam in enumerate(orders):
+        x += abs(lam) if kk == 0 or sidx[kk] < 0 else abs(steps[sidx[kk]])
+        if nm == 0:
+            fwd[kk] = both[kk] = 0.0
+            continue
+        lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+              + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+        af = fwd[kk]
+        fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * abs(af)
+        ar = both[kk] if both[kk] > 0.0 else 0.0
+        both[kk] = ar + lt + 16.0 * U_ROUND * ar
+    return log_q, log_q2, fwd, both
