@@ -48,16 +48,35 @@ def rows_above(X, radius=1.0, sq=None):
     computed.
     """
     if sq is None:
-        sq = np.einsum("ij,ij->i", X, X)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            sq = np.einsum("ij,ij->i", X, X)
     margin = 1.0 - 4.0 * (X.shape[1] + 2) * _U
-    near = np.flatnonzero(~(sq <= radius * radius * margin))
+    with np.errstate(over="ignore", under="ignore"):
+        limit = radius * radius * margin
+    if 2.0 ** -900 <= limit < np.inf:
+        # the float sum of squares is within (d + 2) 2**-53 relative of the exact one, plus at most
+        # d 2**-1074 absolute from squares in the subnormal range: negligible against this limit
+        near = np.flatnonzero(~(sq <= limit))
+    else:
+        # radius**2 underflows or overflows, so the float sum of squares cannot decide (0 <= 0,
+        # inf <= inf). The largest entry m bounds the norm: m <= ||x|| <= m sqrt(d).
+        d = X.shape[1]
+        m = np.max(np.abs(X), axis=1)
+        sure_above = np.flatnonzero(m > radius)
+        inside = radius * (1.0 - 8.0 * (d + 2) * _U) / np.sqrt(d) if radius >= 2.0 ** -1000 else 0.0
+        near = np.flatnonzero(~(m > radius) & ~(m <= inside))
+        if not near.size:
+            return sure_above.astype(np.int64)
     if not near.size:
         return near.astype(np.int64)
     sign = _compensated_sign(X[near], radius)
     undecided = near[sign == 0]
     r2 = Fraction(radius) ** 2
     above = [i for i, q in zip(undecided, _exact_sq_norm(X[undecided])) if q > r2] if undecided.size else []
-    return np.sort(np.concatenate([near[sign > 0], np.asarray(above, dtype=np.int64)])).astype(np.int64)
+    found = [near[sign > 0], np.asarray(above, dtype=np.int64)]
+    if not 2.0 ** -900 <= limit < np.inf:
+        found.append(sure_above)
+    return np.sort(np.concatenate(found)).astype(np.int64)
 
 
 def _two_square(x):
@@ -76,6 +95,8 @@ def _compensated_sign(rows, radius):
     summed with exact error terms (Knuth's TwoSum), and the small terms summed
     in floating point with a bound on their rounding error.
     """
+    if not 2.0 ** -480 <= radius <= 2.0 ** 500:      # outside the exact range of _two_square
+        return np.zeros(rows.shape[0], dtype=np.int64)
     with np.errstate(over="ignore", invalid="ignore"):
         S = np.zeros(rows.shape[0])
         small = np.zeros(rows.shape[0])
@@ -221,7 +242,7 @@ def unit_ball_rows(X, owner, *, norm_bound=1.0, clip=False, name="X"):
     big = rows_above(X, B, sq)
     if big.size and not clip:
         i = int(big[0])
-        norm = float(np.linalg.norm(X[i]))
+        norm = float(_scaled_norms(X[i:i + 1])[0])
         note = " (above the bound in exact arithmetic)" if norm <= B else ""
         raise parameter_error(
             name, owner, f"an array of rows with Euclidean norm at most 'norm_bound' = {B!r} "
@@ -231,9 +252,39 @@ def unit_ball_rows(X, owner, *, norm_bound=1.0, clip=False, name="X"):
         return X                      # already inside, decided exactly
     Z = X / B if B != 1.0 else X.copy()
     if big.size:
-        Z[big] = X[big] / np.linalg.norm(X[big], axis=1)[:, None]
+        Z[big] = _onto_sphere(X[big])
     # only divided or clipped rows can have moved above 1 (by rounding)
     return shrink_into_ball(Z, None if B != 1.0 else big)
+
+
+def _scaled_norms(X):
+    """Float Euclidean norms of the rows of ``X`` without overflow or underflow (each row scaled by its max |x_j|)."""
+    m = np.max(np.abs(X), axis=1)
+    safe = np.where(m > 0, m, 1.0)
+    return m * np.linalg.norm(X / safe[:, None], axis=1)
+
+
+def _onto_sphere(Xb):
+    """Rows ``x / ||x||`` of the nonzero finite rows ``Xb`` (norm 1 up to rounding, fixed by :func:`shrink_into_ball`).
+
+    A row whose float sum of squares is a normal, finite number is divided by
+    its plain norm (the map the recorded releases were made with). The others
+    (entries near 1e154 or above, whose squares overflow, or rows so small that
+    their squares are subnormal or zero) are first divided by their largest
+    ``|x_j|``, so the norm is taken of a row with entries in [-1, 1] and
+    largest entry 1: the direction is kept instead of the row becoming zeros
+    (division by an infinite norm) or NaN (division by a zero norm).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        plain = np.linalg.norm(Xb, axis=1)
+    ok = np.isfinite(plain) & (plain >= 2.0 ** -480)
+    Z = np.empty_like(Xb)
+    Z[ok] = Xb[ok] / plain[ok][:, None]
+    if not np.all(ok):
+        Y = Xb[~ok]
+        Y = Y / np.max(np.abs(Y), axis=1)[:, None]
+        Z[~ok] = Y / np.linalg.norm(Y, axis=1)[:, None]
+    return Z
 
 
 def shrink_into_ball(Z, rows=None):
@@ -244,6 +295,9 @@ def shrink_into_ball(Z, rows=None):
     the search to those indices (all rows if None).
     """
     idx = np.arange(Z.shape[0]) if rows is None else np.asarray(rows, dtype=np.int64)
+    if idx.size and not np.all(np.isfinite(Z[idx])):
+        # a non-finite entry would never shrink below 1; the maps above keep every entry finite
+        raise ArithmeticError("shrink_into_ball: a row holds a non-finite entry after the map into the ball")
     bad = idx[rows_above(Z[idx])] if idx.size else idx
     while bad.size:
         Z[bad] *= 1.0 - 4.0 * _U
