@@ -230,6 +230,14 @@ def objective_log_density(ctx, loss, records, f, n, mu, beta, intercept=False):
     ``mu`` and ``beta`` (Chaudhuri, Monteleoni and Sarwate 2011, proof of
     Theorem 2). ``None`` when ``det H_D(f) > 0`` cannot be certified.
     """
+    norm, det = _objective_terms(ctx, loss, records, f, n, mu, intercept)
+    if not det.a > 0:
+        return None
+    return -ctx_rational(ctx, beta) * norm + ctx.ln(det)
+
+
+def _objective_terms(ctx, loss, records, f, n, mu, intercept):
+    """Enclosures of ``||b_D(f)||`` and ``det H_D(f)`` (see :func:`objective_log_density`)."""
     d = len(f)
     fq = [ctx_rational(ctx, v) for v in f]
     mus = [mu] * d
@@ -249,9 +257,26 @@ def objective_log_density(ctx, loss, records, f, n, mu, beta, intercept=False):
                         H[i][j] += d2 * ctx_rational(ctx, u[i] * u[j])
     norm = ctx.sqrt(sum((bi ** 2 for bi in b), ctx.mpf(0)))
     det = H[0][0] if d == 1 else H[0][0] * H[1][1] - H[0][1] * H[1][0]
-    if not det.a > 0:
-        return None
-    return -ctx_rational(ctx, beta) * norm + ctx.ln(det)
+    return norm, det
+
+
+def _density_vanishes(ctx, loss, records, f, n, mu, intercept):
+    """True if ``det H_D(f) = 0`` is certified, False if ``> 0`` is, None if undecided at twice the precision.
+
+    ``H_D(f)`` is positive semi-definite (``l'' >= 0``, ``M`` diagonal with
+    non-negative entries), so an enclosure of its determinant with upper end
+    ``<= 0`` certifies that it is zero. The determinant is continuous in ``f``
+    for a smooth loss and locally constant off the Huber loss's kinks (where
+    the outputs are moved by :func:`_off_kinks`), so a zero of ``det H_D'``
+    where ``det H_D > 0`` makes the density ratio unbounded near ``f``.
+    """
+    for c in (ctx, iv_context(2 * ctx.dps)):
+        det = _objective_terms(c, loss, records, f, n, mu, intercept)[1]
+        if det.b <= 0:
+            return True
+        if det.a > 0:
+            return False
+    return None
 
 
 def _ends(x):
@@ -290,9 +315,13 @@ def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
                                    for k in range(len(alphabet))], axis=1)       # (G, K)
         hi, lo = phis[+1], phis[-1]
         for a in range(len(alphabet)):
-            diff = hi[:, [a]] - lo
+            with np.errstate(invalid="ignore"):
+                diff = hi[:, [a]] - lo
             diff[:, a] = -np.inf
-            diff = np.where(np.isnan(diff), np.inf, diff)
+            # both float densities zero (-inf - -inf): nothing to examine; any other NaN (a float
+            # determinant rounded below zero) is examined exactly
+            both_zero = np.isneginf(hi[:, [a]]) & np.isneginf(lo)
+            diff = np.where(both_zero, -np.inf, np.where(np.isnan(diff), np.inf, diff))
             b = np.argmax(diff, axis=1)
             val = diff[np.arange(len(grid)), b]
             top = np.argsort(-val)[:_TOP]
@@ -300,7 +329,7 @@ def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
             for gi in set(top.tolist()) | set(keep[:50].tolist()):
                 cand.append((float(val[gi]), rest, a, int(b[gi]), int(gi)))
     cand.sort(key=lambda t: -t[0])
-    best, examined = None, 0
+    best, examined, uncertified = None, 0, 0
     seen = set()
     starts = []
     for val, rest, a, b, gi in cand:
@@ -321,13 +350,18 @@ def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
         examined += 1
         if pa is None:
             continue
-        if pb is None:       # det H_D'(f) = 0 while det H_D(f) > 0: certified infinite ratio
+        if pb is None:
+            # det H_D(f) > 0 is certified; the ratio is infinite only if det H_D'(f) = 0 is certified
+            # too. An enclosure straddling 0 certifies nothing: this output is skipped.
+            if not _density_vanishes(ctx, loss, base + [alphabet[b]], f, n, Fraction(mu), intercept):
+                uncertified += 1
+                continue
             enc = (Fraction(10) ** 30, Fraction(10) ** 30)
         else:
             enc = _ends(pa - pb)
         if best is None or enc[0] > best[0][0]:
             best = (enc, (tuple(base + [alphabet[a]]), tuple(base + [alphabet[b]])), f)
-    return best, examined, starts
+    return best, examined, starts, uncertified
 
 
 def _gradient_radius(ctx, loss, records, f, n, mu):
@@ -697,11 +731,18 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
     rel = _call_rule(rule, mechanism, epsilon, n, lam, loss_obj.curvature, rule_norm)
     alphabet = record_alphabet(dimension, Fraction(q), intercept is not False)
     ctx = iv_context(dps)
+    detail = ""
     if not isinstance(record_search, (bool, np.bool_)):
         raise parameter_error("record_search", _OWNER, "True or False", record_search)
     if mechanism == "objective":
-        best, examined, starts = _objective(loss_obj, alphabet, n, rel, intercept is True, points, ctx, epsilon)
+        best, examined, starts, uncertified = _objective(loss_obj, alphabet, n, rel, intercept is True, points,
+                                                         ctx, epsilon)
+        if best is None:
+            raise ArithmeticError("erm_whitebox: no (pair, output) could be certified; raise dps")
         alphabet_enc = best[0]
+        if uncertified:
+            detail = (f"{uncertified} output(s) skipped: det H_D'(f) could be neither certified positive "
+                      f"nor certified zero at {dps} and {2 * dps} digits")
         if record_search:
             best, searched = _objective_records(loss_obj, starts, n, rel, Fraction(q), intercept, ctx, best)
             examined += searched
@@ -717,7 +758,8 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         verdict, method = Verdict.UNDECIDED, "certified"
     else:
         verdict, method = (Verdict.HOLDS if enc[1] <= eps_q else Verdict.UNDECIDED), "estimated"
-    return WhiteBoxERMAudit(verdict, epsilon, enc, pair, f, rel, method, examined, alphabet_ratio=alphabet_enc,
+    return WhiteBoxERMAudit(verdict, epsilon, enc, pair, f, rel, method, examined, detail=detail,
+                            alphabet_ratio=alphabet_enc,
                             settings=dict(n=n, regularization=lam, data_norm=q, loss=type(loss_obj).__name__,
                                           mechanism=mechanism, dimension=dimension, intercept=intercept,
                                           record_search=bool(record_search)))

@@ -218,3 +218,42 @@ def test_objective_search_sweep(dimension, loss, n, eps, lam):
     flawed = erm_whitebox(objective_rule(1), **kw)
     assert flawed.ratio[0] >= flawed.alphabet_ratio[0]
     assert flawed.verdict is not Verdict.HOLDS or flawed.ratio[1] <= Fraction(eps)
+
+
+class _StraddlingLoss:
+    """A Huber hinge whose curvature enclosure straddles 0 at any precision (an undecidable determinant)."""
+
+    def __init__(self):
+        from refdp.utils.losses import HuberHingeLoss
+        self.inner = HuberHingeLoss(Fraction(1, 2))
+
+    def derivative_exact(self, m, ctx):
+        return self.inner.derivative_exact(m, ctx)
+
+    def second_derivative_exact(self, m, ctx):
+        return ctx.mpf([-1e-30, 1e-30])
+
+
+def test_an_uncertifiable_determinant_is_never_reported_as_an_infinite_ratio():
+    # before: objective_log_density returned None for D' whenever det H_D'(f) > 0 could not be
+    # certified, and the alphabet path turned that into a "certified" ratio of 1e30
+    from refdp.audit.erm_whitebox import _density_vanishes
+    from refdp.utils.losses import HuberHingeLoss
+    from refdp.utils.precision import iv_context
+    ctx = iv_context(40)
+    f = (Fraction(3), Fraction(0))                       # margins 3 > 1 + h: zero curvature for Huber
+    recs = [(Fraction(1), Fraction(1)), (Fraction(3, 4), Fraction(1))]
+    huber = HuberHingeLoss(Fraction(1, 2))
+    # unpenalised intercept: H = diag(n mu, 0) + 0 -> det = 0 certified; penalised: det > 0
+    assert _density_vanishes(ctx, huber, recs, f, 2, Fraction(1), True) is True
+    assert _density_vanishes(ctx, huber, recs, f, 2, Fraction(1), False) is False
+    assert _density_vanishes(ctx, _StraddlingLoss(), recs, f, 2, Fraction(0), True) is None
+
+
+def test_zero_density_on_one_side_is_still_flagged_infinite():
+    # Huber with an unpenalised intercept: outputs where every margin of D' is off the quadratic
+    # piece have det H_D' = 0 on an open set while D's density is positive -> certified infinite
+    r = erm_whitebox(objective_rule(2), epsilon=1.0, n=2, regularization=0.5, dimension=2, intercept=True,
+                     loss="huber", record_search=False)
+    assert r.verdict is Verdict.FAILS and r.ratio[0] > 1
+    assert r.detail == "" or "skipped" in r.detail
