@@ -72,7 +72,7 @@ from ._constraints import (BINARY_CLASSES, LOSS, PRIVACY_KIND, REPORTED_COUNT, R
 from ._data import PM1, prepare_data, signed_labels, unit_ball_rows
 from .output_perturbation import DEFAULT_TOL, FEATURES, LABELS
 from .private_matrices import (PrivateMatrix, check_privacy, floor_eigenvalues, release_private_gradient_covariance,
-                               release_private_hessian)
+                               release_private_hessian, symmetric_part)
 from .result import PrivateERMResult
 from ..utils.validation import POSITIVE
 
@@ -323,11 +323,15 @@ def _parts(release, budget, total, owner):
 def _intervals(release, H, G, level, monte_carlo, n_samples, rng):
     theta, n, d = release.theta, release.n, release.d
     mu = H.floor
-    C = floor_eigenvalues(G.matrix - (mu * mu) * np.outer(theta, theta), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        shift = (mu * mu) * np.outer(theta, theta)
+    if not np.all(np.isfinite(shift)):             # mu**2 overflows (a regularisation near 1e154 or above)
+        shift = np.outer(mu * theta, mu * theta)
+    C = floor_eigenvalues(G.matrix - shift, 0.0)
     Hinv = np.linalg.inv(H.matrix)
-    Hinv = (Hinv + Hinv.T) / 2.0
+    Hinv = symmetric_part(Hinv)
     V = Hinv @ C @ Hinv / n
-    V = (V + V.T) / 2.0
+    V = symmetric_part(V)
     gaussian = getattr(release, "noise", "spherical_laplace") == "gaussian"
     objective = release.method == "objective"
     grid = getattr(release, "grid_noise", None)     # float-safe output perturbation: the law actually used

@@ -364,7 +364,20 @@ def floor_eigenvalues(M, floor):
     """
     w, V = np.linalg.eigh(M)
     A = (V * np.maximum(w, floor)) @ V.T
-    return (A + A.T) / 2.0
+    return symmetric_part(A)
+
+
+def symmetric_part(A):
+    """``(A + A^T) / 2``, without overflow when entries are near the largest double.
+
+    Halving is exact in the normal range, so where ``A + A^T`` is finite this is
+    the plain formula bit for bit; otherwise each term is halved first.
+    """
+    with np.errstate(over="ignore"):
+        S = A + A.T
+    if np.all(np.isfinite(S)) or not np.all(np.isfinite(A)):
+        return S / 2.0
+    return A / 2.0 + A.T / 2.0
 
 
 def _calibrate(privacy, value, sensitivity, owner):

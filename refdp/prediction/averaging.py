@@ -79,7 +79,8 @@ def _exact_number(x, name, owner):
 def _g_float(v, b):
     """E[clip(v + Lap(b), 0, 1)] in doubles for v <= 1/2 (accurate to a few ulps absolute)."""
     # v + (b/2)(e^{-v/b} - e^{-(1-v)/b}) = v - (b/2) e^{-v/b} expm1(-(1-2v)/b)
-    return v - 0.5 * b * np.exp(-v / b) * np.expm1(-(1.0 - 2.0 * v) / b)
+    with np.errstate(over="ignore"):          # v / b = inf for a tiny b: exp(-inf) = 0, the exact limit
+        return v - 0.5 * b * np.exp(-v / b) * np.expm1(-(1.0 - 2.0 * v) / b)
 
 
 @constrained(
