@@ -12,6 +12,7 @@ generate invalid values from them automatically.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import numbers
 from dataclasses import dataclass
 
@@ -131,6 +132,19 @@ class Options:
         return "one of " + ", ".join(repr(v) for v in self.values)
 
 
+_EXACT_IN_DOUBLE = (float, np.float64, np.float32, np.float16)
+
+
+def _held_exactly(value, rounded: float) -> bool:
+    """Whether the real ``value`` equals the double ``rounded`` exactly (compared as rationals)."""
+    if not math.isfinite(rounded):           # an infinity, or a finite value beyond the double range
+        return bool(rounded == value)
+    if isinstance(value, numbers.Integral):
+        return int(value) == int(rounded)
+    ratio = getattr(value, "as_integer_ratio", None)
+    return Fraction(*ratio()) == Fraction(rounded) if ratio is not None else bool(rounded == value)
+
+
 def check_scalar(value, name: str, owner: str, interval: Interval):
     """Validate a scalar against an :class:`Interval` and return it as float or int.
 
@@ -149,7 +163,16 @@ def check_scalar(value, name: str, owner: str, interval: Interval):
                 raise parameter_error(name, owner, interval.describe(), value)
         value = int(value)
     else:
-        value = float(value)
+        try:
+            rounded = float(value)
+        except OverflowError:                 # an int or Fraction beyond the double range
+            raise parameter_error(name, owner, interval.describe(), value) from None
+        if not isinstance(value, _EXACT_IN_DOUBLE) and not math.isnan(rounded) and not _held_exactly(value, rounded):
+            # a Fraction, long double or large int that a double does not hold: rounding it could
+            # move a privacy parameter to the unsafe side (a larger epsilon, a larger delta)
+            raise parameter_error(name, owner, f"{interval.describe()}, exactly representable as a "
+                                  f"double (pass float(...) to accept the nearest double, {rounded!r})", value)
+        value = rounded
     if not interval.contains(value):
         raise parameter_error(name, owner, interval.describe(), value)
     return value

@@ -1,0 +1,47 @@
+"""Real parameters a double does not hold are refused, not rounded to the nearest double.
+
+A ``delta`` of ``np.longdouble(1) / 30000`` was rounded to the nearest double;
+when that double lies above the value given, ``privacy_profile_epsilon`` reported
+the epsilon of a larger delta (smaller than the one asked for), and an ``epsilon``
+rounded up calibrates less noise than asked for.
+"""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from refdp.accounting import Laplace, privacy_profile_epsilon
+from refdp.utils.validation import Interval, check_scalar
+
+POS = Interval(float, 0, None, closed="neither")
+
+
+@pytest.mark.parametrize("value", [np.longdouble(1) / 3, Fraction(1, 3), 3 ** 40, np.int64(2 ** 62 + 1),
+                                   np.uint64(2 ** 64 - 1), np.longdouble("1e4000")])
+def test_inexact_values_are_refused_with_the_nearest_double_named(value):
+    with pytest.raises(ValueError, match=r"'x' parameter of f .*exactly representable as a double"):
+        check_scalar(value, "x", "f", POS)
+
+
+@pytest.mark.parametrize("value, expected", [(Fraction(3, 4), 0.75), (np.longdouble("0.5"), 0.5), (2 ** 60, 2.0 ** 60),
+                                             (np.float32(0.1), float(np.float32(0.1))), (np.int64(7), 7.0),
+                                             (np.float16(-0.0) + 1, 1.0)])
+def test_exact_values_are_accepted_unchanged(value, expected):
+    got = check_scalar(value, "x", "f", POS)
+    assert type(got) is float and got == expected
+
+
+def test_range_errors_keep_their_message_for_infinities_and_nan():
+    for v in (np.longdouble("inf"), np.longdouble("nan"), float("inf")):
+        with pytest.raises(ValueError) as info:
+            check_scalar(v, "x", "f", POS)
+        assert "exactly representable" not in str(info.value)
+
+
+def test_a_public_entry_refuses_an_inexact_delta():
+    delta = np.longdouble(1) / np.longdouble(30000)
+    assert Fraction(*delta.as_integer_ratio()) != Fraction(float(delta))
+    with pytest.raises(ValueError, match="'delta' parameter of privacy_profile_epsilon"):
+        privacy_profile_epsilon([(Laplace(1.0), 2)], delta)
+    # the double the message names is accepted
+    privacy_profile_epsilon([(Laplace(1.0), 2)], float(delta))
