@@ -145,6 +145,39 @@ def _held_exactly(value, rounded: float) -> bool:
     return Fraction(*ratio()) == Fraction(rounded) if ratio is not None else bool(rounded == value)
 
 
+def _check_held_exactly(value, arr, name, owner):
+    """Refuse entries of ``value`` that its float conversion ``arr`` rounded (long doubles, Fractions, big ints)."""
+    if isinstance(value, np.ndarray):
+        src = value
+    elif isinstance(value, (list, tuple)):
+        try:
+            src = np.asarray(value)
+        except (TypeError, ValueError):
+            return
+    else:
+        return
+    if src.dtype in (np.float64, np.float32, np.float16) or src.dtype.kind not in "fiuO" or src.shape != arr.shape:
+        return
+    flat, conv = src.ravel(), arr.ravel()
+    if src.dtype.kind in "iu":
+        suspects = np.flatnonzero(np.abs(conv) > 2.0 ** 53)
+    elif src.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            suspects = np.flatnonzero(~(conv.astype(src.dtype) == flat) & ~np.isnan(flat))
+    else:
+        suspects = range(flat.size)
+    for i in suspects:
+        v = flat[i]
+        if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
+            continue
+        r = float(conv[i])
+        if not isinstance(v, _EXACT_IN_DOUBLE) and not math.isnan(r) and not _held_exactly(v, r):
+            pos = tuple(int(p) for p in np.unravel_index(int(i), src.shape))
+            raise parameter_error(name, owner, "an array of values exactly representable as doubles (pass "
+                                  "float64 values to accept the nearest doubles)",
+                                  Described(f"{v!r} at position {pos}, nearest double {r!r}"))
+
+
 def check_scalar(value, name: str, owner: str, interval: Interval):
     """Validate a scalar against an :class:`Interval` and return it as float or int.
 
@@ -223,6 +256,8 @@ def check_array(
         if isinstance(exc, ValueError) and str(exc).startswith("The '"):
             raise
         raise parameter_error(name, owner, f"array-like convertible to {dtype}", value) from None
+    if dtype != "integer" and arr.dtype.kind == "f":
+        _check_held_exactly(value, arr, name, owner)
     if ndim is not None:
         dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in dims:

@@ -58,14 +58,14 @@ def test_theorem3_composition_matches_mpmath(seed, gamma, two_sided):
     orders = [0.5, 4.0, 32.0]
     got = PATEAccountant(gamma, orders=orders, two_sided=two_sided,
                          noise="continuous").add_counts(counts).log_moments()
-    mpmath.mp.dps = 40
     for k, lam in enumerate(orders):
-        total = mpmath.mpf(0)
-        for row in counts.tolist():
-            q = lemma4_two_sided_q(row, gamma) if two_sided else ref.lemma4_q(row, gamma)
-            total += ref.per_query_bound(1 if q is None else q, lam, gamma)
-        # 1e-12 relative, plus the kernel's absolute rounding margin (below 1e-12 per query)
-        assert total <= got[k] <= total + 1e-12 * (abs(total) + len(counts))
+        with mpmath.workdps(40):      # the references run at mpmath's global precision: restored on exit
+            total = mpmath.mpf(0)
+            for row in counts.tolist():
+                q = lemma4_two_sided_q(row, gamma) if two_sided else ref.lemma4_q(row, gamma)
+                total += ref.per_query_bound(1 if q is None else q, lam, gamma)
+            # 1e-12 relative, plus the kernel's absolute rounding margin (below 1e-12 per query)
+            assert total <= got[k] <= total + 1e-12 * (abs(total) + len(counts))
 
 
 def test_votes_counts_and_batches_agree():

@@ -45,3 +45,18 @@ def test_a_public_entry_refuses_an_inexact_delta():
         privacy_profile_epsilon([(Laplace(1.0), 2)], delta)
     # the double the message names is accepted
     privacy_profile_epsilon([(Laplace(1.0), 2)], float(delta))
+
+
+@pytest.mark.parametrize("epsilons", [[np.longdouble(1) / 3] * 2, np.array([1, 2], dtype=np.longdouble) / 3,
+                                      [Fraction(1, 3)] * 2, np.array([2 ** 60 + 1])])
+def test_arrays_of_privacy_parameters_refuse_inexact_entries(epsilons):
+    # before: basic_composition([1/3 as long double] * 2) reported 0.6666666666666666 < 2/3
+    from refdp.accounting import basic_composition
+    with pytest.raises(ValueError, match=r"'epsilons' parameter of basic_composition .*position \(0,\)"):
+        basic_composition(epsilons)
+
+
+def test_arrays_a_double_holds_are_accepted():
+    from refdp.accounting import basic_composition
+    assert basic_composition([Fraction(1, 2), np.longdouble("0.25"), 2]).epsilon == 2.75
+    assert basic_composition(np.array([0.5, 0.25], dtype=np.longdouble)).epsilon == 0.75
