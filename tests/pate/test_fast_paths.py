@@ -183,3 +183,27 @@ def test_report_is_the_same_with_other_threads_converting():
 def test_accountant_keeps_the_gamma_overflow_error():
     with pytest.raises(ValueError, match=r"gamma.*PATEAccountant\.add_counts.*max\(counts\)"):
         PATEAccountant(1e306, noise="continuous").add_counts(np.array([[1000, 3]]))
+
+
+def test_valid_counts_and_orders_pass_as_they_are_and_bad_ones_get_the_full_checks():
+    from refdp.pate._args import check_orders
+    from refdp.utils.votes import check_counts
+
+    counts = histograms()[3]
+    assert check_counts(counts, "o") is counts                      # int64, C-contiguous: returned as is
+    orders = np.linspace(0.5, 64, 64)
+    assert check_orders(orders, "o") is orders
+    # every other form goes through the full checks, with their messages
+    np.testing.assert_array_equal(check_counts(counts.astype(np.int32), "o"), counts)
+    np.testing.assert_array_equal(check_counts(np.asfortranarray(counts), "o"), counts)
+    bad_counts = [np.array([[3, -1]]), np.array([[0, 0], [1, 2]]), np.zeros((0, 3), dtype=np.int64),
+                  np.array([[2**62, 2**62]])]
+    for bad in bad_counts:
+        with pytest.raises(ValueError, match="The 'counts' parameter of o must be"):
+            check_counts(bad, "o")
+    for bad in (np.array([1.0, np.nan]), np.array([0.0, 1.0]), np.array([1.0, np.inf]), np.zeros(0),
+                np.array([-2.0])):
+        with pytest.raises(ValueError, match="The 'orders' parameter of o must be"):
+            check_orders(bad, "o")
+    with pytest.raises(ValueError, match="rows each sum to n_teachers = 250"):
+        check_counts(np.array([[240, 9]]), "o", n_teachers=250)
