@@ -265,6 +265,13 @@ def logsumexp(x):
 # that validated their arguments (counts: int64 (Q, C), C >= 1; gamma finite > 0; log_q without
 # NaN; orders finite > 0, non-empty).
 
+def lemma4_log_q_of(counts, gamma, *, compiled=True):
+    """:func:`lemma4_log_q` without its argument checks (the caller made them)."""
+    if not compiled:
+        return _core_twin.lemma4_log_q(counts, gamma)
+    return _core._py_lemma4_log_q(np.ascontiguousarray(counts, dtype=np.int64), gamma)
+
+
 def lemma4_log_q_pair(counts, gamma, *, compiled=True):
     """(Lemma 4's log q, its two-sided counterpart) per row, in one pass over the counts.
 

@@ -207,3 +207,26 @@ def test_valid_counts_and_orders_pass_as_they_are_and_bad_ones_get_the_full_chec
             check_orders(bad, "o")
     with pytest.raises(ValueError, match="rows each sum to n_teachers = 250"):
         check_counts(np.array([[240, 9]]), "o", n_teachers=250)
+
+
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_the_other_side_of_lemma4_on_demand_equals_both_computed_at_once(noise, two_sided):
+    # the accountant computes its own side when counts are added and the other one when asked
+    batches = histograms()[2:5]
+    acc = PATEAccountant(0.05, two_sided=two_sided, noise=noise)
+    for counts in batches:
+        acc.add_counts(counts)
+    for two in (two_sided, not two_sided, two_sided):
+        got = acc.log_moments(two_sided=two)
+        if noise == "continuous":
+            lq = np.concatenate([core.lemma4_log_q_pair(c, 0.05)[1 if two else 0] for c in batches])
+        else:
+            from refdp.pate.discrete_analysis import discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
+            f = discrete_lemma4_two_sided_log_q if two else discrete_lemma4_log_q
+            lq = np.concatenate([f(c, 0.05) for c in batches])
+        np.testing.assert_array_equal(got, core.accountant_log_moments(lq, acc.orders, 0.05))
+    assert all(p is None for p in acc._pending)            # both sides known: no counts kept
+    before = acc.epsilon(1e-5, two_sided=not two_sided)
+    acc.add_counts(batches[0])                               # a new batch after both sides were asked for
+    assert acc.epsilon(1e-5, two_sided=not two_sided).epsilon >= before.epsilon
