@@ -248,9 +248,11 @@ class PATEAccountant:
     def _lemma4_side(self, two):
         """The per-batch log q of one side (``two``: two-sided), each computed once."""
         parts = self._log_q2 if two else self._log_q
-        for i, v in enumerate(parts):
-            if v is None:
-                parts[i] = self._lemma4(self._pending[i], two)
+        for i in range(len(parts)):
+            counts = self._pending[i]
+            if parts[i] is None and counts is not None:
+                # (a thread computing the same side meanwhile sets parts[i] before clearing the counts)
+                parts[i] = self._lemma4(counts, two)
                 self._pending[i] = None            # both sides known: the counts are no longer kept
         return parts
 

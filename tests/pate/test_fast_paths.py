@@ -230,3 +230,31 @@ def test_the_other_side_of_lemma4_on_demand_equals_both_computed_at_once(noise, 
     before = acc.epsilon(1e-5, two_sided=not two_sided)
     acc.add_counts(batches[0])                               # a new batch after both sides were asked for
     assert acc.epsilon(1e-5, two_sided=not two_sided).epsilon >= before.epsilon
+
+
+def test_one_accountant_asked_for_the_other_side_from_several_threads():
+    batches = histograms()[2:5]
+    ref = PATEAccountant(0.05, two_sided=False, noise="continuous")
+    for counts in batches:
+        ref.add_counts(counts)
+    want = ref.log_moments(two_sided=True)
+    for _ in range(5):
+        acc = PATEAccountant(0.05, two_sided=False, noise="continuous")
+        for counts in batches:
+            acc.add_counts(counts)
+        got, errors = [], []
+
+        def ask():
+            try:
+                got.append(acc.log_moments(two_sided=True))
+            except Exception as exc:              # reported in the main thread
+                errors.append(exc)
+
+        workers = [threading.Thread(target=ask) for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert not errors and len(got) == 4
+        for g in got:
+            np.testing.assert_array_equal(g, want)
