@@ -48,6 +48,19 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
                             double* log_q, double* log_q2, double* fwd, double* both,
                             double* max_abs_log) noexcept nogil
 
+# lnmax_exact_query with the log-moments along the chain of orders sidx/steps/sfrom
+# (refdp.twins.lnmax.order_chain, nd steps; nd = 0: every order by its direct
+# log-sum-exp). cwork: lnmax_chain_workspace_doubles(C, nd) doubles (unused when nd = 0).
+cdef Py_ssize_t lnmax_chain_workspace_doubles(Py_ssize_t C, Py_ssize_t nd) noexcept nogil
+cdef void lnmax_exact_query_chained(const int64_t* counts, Py_ssize_t C, double gamma,
+                                    const double* orders, Py_ssize_t K, const int64_t* sidx,
+                                    const double* steps, const int64_t* sfrom, Py_ssize_t nd,
+                                    const double* gx, const double* gw, Py_ssize_t gm,
+                                    const double* rx, const double* rw, Py_ssize_t rm,
+                                    double* work, int64_t* iwork, double* cwork,
+                                    double* log_q, double* log_q2, double* fwd, double* both,
+                                    double* max_abs_log) noexcept nogil
+
 # The float-safe LNMax (exact discrete Laplace noise): for one count vector n,
 # log q, the two-sided log q, and the worst-case log-moments over every
 # neighbour (forward / both directions), rounded upward, from the tables of

@@ -401,78 +401,6 @@ cdef inline double _lse_excluding(const double* x, Py_ssize_t n, Py_ssize_t skip
     return m + log(s)
 
 
-cdef inline double _wlse(const double* x, const double* w, Py_ssize_t n) noexcept nogil:
-    # log sum_i w[i] exp(x[i])
-    cdef Py_ssize_t i
-    cdef double m = -INFINITY, s = 0.0
-    for i in range(n):
-        if x[i] > m:
-            m = x[i]
-    if m == -INFINITY:
-        return -INFINITY
-    for i in range(n):
-        s += w[i] * exp(x[i] - m)
-    return m + log(s)
-
-
-cdef Py_ssize_t _move_groups(const int64_t* counts, Py_ssize_t C, Py_ssize_t a, Py_ssize_t b,
-                             int64_t* reps, double* weights, int64_t* seen_val,
-                             int64_t* seen_pos) noexcept nogil:
-    # classes other than a, b with equal counts share their terms: one
-    # representative (first in index order) per count value, with its multiplicity
-    cdef Py_ssize_t o, i, g = 0, ns = 0
-    cdef int64_t c
-    cdef int hit
-    for o in range(C):
-        if o == a or o == b:
-            reps[g] = o
-            weights[g] = 1.0
-            g += 1
-            continue
-        c = counts[o]
-        hit = 0
-        for i in range(ns):
-            if seen_val[i] == c:
-                weights[seen_pos[i]] += 1.0
-                hit = 1
-                break
-        if not hit:
-            seen_val[ns] = c
-            seen_pos[ns] = g
-            ns += 1
-            reps[g] = o
-            weights[g] = 1.0
-            g += 1
-    return g
-
-
-cdef inline void _pair_moments(const double* ga, const double* gb, const double* w,
-                               const double* gs, const double* gS, double smax, Py_ssize_t ng,
-                               double lam, double* x, double* E, double* f, double* r) noexcept nogil:
-    # forward and reverse log-moments of one pair of laws (see the twin's pair_moments)
-    cdef Py_ssize_t i
-    cdef double mf = -INFINITY, tf = 0.0, tr = 0.0, emin = INFINITY
-    for i in range(ng):
-        x[i] = ga[i] + lam * (ga[i] - gb[i])
-        if x[i] > mf:
-            mf = x[i]
-    for i in range(ng):
-        E[i] = exp(x[i] - mf)
-        if E[i] < emin:
-            emin = E[i]
-    for i in range(ng):
-        tf += w[i] * E[i]
-    f[0] = mf + log(tf)
-    if emin > 1e-290:
-        for i in range(ng):
-            tr += w[i] * (gS[i] / E[i])
-        r[0] = (smax - mf) + log(tr)
-    else:
-        for i in range(ng):
-            x[i] = gb[i] + lam * (gb[i] - ga[i])
-        r[0] = _wlse(x, w, ng)
-
-
 cdef Py_ssize_t lnmax_exact_workspace_doubles(Py_ssize_t C) noexcept nogil:
     return lnmax_workspace_doubles(C) + 9 * (C + 2)
 
@@ -488,27 +416,50 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
                             double* work, int64_t* iwork,
                             double* log_q, double* log_q2, double* fwd, double* both,
                             double* max_abs_log) noexcept nogil:
-    cdef Py_ssize_t i, j, k, o, a, b, jstar, runner, nd, xi, yi
-    cdef double big, m, s, f, r, g, lam, lq2, t
+    # the log-moments by the direct log-sum-exp of every order (no chain of orders)
+    lnmax_exact_query_chained(counts, C, gamma, orders, K, NULL, NULL, NULL, 0, gx, gw, gm, rx, rw, rm,
+                              work, iwork, NULL, log_q, log_q2, fwd, both, max_abs_log)
+
+
+cdef Py_ssize_t lnmax_chain_workspace_doubles(Py_ssize_t C, Py_ssize_t nd) noexcept nogil:
+    return (nd + 4) * C + 4
+
+
+cdef void lnmax_exact_query_chained(const int64_t* counts, Py_ssize_t C, double gamma,
+                                    const double* orders, Py_ssize_t K, const int64_t* sidx,
+                                    const double* steps, const int64_t* sfrom, Py_ssize_t nd,
+                                    const double* gx, const double* gw, Py_ssize_t gm,
+                                    const double* rx, const double* rw, Py_ssize_t rm,
+                                    double* work, int64_t* iwork, double* cwork,
+                                    double* log_q, double* log_q2, double* fwd, double* both,
+                                    double* max_abs_log) noexcept nogil:
+    # lnmax_exact_query with the worst-case log-moments of each move, forward (P(o) (P/P')^lam)
+    # and reverse, from the chain of orders sidx/steps/sfrom (nd steps; refdp.twins.lnmax.
+    # order_chain) by _moments_update, as the discrete analysis does (docs/theory/pate.rst,
+    # "Log-moments"); nd = 0 (cwork may then be NULL): the direct log-sum-exp of every order.
+    # cwork: lnmax_chain_workspace_doubles(C, nd) doubles.
+    cdef Py_ssize_t i, j, k, o, a, b, jstar, runner, ndv, xi, yi
+    cdef double big, lq2, lam_max = 0.0
     cdef int found = 0
+    cdef int have_afwd = 0
     cdef double* lp = work + lnmax_workspace_doubles(C)
     cdef double* lpp = lp + (C + 2)
-    cdef double* terms = lpp + (C + 2)
-    cdef double* weights = terms + (C + 2)
-    cdef double* ga = weights + (C + 2)
-    cdef double* gb = ga + (C + 2)
-    cdef double* gs = gb + (C + 2)
-    cdef double* gS = gs + (C + 2)
-    cdef double* E = gS + (C + 2)
-    cdef double smax
+    cdef double* A = lpp + (C + 2)        # C
+    cdef double* B = A + (C + 2)          # C
+    cdef double* afwd = B + (C + 2)       # C
+    cdef double* chain = afwd + (C + 2)   # (nd + 1) x C: the chained factors and delta
     cdef int64_t* nn = iwork + lnmax_workspace_ints(C)
     cdef int64_t* dv = nn + (C + 2)       # distinct values, ascending
     cdef int64_t* first = dv + (C + 2)    # first class with that value
     cdef int64_t* second = first + (C + 2)  # second class with that value, or -1
-    cdef int64_t* reps = second + (C + 2)
-    cdef int64_t* seen_val = reps + (C + 2)
-    cdef int64_t* seen_pos = seen_val + (C + 2)
-    cdef Py_ssize_t ng
+    if nd > 0:
+        A = cwork
+        B = A + C
+        afwd = B + C
+        chain = afwd + C
+    for k in range(K):
+        if fabs(orders[k]) > lam_max:
+            lam_max = fabs(orders[k])
     for k in range(K):
         fwd[k] = 0.0
         both[k] = 0.0
@@ -536,12 +487,12 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
     for i in range(C):
         dv[i] = counts[i]
     _sort_int64(dv, C)
-    nd = 0
+    ndv = 0
     for i in range(C):
-        if nd == 0 or dv[i] != dv[nd - 1]:
-            dv[nd] = dv[i]
-            nd += 1
-    for i in range(nd):
+        if ndv == 0 or dv[i] != dv[ndv - 1]:
+            dv[ndv] = dv[i]
+            ndv += 1
+    for i in range(ndv):
         first[i] = -1
         second[i] = -1
     for j in range(C):
@@ -552,11 +503,11 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
             first[i] = j
         elif second[i] < 0:
             second[i] = j
-    for xi in range(nd):
+    for xi in range(ndv):
         if dv[xi] < 1:
             continue
         a = first[xi]
-        for yi in range(nd):
+        for yi in range(ndv):
             if yi == xi:
                 if second[xi] < 0:
                     continue
@@ -574,24 +525,12 @@ cdef void lnmax_exact_query(const int64_t* counts, Py_ssize_t C, double gamma,
             if counts[a] == counts[jstar] and counts[b] == counts[runner] and b != jstar:
                 lq2 = _lse_excluding(lpp, C, a)
                 found = 1
-            ng = _move_groups(counts, C, a, b, reps, weights, seen_val, seen_pos)
-            smax = -INFINITY
-            for i in range(ng):
-                o = reps[i]
-                ga[i] = lp[o]
-                gb[i] = lpp[o]
-                gs[i] = ga[i] + gb[i]
-                if gs[i] > smax:
-                    smax = gs[i]
-            for i in range(ng):
-                gS[i] = exp(gs[i] - smax)
-            for k in range(K):
-                _pair_moments(ga, gb, weights, gs, gS, smax, ng, orders[k], terms, E, &f, &r)
-                if f > fwd[k]:
-                    fwd[k] = f
-                g = f if f > r else r
-                if g > both[k]:
-                    both[k] = g
+            # forward: h = log P at n, l = log P at the neighbour (the factors exp(h - max h) are
+            # those of n for every move); reverse: the roles swapped
+            _moments_update(lp, lpp, C, orders, K, sidx, steps, sfrom, nd, lam_max, afwd, B, chain,
+                            fwd, both, &have_afwd)
+            _moments_update(lpp, lp, C, orders, K, sidx, steps, sfrom, nd, lam_max, A, B, chain,
+                            both, NULL, NULL)
     if not found:
         lq2 = log_q[0]
     log_q2[0] = lq2 if lq2 > log_q[0] else log_q[0]
@@ -650,17 +589,55 @@ cdef object _log_law_entry(const int64_t[:, ::1] counts, double gamma,
     return out
 
 
-def _py_lnmax_exact(counts, gamma, orders, gx, gw, rx, rw):
-    """Per row: log q, two-sided log q, forward and two-sided worst log-moments, max |log P|."""
+def _py_lnmax_exact(counts, gamma, orders, gx, gw, rx, rw, sidx=None, steps=None, sfrom=None):
+    """Per row: log q, two-sided log q, forward and two-sided worst log-moments, max |log P|.
+
+    ``sidx, steps, sfrom``: the chain of orders of ``refdp.twins.lnmax.order_chain``
+    (all three or none; none: every order by its direct log-sum-exp).
+    """
     owner = "refdp._lnmax._py_lnmax_exact"
     counts, gamma, gx, gw, rx, rw = _checked(counts, gamma, gx, gw, rx, rw, owner)
-    return _exact_entry(counts, gamma, array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1), gx, gw, rx, rw)
+    orders = array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    if sidx is None and steps is None and sfrom is None:
+        sidx = np.full(orders.shape[0], -1, dtype=np.int64)
+        steps = np.zeros(0, dtype=np.float64)
+        sfrom = np.zeros(0, dtype=np.int64)
+    else:
+        sidx, steps, sfrom = _chain_checked(orders, sidx, steps, sfrom, owner)
+    return _exact_entry(counts, gamma, orders, gx, gw, rx, rw, sidx, steps, sfrom)
+
+
+cdef tuple _chain_checked(orders, sidx, steps, sfrom, str owner):
+    # O(K) checks of a chain of orders (refdp.twins.lnmax.order_chain): steps[sidx[i]] leads from
+    # orders[i - 1] to orders[i] exactly, sfrom[i] names an earlier step of half the value
+    sidx = array_arg(sidx, "sidx", owner, cnp.NPY_INT64, np.int64, 1)
+    steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    sfrom = array_arg(sfrom, "sfrom", owner, cnp.NPY_INT64, np.int64, 1)
+    if sidx.shape[0] != orders.shape[0]:
+        raise parameter_error("sidx", owner, f"an array of length len(orders) = {orders.shape[0]}", sidx)
+    if sidx.shape[0] and (int(sidx.min()) < -1 or int(sidx.max()) >= steps.shape[0] or sidx[0] != -1):
+        raise parameter_error("sidx", owner, f"an array of indices in [-1, {steps.shape[0]}), the first -1", sidx)
+    for i in range(1, sidx.shape[0]):
+        if sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i]:
+            raise parameter_error("steps", owner, "steps from each order to the next (refdp.twins.lnmax.order_chain)",
+                                  steps)
+    if sfrom.shape[0] != steps.shape[0]:
+        raise parameter_error("sfrom", owner, f"an array of length len(steps) = {steps.shape[0]}", sfrom)
+    for i in range(sfrom.shape[0]):
+        if sfrom[i] != -1 and not (0 <= sfrom[i] < i and steps[i] == 2.0 * steps[sfrom[i]]
+                                   and abs(steps[sfrom[i]]) >= 0.125):
+            raise parameter_error("sfrom", owner, "-1 or the index of an earlier step of half the value, "
+                                  "at least 1/8 in magnitude", sfrom)
+    return sidx, steps, sfrom
 
 
 cdef object _exact_entry(const int64_t[:, ::1] counts, double gamma, const double[::1] orders,
                          const double[::1] gx, const double[::1] gw,
-                         const double[::1] rx, const double[::1] rw):
+                         const double[::1] rx, const double[::1] rw, const int64_t[::1] sidx,
+                         const double[::1] steps, const int64_t[::1] sfrom):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], i
+    cdef Py_ssize_t nd = steps.shape[0]
+    cdef int64_t no_index = -1
     # without orders, the moments have no column but log q and max |log P| are
     # still computed (one scratch column keeps every pointer inside a buffer)
     cdef Py_ssize_t KB = K if K > 0 else 1
@@ -677,14 +654,19 @@ cdef object _exact_entry(const int64_t[:, ::1] counts, double gamma, const doubl
     cdef double[:, ::1] fw = fwd, bo = both
     work_arr = np.empty(lnmax_exact_workspace_doubles(C), dtype=np.float64)
     iwork_arr = np.empty(lnmax_exact_workspace_ints(C), dtype=np.int64)
+    cwork_arr = np.empty(lnmax_chain_workspace_doubles(C, nd), dtype=np.float64)
     cdef double[::1] work = work_arr
     cdef int64_t[::1] iwork = iwork_arr
+    cdef double[::1] cwork = cwork_arr
     cdef Py_ssize_t gm = gx.shape[0], rm = rx.shape[0]
+    cdef const int64_t* ps = &sidx[0] if K > 0 else &no_index
+    cdef const double* pst = &steps[0] if nd > 0 else &no_order
+    cdef const int64_t* psf = &sfrom[0] if nd > 0 else &no_index
     with nogil:
         for i in range(n):
-            lnmax_exact_query(&counts[i, 0], C, gamma, po, K, &gx[0], &gw[0], gm,
-                              &rx[0], &rw[0], rm, &work[0], &iwork[0],
-                              &lq[i], &lq2[i], &fw[i, 0], &bo[i, 0], &bg[i])
+            lnmax_exact_query_chained(&counts[i, 0], C, gamma, po, K, ps, pst, psf, nd, &gx[0], &gw[0], gm,
+                                      &rx[0], &rw[0], rm, &work[0], &iwork[0], &cwork[0],
+                                      &lq[i], &lq2[i], &fw[i, 0], &bo[i, 0], &bg[i])
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0], big
     return log_q, log_q2, fwd, both, big
@@ -756,12 +738,17 @@ cdef inline double _dot2(const double* x, const double* y, Py_ssize_t n) noexcep
     return (s0 + s1) + (s2 + s3)
 
 
+cdef enum:
+    # entries of the direct-mapped cache of the truncated-mass terms, keyed by (v_j, max_{i != j} v_i)
+    TAIL_CACHE = 256
+
+
 cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
-    return 6 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 3) * C + 8
+    return 6 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 4) * C + 8 + TAIL_CACHE
 
 
 cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
-    return 2 * C * C + 2 * C + 2
+    return 2 * C * C + 2 * C + 2 + 2 * TAIL_CACHE
 
 
 cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
@@ -819,8 +806,13 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef double* Tot = Sw + Y + 1                # Y
     cdef double* Qb = Tot + Y                    # Y
     cdef double* chain = Qb + Y                  # (nd + 1) x C
+    cdef double* afwd = chain + (nd + 1) * C     # C
+    cdef double* tval = afwd + C                 # TAIL_CACHE
     cdef int64_t* cval = mab + 2 * C * C         # C
     cdef int64_t* rep = cval + C                 # C
+    cdef int64_t* tkey = rep + C + 2             # 2 x TAIL_CACHE: the (v_j, v_other) of each entry
+    cdef Py_ssize_t slot
+    cdef int have_afwd
     # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
     # Linear products when no term can leave [exp(-600), 1]: from y = min n - 1 on every factor
     # F(y - n_i) is at least p^(spread + 1) / (1 + p), each of the (at most C) factors F(m - 1) / F(m)
@@ -966,7 +958,10 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                 if key >= 0:
                     memo[key] = lo[(1 + mv) * C + j]
                 mv += 1
-    # ---- the truncated mass (upper bounds only), then the margins
+    # ---- the truncated mass (upper bounds only), then the margins; its two terms are a function of
+    # (v_j, max_{i != j} v_i) alone, evaluated once per pair (a direct-mapped cache: same doubles)
+    for slot in range(TAIL_CACHE):
+        tkey[2 * slot] = -1
     big = 0.0
     for mv in range(1 + nm):
         a = -1 if mv == 0 else mab[2 * (mv - 1)]
@@ -979,13 +974,21 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     vi = n[i] - (1 if i == a else 0) + (1 if i == b else 0)
                     if vi > vother:
                         vother = vi
-            x = log_norm + <double>(top + k + 1 - vj) * lp - l1mp
-            if C == 1:
-                lt = log_norm + <double>(vj - low + k + 1) * lp - l1mp
+            slot = <Py_ssize_t>((vj * 31 + vother) & (TAIL_CACHE - 1))
+            if tkey[2 * slot] == vj and tkey[2 * slot + 1] == vother:
+                x = tval[slot]
             else:
-                lt = log_norm + <double>(vj + vother - 2 * (low - k - 1)) * lp - log1p_p - l1mp2
+                x = log_norm + <double>(top + k + 1 - vj) * lp - l1mp
+                if C == 1:
+                    lt = log_norm + <double>(vj - low + k + 1) * lp - l1mp
+                else:
+                    lt = log_norm + <double>(vj + vother - 2 * (low - k - 1)) * lp - log1p_p - l1mp2
+                x = _logaddexp(x, lt)
+                tkey[2 * slot] = vj
+                tkey[2 * slot + 1] = vother
+                tval[slot] = x
             v = lo[mv * C + j]
-            hi[mv * C + j] = _logaddexp(v, _logaddexp(x, lt)) + margin
+            hi[mv * C + j] = _logaddexp(v, x) + margin
             lo[mv * C + j] = v - margin
             if fabs(lo[mv * C + j]) > big:
                 big = fabs(lo[mv * C + j])
@@ -1022,11 +1025,12 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     for kk in range(K):
         fwd[kk] = -INFINITY
         both[kk] = -INFINITY
+    have_afwd = 0                                 # Afwd = exp(hi - max hi) of n, shared by the forward calls
     for mv in range(1, 1 + nm):
-        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
-                        fwd, both)
+        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, afwd, tmp2, chain,
+                        fwd, both, &have_afwd)
         _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
-                        both, NULL)
+                        both, NULL, NULL)
     x = 0.0                                       # the length of the chain of orders so far
     for kk in range(K):
         lam = orders[kk]
@@ -1048,7 +1052,7 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
                           Py_ssize_t K, const int64_t* sidx, const double* steps, const int64_t* sfrom,
                           Py_ssize_t nd,
                           double lam_max, double* A, double* B, double* chain,
-                          double* best1, double* best2) noexcept nogil:
+                          double* best1, double* best2, int* have_a) noexcept nogil:
     # a_k = log sum_o exp((lam_k + 1) h_o - lam_k l_o) for every order; best1[k] (and best2[k]
     # unless NULL) raised to a_k where a_k is larger. With r the first largest h and
     # delta_o = (h_o - l_o) - (h_r - l_r): a_k = e_r + log sum_o A_o B_o with A_o = exp(h_o - h_r)
@@ -1057,6 +1061,8 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
     # magnitude >= 1/8 by squaring that one's factor), while lam_max max|delta| <= 600
     # keeps every factor within exp(+-600); otherwise the direct log-sum-exp. The log is taken
     # only when e_r + (S - 1), an upper bound of a_k (log S <= S - 1), exceeds best1[k].
+    # have_a (or NULL): A already holds exp(h_o - h_r) for this h (calls sharing h, here the
+    # forward ones, compute it once: the same operations on the same doubles)
     cdef Py_ssize_t o, kk, r = 0, si
     cdef double lam, er, S, a, dm = 0.0, dr, mx, v
     cdef double* delta = chain + nd * C
@@ -1070,8 +1076,11 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
         if v > dm:
             dm = v
     if nd > 0 and dm * lam_max <= 600.0:
-        for o in range(C):
-            A[o] = exp(h[o] - h[r])
+        if have_a == NULL or not have_a[0]:
+            for o in range(C):
+                A[o] = exp(h[o] - h[r])
+            if have_a != NULL:
+                have_a[0] = 1
         for si in range(nd):
             if sfrom[si] >= 0:                   # steps[si] = 2 steps[sfrom[si]]: square its factor
                 for o in range(C):
@@ -1097,16 +1106,16 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
                 if best2 != NULL and a > best2[kk]:
                     best2[kk] = a
         return
-    for kk in range(K):
+    for kk in range(K):                          # (B as scratch: A may hold the shared factors)
         lam = orders[kk]
         mx = -INFINITY
         for o in range(C):
-            A[o] = (lam + 1.0) * h[o] - lam * l[o]
-            if A[o] > mx:
-                mx = A[o]
+            B[o] = (lam + 1.0) * h[o] - lam * l[o]
+            if B[o] > mx:
+                mx = B[o]
         S = 0.0
         for o in range(C):
-            S += exp(A[o] - mx)
+            S += exp(B[o] - mx)
         a = mx + log(S)
         if a > best1[kk]:
             best1[kk] = a
@@ -1171,9 +1180,6 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
     consts = array_arg(consts, "consts", owner, cnp.NPY_FLOAT64, np.float64, 1)
     margins = array_arg(margins, "margins", owner, cnp.NPY_FLOAT64, np.float64, 1)
     orders = array_arg(orders, "orders", owner, cnp.NPY_FLOAT64, np.float64, 1)
-    sidx = array_arg(sidx, "sidx", owner, cnp.NPY_INT64, np.int64, 1)
-    steps = array_arg(steps, "steps", owner, cnp.NPY_FLOAT64, np.float64, 1)
-    sfrom = array_arg(sfrom, "sfrom", owner, cnp.NPY_INT64, np.int64, 1)
     k = int_arg(k, "k", owner, 0, 1 << 40)
     mlo = int_arg(mlo, "mlo", owner, -(1 << 40), 1)
     if consts.shape[0] != 5:
@@ -1186,21 +1192,7 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
         raise parameter_error("counts", owner, "an array with at least one class column", counts)
     if counts.shape[1] > 128:
         raise parameter_error("counts", owner, "an array with at most 128 class columns", counts)
-    if sidx.shape[0] != orders.shape[0]:
-        raise parameter_error("sidx", owner, f"an array of length len(orders) = {orders.shape[0]}", sidx)
-    if sidx.shape[0] and (int(sidx.min()) < -1 or int(sidx.max()) >= steps.shape[0] or sidx[0] != -1):
-        raise parameter_error("sidx", owner, f"an array of indices in [-1, {steps.shape[0]}), the first -1", sidx)
-    for i in range(1, sidx.shape[0]):
-        if sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i]:
-            raise parameter_error("steps", owner, "steps from each order to the next (refdp.twins.lnmax.order_chain)",
-                                  steps)
-    if sfrom.shape[0] != steps.shape[0]:
-        raise parameter_error("sfrom", owner, f"an array of length len(steps) = {steps.shape[0]}", sfrom)
-    for i in range(sfrom.shape[0]):
-        if sfrom[i] != -1 and not (0 <= sfrom[i] < i and steps[i] == 2.0 * steps[sfrom[i]]
-                                   and abs(steps[sfrom[i]]) >= 0.125):
-            raise parameter_error("sfrom", owner, "-1 or the index of an earlier step of half the value, "
-                                  "at least 1/8 in magnitude", sfrom)
+    sidx, steps, sfrom = _chain_checked(orders, sidx, steps, sfrom, owner)
     return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
 
 

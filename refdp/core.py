@@ -265,6 +265,13 @@ def logsumexp(x):
 # that validated their arguments (counts: int64 (Q, C), C >= 1; gamma finite > 0; log_q without
 # NaN; orders finite > 0, non-empty).
 
+def lemma4_log_q_of(counts, gamma, *, compiled=True):
+    """:func:`lemma4_log_q` without its argument checks (the caller made them)."""
+    if not compiled:
+        return _core_twin.lemma4_log_q(counts, gamma)
+    return _core._py_lemma4_log_q(np.ascontiguousarray(counts, dtype=np.int64), gamma)
+
+
 def lemma4_log_q_pair(counts, gamma, *, compiled=True):
     """(Lemma 4's log q, its two-sided counterpart) per row, in one pass over the counts.
 
@@ -375,15 +382,18 @@ def lnmax_log_law_rows(counts, gamma, *, use_compiled=None):
 def lnmax_exact_rows(counts, gamma, orders, *, n_threads=None, use_compiled=None):
     """Per row: (log_q, log_q2, alpha_forward, alpha_both, max_abs_log), not rounded.
 
-    The compiled path splits the rows among ``n_threads`` threads (default:
+    The log-moments are evaluated along the chain of orders
+    (``refdp.twins.lnmax.order_chain``; their margin is
+    ``refdp.pate.exact._chain_margin``). The compiled path splits the rows among ``n_threads`` threads (default:
     the number of CPUs); each row is computed independently, so the result
     does not depend on the split.
     """
     use = LNMAX_COMPILED if use_compiled is None else use_compiled
     n, K = counts.shape[0], orders.shape[0]
+    chain = _lnmax_twin.order_chain(orders.tolist())      # the log-moments along the chain of orders
     if not use:
         rule = _lnmax_twin.gl_rule(_lnmax_twin.GL_M)
-        out = [_lnmax_twin.lnmax_exact_query(row, gamma, orders.tolist(), rule)
+        out = [_lnmax_twin.lnmax_exact_query(row, gamma, orders.tolist(), rule, chain)
                for row in counts.tolist()]
         return (np.array([o[0] for o in out], dtype=np.float64),
                 np.array([o[1] for o in out], dtype=np.float64),
@@ -394,11 +404,11 @@ def lnmax_exact_rows(counts, gamma, orders, *, n_threads=None, use_compiled=None
     threads = (os.cpu_count() or 1) if n_threads is None else int(n_threads)
     threads = max(1, min(threads, n // 32 + 1))
     if threads == 1:
-        return _lnmax._py_lnmax_exact(counts, gamma, orders, *tables)
+        return _lnmax._py_lnmax_exact(counts, gamma, orders, *tables, *chain)
     bounds = np.linspace(0, n, threads + 1).astype(np.int64)
     with ThreadPoolExecutor(max_workers=threads) as pool:
         parts = list(pool.map(lambda ab: _lnmax._py_lnmax_exact(
-            np.ascontiguousarray(counts[ab[0]:ab[1]]), gamma, orders, *tables),
+            np.ascontiguousarray(counts[ab[0]:ab[1]]), gamma, orders, *tables, *chain),
             zip(bounds[:-1], bounds[1:])))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 

@@ -98,9 +98,23 @@ CHILD = textwrap.dedent(r'''
         return np.array([tl.lnmax_log_law(r, gamma, (list(gx), list(gw))) for r in counts.tolist()],
                         dtype=float).reshape(counts.shape)
 
+    def chain_ok(orders, sidx, steps, sfrom):
+        if not (all(arr_ok(v, "f8", 1) for v in (orders, steps)) and arr_ok(sidx, "i8", 1)
+                and arr_ok(sfrom, "i8", 1)):
+            return False
+        if sfrom.shape[0] != steps.shape[0] or any(
+                f != -1 and not (0 <= f < i and steps[i] == 2 * steps[f] and abs(steps[f]) >= 0.125)
+                for i, f in enumerate(sfrom.tolist())):
+            return False
+        if sidx.shape[0] != orders.shape[0] or (sidx.shape[0] and (sidx.min() < -1 or sidx[0] != -1
+                                                                  or sidx.max() >= steps.shape[0])):
+            return False
+        return not any(sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i]
+                       for i in range(1, sidx.shape[0]))
+
     def exact_ref(a):
         counts, gamma, orders, gx, gw = a[:5]
-        rows = [tl.lnmax_exact_query(r, gamma, orders.tolist(), (list(gx), list(gw)))
+        rows = [tl.lnmax_exact_query(r, gamma, orders.tolist(), (list(gx), list(gw)), tuple(a[7:10]))
                 for r in counts.tolist()]
         n, K = counts.shape[0], orders.shape[0]
         return tuple(np.array([r[i] for r in rows], dtype=float).reshape(s)
@@ -225,11 +239,12 @@ CHILD = textwrap.dedent(r'''
                            and pos_ok(a[1]) and lnmax_tables_ok(a[0].shape[1], *a[2:])),
                 law_ref, "close"),
             "_py_lnmax_exact": (
-                [COUNTS[:, :3].copy(), 0.3, np.array([1.0, 4.0]), GX, GW, RX, RW],
-                ["i8_2d", "gamma", "f8", "f8", "f8", "f8", "f8"],
+                [COUNTS[:, :3].copy(), 0.3, np.array([1.0, 1.5, 2.0, 4.0]), GX, GW, RX, RW,
+                 np.array([-1, 0, 0, 1]), np.array([0.5, 2.0]), np.array([-1, -1])],
+                ["i8_2d", "gamma", "f8", "f8", "f8", "f8", "f8", "i8", "f8", "i8"],
                 lambda a: (arr_ok(a[0], "i8", 2) and (a[0].shape[0] == 0 or a[0].shape[1] >= 1)
                            and pos_ok(a[1]) and arr_ok(a[2], "f8", 1)
-                           and lnmax_tables_ok(a[0].shape[1], *a[3:])),
+                           and lnmax_tables_ok(a[0].shape[1], *a[3:7]) and chain_ok(a[2], *a[7:10])),
                 exact_ref, "close"),
             "_py_discrete_exact": (
                 [COUNTS[:, :3].copy(), DTAB, DMLO, 25, DCONSTS, np.array([1e-9, 2e-9]),

@@ -1,6 +1,8 @@
 """Argument constraints shared by the PATE modules (declared once, as data)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..utils.validation import Interval, check_array, check_scalar, parameter_error
@@ -38,5 +40,9 @@ def check_orders(orders, owner):
     """Moment orders: a non-empty 1-D array of finite floats in (0, inf); None means DEFAULT_ORDERS."""
     if orders is None:
         return np.ascontiguousarray(DEFAULT_ORDERS, dtype=np.float64)
+    if (type(orders) is np.ndarray and orders.dtype == np.float64 and orders.ndim == 1 and orders.size
+            and orders.flags.c_contiguous and orders.min() > 0.0 and orders.max() < math.inf):
+        # already valid (NaN fails both comparisons): the checks below would return it as it is
+        return orders
     arr = check_array(orders, "orders", owner, ndim=1, min_size=1, interval=POSITIVE)
     return np.ascontiguousarray(arr, dtype=np.float64)

@@ -172,6 +172,7 @@ class PATEAccountant:
         self.noise = noise
         self._log_q = []
         self._log_q2 = []
+        self._pending = []         # per batch: its counts while one side of Lemma 4 is not computed
         self._exact_q = []
         self._exact_q2 = []
         self._exact_fwd = []
@@ -215,17 +216,18 @@ class PATEAccountant:
                 check_discrete_gamma(self.gamma, owner)
         if self.n_classes is not None and arr.shape[1] != self.n_classes:
             raise parameter_error("counts", owner, f"an array of shape (any, {self.n_classes})", arr)
-        if self.noise == "discrete":
-            self._log_q.append(discrete_lemma4_log_q.__wrapped__(arr, self.gamma))
-            self._log_q2.append(discrete_lemma4_two_sided_log_q.__wrapped__(arr, self.gamma))
-        else:
-            if arr.size and not np.isfinite(self.gamma * float(arr.max())):
-                # gamma * gap would overflow to inf and Lemma 4's log-tail to NaN
-                raise parameter_error("gamma", owner, "such that gamma * max(counts) is finite",
-                                      Described(f"{self.gamma!r} with max(counts) = {int(arr.max())}"))
+        if self.noise == "continuous" and arr.size and not np.isfinite(self.gamma * float(arr.max())):
+            # gamma * gap would overflow to inf and Lemma 4's log-tail to NaN
+            raise parameter_error("gamma", owner, "such that gamma * max(counts) is finite",
+                                  Described(f"{self.gamma!r} with max(counts) = {int(arr.max())}"))
+        if self.noise == "continuous" and self.two_sided:
             lq, lq2 = core.lemma4_log_q_pair(arr, self.gamma)   # both sides in one compiled pass
-            self._log_q.append(lq)
-            self._log_q2.append(lq2)
+        else:
+            # the accountant's side now, the other when a call asks for it (from a copy of the counts)
+            lq, lq2 = (None, self._lemma4(arr, True)) if self.two_sided else (self._lemma4(arr, False), None)
+        self._log_q.append(lq)
+        self._log_q2.append(lq2)
+        self._pending.append(None if lq is not None and lq2 is not None else arr.copy())
         if self.exact:
             r = exact_analysis.__wrapped__(arr, self.gamma, self.orders, noise=self.noise)
             best = _best_bounds(self.gamma, self.orders)[None, :]
@@ -235,6 +237,24 @@ class PATEAccountant:
             self._exact_both.append(_upward_sum(np.minimum(r.log_moments, best)))
         self._n += arr.shape[0]
         return self
+
+    def _lemma4(self, arr, two):
+        """Lemma 4's log q (``two``: at the worst neighbour) of checked counts, for this noise law."""
+        if self.noise == "discrete":
+            f = discrete_lemma4_two_sided_log_q if two else discrete_lemma4_log_q
+            return f.__wrapped__(arr, self.gamma)
+        return core.lemma4_log_q_pair(arr, self.gamma)[1] if two else core.lemma4_log_q_of(arr, self.gamma)
+
+    def _lemma4_side(self, two):
+        """The per-batch log q of one side (``two``: two-sided), each computed once."""
+        parts = self._log_q2 if two else self._log_q
+        for i in range(len(parts)):
+            counts = self._pending[i]
+            if parts[i] is None and counts is not None:
+                # (a thread computing the same side meanwhile sets parts[i] before clearing the counts)
+                parts[i] = self._lemma4(counts, two)
+                self._pending[i] = None            # both sides known: the counts are no longer kept
+        return parts
 
     @constrained(owner="PATEAccountant.add_votes",
                  votes=Checked("a 2-dimensional array of labels in [0, n_classes), checked while counted "
@@ -277,7 +297,7 @@ class PATEAccountant:
             return np.zeros(self.orders.shape)
         # the log q are the accountant's own (never NaN), gamma and the orders were validated
         if analysis == "theorem3":
-            lq = np.concatenate(self._log_q2 if two else self._log_q)
+            lq = np.concatenate(self._lemma4_side(two))
             return core.accountant_log_moments_of(lq, self.orders, self.gamma)
         if analysis == "theorem3_exact_q":
             lq = np.concatenate(self._exact_q2 if two else self._exact_q)

@@ -67,6 +67,7 @@ from .discrete_analysis import NOISES
 from .discrete_analysis import check_noise, discrete_exact_analysis
 from ..core import LNMAX_ETA as ETA
 from ..core import lnmax_exact_rows as exact_rows
+from ..twins.lnmax import order_chain
 
 __all__ = ["ExactAnalysis", "exact_analysis", "ETA"]
 
@@ -104,10 +105,31 @@ def _round_log_q(lq):
     return np.where(np.isfinite(lq), out, lq)
 
 
-def _round_moments(alpha, orders, big):
+def _chain_margin(alpha, orders, big, n_classes):
+    """The part of the log-moments' margin due to their evaluation along the chain of orders.
+
+    The rounding of the chained factors, ``u ((20 x_k + 4)(1 + b) + 4 k + 2 C + 12)``
+    with ``x_k`` the chain's length up to order ``k`` (as in the discrete
+    analysis), plus once more the rounding of a direct log-sum-exp, ``16 u
+    (2 lambda + 2)(1 + b) + 48 u |alpha|``, so that each value is at least the
+    direct evaluation's (docs/theory/pate.rst, "Log-moments").
+    """
+    sidx, steps, _ = order_chain(orders.tolist())
+    x = np.empty(orders.size)
+    acc = 0.0
+    for k, lam in enumerate(orders.tolist()):
+        acc += abs(lam) if k == 0 or sidx[k] < 0 else abs(float(steps[sidx[k]]))
+        x[k] = acc
+    b = 1.0 + big[:, None]
+    chained = _U * ((20.0 * x[None, :] + 4.0) * b + 4.0 * np.arange(orders.size)[None, :] + 2.0 * n_classes + 12.0)
+    return chained + 16.0 * _U * (2.0 * orders[None, :] + 2.0) * b + 48.0 * _U * np.abs(alpha)
+
+
+def _round_moments(alpha, orders, big, n_classes):
     lam = orders[None, :]
     margin = (2.0 * lam + 2.0) * (ETA + 8.0 * _U * big[:, None])
-    return np.maximum(alpha, 0.0) + margin + 16.0 * _U * np.abs(alpha)
+    return (np.maximum(alpha, 0.0) + margin + 16.0 * _U * np.abs(alpha)
+            + _chain_margin(alpha, orders, big, n_classes))
 
 
 @constrained(counts=COUNT_ROWS, gamma=GAMMA, orders=ORDERS, n_threads=Nullable(_THREADS), noise=Options(NOISES))
@@ -151,8 +173,10 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
     Notes
     -----
     Cost: one LNMax law per query and per pair of distinct count values (at
-    most ``C (C - 1) + 1`` laws), then ``2 K`` log-sum-exps over at most C
-    terms per move. These values are data-dependent: see the module docstring.
+    most ``C (C - 1) + 1`` laws), then, per move and direction, the
+    log-moments at the ``K`` orders along the chain of orders (about ``2 C``
+    multiplications per order; docs/theory/pate.rst, "Log-moments along the
+    chain of orders"). These values are data-dependent: see the module docstring.
 
     Examples
     --------
@@ -175,5 +199,5 @@ def exact_analysis(counts, gamma, orders=None, *, n_threads=None, noise="discret
                              log_moments_forward=fwd, log_moments=both)
     lq, lq2, fwd, both, big = exact_rows(arr, gamma, orders, n_threads=n_threads)
     return ExactAnalysis(orders=orders, log_q=_round_log_q(lq), log_q_two_sided=_round_log_q(lq2),
-                         log_moments_forward=_round_moments(fwd, orders, big),
-                         log_moments=_round_moments(both, orders, big))
+                         log_moments_forward=_round_moments(fwd, orders, big, arr.shape[1]),
+                         log_moments=_round_moments(both, orders, big, arr.shape[1]))

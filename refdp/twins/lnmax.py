@@ -11,7 +11,8 @@ probabilities; absolute, on logarithms):
   its two-sided counterpart ``P[M(n^-) != j*]`` (one vote moved from the top
   class to the runner-up) and the worst-case log-moment over every
   neighbouring count vector (one vote moved between two classes), in the
-  forward direction and in both directions.
+  forward direction and in both directions (along the chain of orders of
+  :func:`order_chain` when one is given, as the discrete analysis does).
 
 The algorithm and its error analysis are in ``docs/theory/pate.rst``; in
 short, the law is the integral over the real line of piecewise-exponential
@@ -361,65 +362,6 @@ def _lse(values):
     return m + math.log(sum(math.exp(v - m) for v in values))
 
 
-def _wlse(values, weights):
-    """log sum_i weights[i] exp(values[i]) (weights are positive counts)."""
-    m = max(values)
-    if m == -math.inf:
-        return -math.inf
-    t = 0.0
-    for v, w in zip(values, weights):
-        t += w * math.exp(v - m)
-    return m + math.log(t)
-
-
-def pair_moments(a, b, w, s, S, smax, lam):
-    """(forward, reverse) log-moments of one pair of laws at order ``lam``.
-
-    ``a``, ``b``: log-probabilities of the output groups under the two laws,
-    ``w`` their multiplicities, ``s = a + b``, ``S = exp(s - max s)``. The
-    reverse sum reuses the forward exponentials: with ``x = a + lam (a - b)``
-    and ``y = b + lam (b - a) = s - x``,
-    ``sum w exp(y) = exp(max s - max x) * sum w S / exp(x - max x)``.
-    When an ``exp(x - max x)`` is below 1e-290 the reverse sum is formed
-    directly (the reuse would lose range).
-    """
-    x = [ai + lam * (ai - bi) for ai, bi in zip(a, b)]
-    mf = max(x)
-    E = [math.exp(xi - mf) for xi in x]
-    tf = 0.0
-    for wi, ei in zip(w, E):
-        tf += wi * ei
-    f = mf + math.log(tf)
-    if min(E) > 1e-290:
-        tr = 0.0
-        for wi, si, ei in zip(w, S, E):
-            tr += wi * (si / ei)
-        r = (smax - mf) + math.log(tr)
-    else:
-        r = _wlse([bi + lam * (bi - ai) for ai, bi in zip(a, b)], w)
-    return f, r
-
-
-def move_groups(counts, a, b):
-    """Output classes whose terms differ in a log-moment of the move (a, b), with multiplicities.
-
-    Classes other than ``a`` and ``b`` with equal counts have equal
-    probabilities under both laws; each such group is represented by its
-    first class (index order).
-    """
-    seen = {}
-    reps = []
-    for o, c in enumerate(counts):
-        if o == a or o == b:
-            reps.append([o, 1])
-        elif c in seen:
-            reps[seen[c]][1] += 1
-        else:
-            seen[c] = len(reps)
-            reps.append([o, 1])
-    return [r[0] for r in reps], [r[1] for r in reps]
-
-
 def moves(counts):
     """Representative single-vote moves (a, b): one per pair of count values (source, target).
 
@@ -448,8 +390,12 @@ def moves(counts):
     return out
 
 
-def lnmax_exact_query(counts, gamma, orders, rule=None):
+def lnmax_exact_query(counts, gamma, orders, rule=None, chain=None):
     """Exact data-dependent quantities of one LNMax answer.
+
+    ``chain``: the ``(sidx, steps, sfrom)`` of :func:`order_chain` along which
+    the log-moments are evaluated (default: none, every order by its direct
+    log-sum-exp), by :func:`_moments_update` as in the discrete analysis.
 
     Returns
     -------
@@ -480,6 +426,12 @@ def lnmax_exact_query(counts, gamma, orders, rule=None):
     fwd = [0.0] * K
     both = [0.0] * K
     log_q2 = None
+    if chain is None:
+        sidx, steps, sfrom = [-1] * K, [], []
+    else:
+        sidx, steps, sfrom = (list(v) for v in chain)
+    nd = len(steps)
+    lam_max = max((abs(v) for v in orders), default=0.0)
     for a, b in moves(n):
         m = list(n)
         m[a] -= 1
@@ -492,19 +444,9 @@ def lnmax_exact_query(counts, gamma, orders, rule=None):
             # the move top -> runner-up (up to exchangeable classes): relabel so that
             # the class losing the vote plays j*
             log_q2 = _lse([lpp[j] for j in range(C) if j != a])
-        reps, weights = move_groups(n, a, b)
-        ga = [lp[o] for o in reps]
-        gb = [lpp[o] for o in reps]
-        gs = [u + v for u, v in zip(ga, gb)]
-        smax = max(gs)
-        gS = [math.exp(v - smax) for v in gs]
-        for k, lam in enumerate(orders):
-            f, r = pair_moments(ga, gb, weights, gs, gS, smax, lam)
-            if f > fwd[k]:
-                fwd[k] = f
-            g = f if f > r else r
-            if g > both[k]:
-                both[k] = g
+        # forward (h = log P at n, l at the neighbour), then reverse
+        _moments_update(lp, lpp, orders, sidx, steps, sfrom, nd, lam_max, fwd, both)
+        _moments_update(lpp, lp, orders, sidx, steps, sfrom, nd, lam_max, both, None)
     if log_q2 is None:      # no vote can leave the top class (cannot happen with T >= 1)
         log_q2 = log_q
     return log_q, (log_q2 if log_q2 > log_q else log_q), fwd, both, big

@@ -603,8 +603,19 @@ def constrained_with(constraints: dict, owner: str | None = None, relations: tup
             passthrough.__owner__ = who
             return passthrough
 
+        bind = _fast_binder(sig)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            if bind is not None:
+                arguments = bind(args, kwargs)
+                if arguments is not None:
+                    # every parameter is named and plain: the same call as through sig.bind
+                    for name, constraint in frozen.items():
+                        arguments[name] = validate_with(constraint, arguments[name], name, who)
+                    for relation in rels:
+                        relation.check(arguments, who)
+                    return func(**arguments)
             try:
                 bound = sig.bind(*args, **kwargs)
             except TypeError as exc:
@@ -623,6 +634,51 @@ def constrained_with(constraints: dict, owner: str | None = None, relations: tup
         return wrapper
 
     return decorate
+
+
+_EMPTY = inspect.Parameter.empty
+
+
+def _fast_binder(sig):
+    """A binder equivalent to ``sig.bind`` + ``apply_defaults`` for plain signatures, or ``None``.
+
+    For a signature whose parameters are all positional-or-keyword or
+    keyword-only (no ``/``, ``*args`` or ``**kwargs``), returns ``bind(args,
+    kwargs)`` giving the dict of every parameter's value, in the signature's
+    order, or ``None`` when the call does not bind (too many positional
+    arguments, an unknown, repeated or missing argument): the caller then goes
+    through ``sig.bind`` for its standard ``TypeError``. A call binds exactly
+    when ``sig.bind`` would, to the same values.
+    """
+    params = list(sig.parameters.values())
+    if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+        return None
+    names = tuple(p.name for p in params)
+    positional = tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
+    n_pos = len(positional)
+    defaults = tuple((p.name, p.default) for p in params)
+    known = frozenset(names)
+
+    def bind(args, kwargs):
+        n = len(args)
+        if n > n_pos:
+            return None
+        given = dict(zip(positional, args))
+        for key in kwargs:
+            if key in given or key not in known:
+                return None
+        given.update(kwargs)
+        out = {}
+        for name, default in defaults:
+            if name in given:
+                out[name] = given[name]
+            elif default is _EMPTY:
+                return None
+            else:
+                out[name] = default
+        return out
+
+    return bind
 
 
 def constraints_of(obj) -> MappingProxyType | None:

@@ -42,6 +42,11 @@ def check_counts(counts, owner, *, n_teachers=None, name="counts", one_row=False
         Empty input, negative or non-integral counts, a row summing to 0 (no
         teacher), or a row whose total differs from ``n_teachers``.
     """
+    if (type(counts) is np.ndarray and counts.dtype == np.int64 and counts.ndim == 2 and counts.size
+            and counts.flags.c_contiguous and n_teachers is None and counts.min() >= 0
+            and counts.max() <= _INT64_MAX // counts.shape[1] and counts.sum(axis=1).min() >= 1):
+        # already a valid C-contiguous int64 array: the checks below would return it as it is
+        return counts
     arr = check_array(counts, name, owner, ndim=(1, 2) if one_row else 2, dtype="integer",
                       min_size=1, interval=_COUNT)
     if arr.ndim == 1:

@@ -183,3 +183,78 @@ def test_report_is_the_same_with_other_threads_converting():
 def test_accountant_keeps_the_gamma_overflow_error():
     with pytest.raises(ValueError, match=r"gamma.*PATEAccountant\.add_counts.*max\(counts\)"):
         PATEAccountant(1e306, noise="continuous").add_counts(np.array([[1000, 3]]))
+
+
+def test_valid_counts_and_orders_pass_as_they_are_and_bad_ones_get_the_full_checks():
+    from refdp.pate._args import check_orders
+    from refdp.utils.votes import check_counts
+
+    counts = histograms()[3]
+    assert check_counts(counts, "o") is counts                      # int64, C-contiguous: returned as is
+    orders = np.linspace(0.5, 64, 64)
+    assert check_orders(orders, "o") is orders
+    # every other form goes through the full checks, with their messages
+    np.testing.assert_array_equal(check_counts(counts.astype(np.int32), "o"), counts)
+    np.testing.assert_array_equal(check_counts(np.asfortranarray(counts), "o"), counts)
+    bad_counts = [np.array([[3, -1]]), np.array([[0, 0], [1, 2]]), np.zeros((0, 3), dtype=np.int64),
+                  np.array([[2**62, 2**62]])]
+    for bad in bad_counts:
+        with pytest.raises(ValueError, match="The 'counts' parameter of o must be"):
+            check_counts(bad, "o")
+    for bad in (np.array([1.0, np.nan]), np.array([0.0, 1.0]), np.array([1.0, np.inf]), np.zeros(0),
+                np.array([-2.0])):
+        with pytest.raises(ValueError, match="The 'orders' parameter of o must be"):
+            check_orders(bad, "o")
+    with pytest.raises(ValueError, match="rows each sum to n_teachers = 250"):
+        check_counts(np.array([[240, 9]]), "o", n_teachers=250)
+
+
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_the_other_side_of_lemma4_on_demand_equals_both_computed_at_once(noise, two_sided):
+    # the accountant computes its own side when counts are added and the other one when asked
+    batches = histograms()[2:5]
+    acc = PATEAccountant(0.05, two_sided=two_sided, noise=noise)
+    for counts in batches:
+        acc.add_counts(counts)
+    for two in (two_sided, not two_sided, two_sided):
+        got = acc.log_moments(two_sided=two)
+        if noise == "continuous":
+            lq = np.concatenate([core.lemma4_log_q_pair(c, 0.05)[1 if two else 0] for c in batches])
+        else:
+            from refdp.pate.discrete_analysis import discrete_lemma4_log_q, discrete_lemma4_two_sided_log_q
+            f = discrete_lemma4_two_sided_log_q if two else discrete_lemma4_log_q
+            lq = np.concatenate([f(c, 0.05) for c in batches])
+        np.testing.assert_array_equal(got, core.accountant_log_moments(lq, acc.orders, 0.05))
+    assert all(p is None for p in acc._pending)            # both sides known: no counts kept
+    before = acc.epsilon(1e-5, two_sided=not two_sided)
+    acc.add_counts(batches[0])                               # a new batch after both sides were asked for
+    assert acc.epsilon(1e-5, two_sided=not two_sided).epsilon >= before.epsilon
+
+
+def test_one_accountant_asked_for_the_other_side_from_several_threads():
+    batches = histograms()[2:5]
+    ref = PATEAccountant(0.05, two_sided=False, noise="continuous")
+    for counts in batches:
+        ref.add_counts(counts)
+    want = ref.log_moments(two_sided=True)
+    for _ in range(5):
+        acc = PATEAccountant(0.05, two_sided=False, noise="continuous")
+        for counts in batches:
+            acc.add_counts(counts)
+        got, errors = [], []
+
+        def ask():
+            try:
+                got.append(acc.log_moments(two_sided=True))
+            except Exception as exc:              # reported in the main thread
+                errors.append(exc)
+
+        workers = [threading.Thread(target=ask) for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert not errors and len(got) == 4
+        for g in got:
+            np.testing.assert_array_equal(g, want)

@@ -150,3 +150,52 @@ def test_class_owner_and_constraints_of_class():
     assert constraints_of(K)["epsilon"] is POSITIVE
     with pytest.raises(ValueError, match="'epsilon' parameter of K"):
         K(-1.0)
+
+
+def test_fast_binding_binds_as_the_signature_does():
+    import inspect
+
+    from refdp.utils.constraints import _fast_binder
+
+    def g(a, b=2, *, c, d=None):
+        return a, b, c, d
+
+    sig = inspect.signature(g)
+    bind = _fast_binder(sig)
+    calls = [((1,), {"c": 3}), ((1, 5), {"c": 3, "d": 4}), ((), {"a": 1, "c": 3}), ((1,), {"b": 7, "c": 0}),
+             ((1, 2, 3), {"c": 3}), ((1,), {}), ((1,), {"a": 1, "c": 3}), ((1,), {"c": 3, "e": 0}),
+             ((), {"c": 3})]
+    for args, kwargs in calls:
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError:
+            assert bind(args, kwargs) is None            # the wrapper then raises through sig.bind
+            continue
+        bound.apply_defaults()
+        got = bind(args, kwargs)
+        assert got == dict(bound.arguments) and list(got) == list(bound.arguments)
+        assert g(**got) == g(*bound.args, **bound.kwargs)
+    # positional-only parameters and *args/**kwargs keep the signature's own binding
+    assert _fast_binder(inspect.signature(lambda a, /, b: 0)) is None
+    assert _fast_binder(inspect.signature(lambda *a, b=0: 0)) is None
+    assert _fast_binder(inspect.signature(lambda a, **k: 0)) is None
+
+
+def test_decorated_calls_with_every_argument_shape():
+    class K:
+        @constrained(x=POSITIVE, n=COUNT, flag=FLAG)
+        def m(self, x, n=1, *, flag=False):
+            return x, n, flag
+
+    k = K()
+    assert k.m(1, 2, flag=True) == (1.0, 2, True)
+    assert k.m(x=2) == (2.0, 1, False)
+    assert K.m(k, 3, n=4) == (3.0, 4, False)
+    with pytest.raises(TypeError, match="m: missing a required argument: 'x'"):
+        k.m()
+    with pytest.raises(TypeError, match="m: multiple values for argument 'x'"):
+        k.m(1, x=1)
+    with pytest.raises(TypeError, match="m: too many positional arguments"):
+        k.m(1, 2, 3)
+    with pytest.raises(ValueError, match="'n' parameter of m"):
+        k.m(1.0, n=-1)
