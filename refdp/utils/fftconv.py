@@ -45,10 +45,12 @@ def _tables(n: int):
     return wr, wi, perm
 
 
-def _fft(re, im, python: bool):
+def _fft(re, im, python: bool, copy: bool = True):
+    """The transform of ``re + i im`` (in place on the arrays themselves when ``copy`` is False)."""
     wr, wi, perm = _tables(re.size)
-    return core.fft_inplace(np.array(re, dtype=float), np.array(im, dtype=float), wr, wi, perm,
-                            compiled=not python)
+    if copy:
+        re, im = np.array(re, dtype=float), np.array(im, dtype=float)
+    return core.fft_inplace(re, im, wr, wi, perm, compiled=not python)
 
 
 def _norm2_up(x) -> float:
@@ -113,17 +115,6 @@ def convolve_bounds(a, b, python: bool = False):
     return c, err
 
 
-def _split(Zr, Zi):
-    """The transforms of the real and imaginary parts of ``z`` from ``Z = FFT(z)``.
-
-    ``X = (Z_k + conj Z_{-k}) / 2`` and ``Y = (Z_k - conj Z_{-k}) / (2i)``: one
-    addition per component (the halving is exact), as ``(Xr, Xi, Yr, Yi)``.
-    """
-    Rr = np.concatenate((Zr[:1], Zr[:0:-1]))        # Z_{-k mod n}
-    Ri = np.concatenate((Zi[:1], Zi[:0:-1]))
-    return (Zr + Rr) / 2, (Zi - Ri) / 2, (Zi + Ri) / 2, (Rr - Zr) / 2
-
-
 def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False):
     """``(c1, c2, err)``: the FFT convolutions ``a1 * b1`` and ``a2 * b2`` from one pair of transforms.
 
@@ -147,17 +138,15 @@ def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False):
         pr[:x.size] = x
         pi = np.zeros(n)
         pi[:y.size] = y
-        return _split(*_fft(pr, pi, python))
+        return _fft(pr, pi, python, copy=False)
 
-    A1r, A1i, A2r, A2i = forward(a1, a2)
-    B1r, B1i, B2r, B2i = (A1r, A1i, A2r, A2i) if same else forward(b1, b2)
-    P1r = A1r * B1r - A1i * B1i
-    P1i = A1r * B1i + A1i * B1r
-    P2r = A2r * B2r - A2i * B2i
-    P2i = A2r * B2i + A2i * B2r
-    Qr = P1r - P2i                      # A1 B1 + i A2 B2
-    Qi = P1i + P2r
-    Cr, Ci = _fft(Qr, -Qi, python)      # conj(FFT(conj Q)) / n: real part c1, imaginary part c2
+    Zar, Zai = forward(a1, a2)
+    Zbr, Zbi = (Zar, Zai) if same else forward(b1, b2)
+    # Q = A1 B1 + i A2 B2 from the split transforms (X1 = (Z_k + conj Z_{-k}) / 2,
+    # X2 = (Z_k - conj Z_{-k}) / (2i)), written as conj(Q) for the inverse below
+    Qr, Qc = np.empty(n), np.empty(n)
+    core.pair_products(Zar, Zai, Zbr, Zbi, Qr, Qc, compiled=not python)
+    Cr, Ci = _fft(Qr, Qc, python, copy=False)   # conj(FFT(conj Q)) / n: real part c1, imaginary part c2
     c1 = Cr[:size] / n
     c2 = -Ci[:size] / n
     # error bound (Higham 2002, Thm. 24.2 and Lemma 3.5; the split's map has norm 1), rounded up
