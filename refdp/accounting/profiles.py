@@ -805,7 +805,7 @@ def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> flo
     if m.size == 0:
         return min(1.0, p.inf) if upper else 0.0
     x = iv.mpf(epsilon) - (p.start + first) * H
-    lo, hi = _geometric(iv.exp(x), iv.exp(-H), m.size)     # e^{eps - L_i} in (0, 1)
+    lo, hi = _geometric(iv.exp(x), iv.exp(-H), m.size, upper_only=not upper)     # e^{eps - L_i} in (0, 1)
     if upper:
         return min(1.0, float(_up(_sum_up(_up(m * _up(1.0 - lo))) + p.inf)))
     return _sum_down(_down(m * _down(1.0 - hi)))

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import core
 from .rounding import UNIT_ROUNDOFF as _U, gamma
+from .validation import Described, parameter_error
 
 _MU = 4 * _U                       # twiddle accuracy assumed (see the module docstring)
 _PI_LONG = np.longdouble("3.14159265358979323846264338327950288419716939937510")
@@ -115,7 +116,27 @@ def convolve_bounds(a, b, python: bool = False):
     return c, err
 
 
-def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False):
+def pair_length(a_size: int, b_size: int) -> int:
+    """The transform length of a paired convolution of arrays of these lengths (a power of two)."""
+    size = a_size + b_size - 1
+    return 1 << max(1, (size - 1).bit_length())
+
+
+def pair_spectrum(x, y, n: int, python: bool = False):
+    """The transform ``(Zr, Zi)`` of ``x + i y`` padded to length ``n``, as :func:`convolve_bounds_pair` computes it.
+
+    A caller that convolves one pair of arrays with several others at the same
+    length may compute it once and pass it back through ``spectra`` (the
+    results are identical to recomputing it).
+    """
+    pr = np.zeros(n)
+    pr[:x.size] = x
+    pi = np.zeros(n)
+    pi[:y.size] = y
+    return _fft(pr, pi, python, copy=False)
+
+
+def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False, spectra=None):
     """``(c1, c2, err)``: the FFT convolutions ``a1 * b1`` and ``a2 * b2`` from one pair of transforms.
 
     ``a1 + i a2`` and ``b1 + i b2`` are transformed once each (once in all
@@ -124,24 +145,24 @@ def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False):
     its real part is ``a1 * b1`` and its imaginary part ``a2 * b2``. ``err``
     bounds the error of every entry of both (``docs/theory/privacy_profiles.rst``,
     section 3, the paired transform). Inputs are non-negative doubles;
-    ``a1``, ``a2`` (and ``b1``, ``b2``) have equal lengths.
+    ``a1``, ``a2`` (and ``b1``, ``b2``) have equal lengths. ``spectra``, if
+    given, is ``(pair_spectrum(a1, a2, n), pair_spectrum(b1, b2, n))`` with
+    ``n = pair_length(a1.size, b1.size)``, computed earlier by the caller.
     """
     same = a1 is b1 and a2 is b2
     a1, a2 = np.asarray(a1, float), np.asarray(a2, float)
     b1, b2 = (a1, a2) if same else (np.asarray(b1, float), np.asarray(b2, float))
     size = a1.size + b1.size - 1
-    n = 1 << max(1, (size - 1).bit_length())
+    n = pair_length(a1.size, b1.size)
     L = n.bit_length() - 1
-
-    def forward(x, y):
-        pr = np.zeros(n)
-        pr[:x.size] = x
-        pi = np.zeros(n)
-        pi[:y.size] = y
-        return _fft(pr, pi, python, copy=False)
-
-    Zar, Zai = forward(a1, a2)
-    Zbr, Zbi = (Zar, Zai) if same else forward(b1, b2)
+    if spectra is not None:
+        (Zar, Zai), (Zbr, Zbi) = spectra
+        if Zar.size != n or Zbr.size != n:
+            raise parameter_error("spectra", "convolve_bounds_pair", f"two transforms of length {n}",
+                                  Described(f"lengths {Zar.size} and {Zbr.size}"))
+    else:
+        Zar, Zai = pair_spectrum(a1, a2, n, python)
+        Zbr, Zbi = (Zar, Zai) if same else pair_spectrum(b1, b2, n, python)
     # Q = A1 B1 + i A2 B2 from the split transforms (X1 = (Z_k + conj Z_{-k}) / 2,
     # X2 = (Z_k - conj Z_{-k}) / (2i)), written as conj(Q) for the inverse below
     Qr, Qc = np.empty(n), np.empty(n)
