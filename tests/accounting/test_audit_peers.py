@@ -42,6 +42,19 @@ def test_reference_epsilon_of_gaussians_inside_the_profile_enclosure():
         assert ref.width <= 1e-12 * ref.upper
 
 
+def test_reference_epsilon_intersects_the_enclosures_of_three_grid_steps(monkeypatch):
+    import refdp.accounting.audit_peers as ap
+    mechs, delta = [(Laplace(2.0), 3), (Gaussian(3.0), 2)], 1e-6
+    monkeypatch.setattr(ap, "_grid_step", lambda groups: 1e-3)
+    ref = reference_epsilon(mechs, delta)
+    encs = [privacy_profile_epsilon(mechs, delta, grid_step=g) for g in (1e-3, 3e-3, 1e-2)]
+    assert ref.lower == max(e.lower for e in encs) and ref.upper == min(e.upper for e in encs)
+    assert all(e.lower <= ref.lower <= ref.upper <= e.upper for e in encs)
+    # a finer grid (1e-4) encloses the same exact value: the intersection meets it
+    fine = privacy_profile_epsilon(mechs, delta, grid_step=1e-4)
+    assert fine.lower <= ref.upper and ref.lower <= fine.upper
+
+
 @pytest.mark.parametrize("eps0, k, delta", [(0.1, 100, 1e-6), (10.0, 1, 1e-2), (1e-3, 10**5, 1e-15)])
 def test_reference_epsilon_of_pure_dp_is_the_optimal_composition(eps0, k, delta):
     ref = reference_epsilon([(RandomizedResponse(eps0), k)], delta)
