@@ -23,10 +23,11 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from mpmath import libmp
 
 from .fftconv import convolve_bounds, convolve_bounds_pair, pair_length, pair_spectrum
 from .precision import raw_to_fraction
-from .rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
+from .rounding import UNIT_ROUNDOFF as _U, _ceil_raw, ceil_fraction, floor_fraction
 
 __all__ = ["TINY", "FLOOR", "TAIL", "DIRECT_MAX", "up", "down", "interval_lo", "interval_hi", "float_box",
            "geometric", "sum_up", "sum_down", "Pld", "pld_atoms", "convolve_direct", "convolve",
@@ -56,8 +57,23 @@ def interval_hi(x) -> Fraction:
 
 
 def float_box(x):
-    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x``."""
+    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x`` (the nearest such doubles).
+
+    Endpoints of normal magnitude are rounded outward from their raw mantissa
+    and exponent (the exact rounding of
+    :func:`refdp.utils.rounding.ceil_interval`); others take the rational
+    route (which refuses infinite endpoints).
+    """
+    a, b = x._mpi_
+    if _normal(a) and _normal(b):
+        return -_ceil_raw(libmp.mpf_neg(a)), _ceil_raw(b)
     return floor_fraction(interval_lo(x)), ceil_fraction(interval_hi(x))
+
+
+def _normal(raw) -> bool:
+    """True for 0 and for finite raw mpf tuples of magnitude in [2**-1001, 2**1000)."""
+    sign, man, exp, bc = raw
+    return (not man and not exp) or (bool(man) and -1000 <= exp + bc <= 1000)
 
 
 def geometric(seed, ratio, n: int, upper_only: bool = False):
