@@ -201,3 +201,27 @@ def test_pure_dp_lower_ends_are_strict_by_60_digits(e0, k, delta):
         a, b = (a, c) if prof(c) <= mp.mpf(delta) else (c, b)
     assert mp.mpf(truth.lower) < a and b <= mp.mpf(truth.upper)
     assert truth.upper - truth.lower <= 2 * math.ulp(truth.upper)
+
+
+def test_docs_reproduction_of_the_peer_undercuts(capsys):
+    # docs/accounting.rst's minimal script of every dp_accounting and autodp undercut prints
+    # what the page shows, and the exact delta at each peer value exceeds the target
+    pytest.importorskip("dp_accounting")
+    pytest.importorskip("autodp")
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "accounting.rst").read_text(encoding="utf-8")
+    start = text.index("and of every undercut of ``dp_accounting`` and ``autodp``")
+    block = re.search(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+?)\nIts output[^\n]*::\n\n((?:   .*\n)+)",
+                      text[start:])
+    code = "\n".join(line[3:] for line in block.group(1).splitlines())
+    shown = [line.strip() for line in block.group(2).splitlines() if line.strip()]
+    exec(compile(code, "accounting.rst", "exec"), {"__name__": "reproduction"})
+    printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert printed == shown
+    assert len(printed) == 17
+    for line in printed[:-1]:
+        delta = float(re.search(r"at delta=([0-9.e+-]+):", line).group(1))
+        assert float(line.rsplit(" ", 1)[1]) > delta
+    lower = float(re.search(r"exact delta there Enclosure\(lower=([0-9.e+-]+),", printed[-1]).group(1))
+    assert lower > 0.01
