@@ -23,7 +23,10 @@ Experiments, each measured in one run:
 
 Values from different accountants are not asserted equal (they are different
 bounds); the table shows each one, and a peer value below refdp's lower end
-would be an invalid guarantee.
+would be an invalid guarantee. All implementations of one row are timed
+interleaved (refdp, its Renyi route, and each peer in turn, within every
+repeat), so a change of machine load affects them alike; a SUMMARY line gives
+dp_accounting's time over refdp's for each row.
 
 Run: python benchmarks/bench_accounting.py [--repeats N] [--quick]
 """
@@ -39,6 +42,22 @@ from refdp.accounting.audit_peers import reference_epsilon
 from refdp.accounting.profiles import Gaussian, Laplace, privacy_profile_epsilon
 
 DELTA = 1e-6
+
+
+class _Failed:
+    """A call that raised: its exception's type name (a peer failing is reported, not fatal)."""
+
+    def __init__(self, exc):
+        self.kind = type(exc).__name__
+
+
+def _guarded(f):
+    def call():
+        try:
+            return f()
+        except Exception as exc:  # noqa: BLE001 - a peer failing is reported, not fatal
+            return _Failed(exc)
+    return call
 
 
 def _peers():
@@ -111,13 +130,10 @@ def main():
                 funcs["refdp exact"] = lambda k=k: reference_epsilon([(mech, k)], DELTA)
             for name, mod in peers.items():
                 funcs[name] = (lambda name=name, mod=mod, k=k: runners[name](mod, kind, k))
-            times, results = {}, {}
-            for name, f in funcs.items():
-                try:
-                    t, r = bc.time_interleaved({name: f}, args.repeats)
-                    times[name], results[name] = t[name], r[name]
-                except Exception as exc:  # noqa: BLE001 - a peer failing is reported, not fatal
-                    times[name], results[name] = None, f"failed ({type(exc).__name__})"
+            times, results = bc.time_interleaved({name: _guarded(f) for name, f in funcs.items()}, args.repeats)
+            for name, r in results.items():
+                if isinstance(r, _Failed):
+                    times[name], results[name] = None, f"failed ({r.kind})"
             enc = results["refdp"]
             row = [k, f"[{enc.lower:.6f}, {enc.upper:.6f}]", bc.fmt_s(times["refdp"]),
                    f"{results['refdp RDP']:.4f}",
@@ -136,6 +152,12 @@ def main():
                         f"{bc.fmt_s(times['refdp exact'])} ({times['refdp exact'] / times['refdp']:.3g}x)",
                         f"{_gauss_exact(k):.10f}"]
             rows.append(row)
+            dpa = results.get("dp_accounting")
+            if times.get("dp_accounting") is not None and not isinstance(dpa, str):
+                ratio = times["dp_accounting"] / times["refdp"]
+                # refdp's certified value is the upper end; dp_accounting's is not certified
+                bc.summary(f"{kind} k={k}: dp_accounting time / refdp time", f"{ratio:.3g}x",
+                           ">= 1 (refdp no slower)", ratio >= 1.0)
         header = ["k", "refdp eps [lower, upper]", "refdp time", "refdp RDP", "time (/refdp)"]
         for name in runners:
             header += [name, "time (peer/refdp)"]

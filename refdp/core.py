@@ -464,6 +464,19 @@ def fft_inplace(re, im, wr, wi, perm, *, compiled=True):
     return re, im
 
 
+def pair_products(zar, zai, zbr, zbi, qr, qi, *, compiled=True):
+    """``qr + i qi = conj(A1 B1 + i A2 B2)`` from the transforms of ``a1 + i a2`` and ``b1 + i b2``.
+
+    The middle step of the paired convolution of :mod:`refdp.utils.fftconv`:
+    float64 arrays of one length, ``qr`` and ``qi`` written in place; returns
+    ``(qr, qi)``. ``compiled=False`` runs the twin (identical results).
+    """
+    if not compiled:
+        return _fft_twin.pair_products(zar, zai, zbr, zbi, qr, qi)
+    _fft.pair_products(zar, zai, zbr, zbi, qr, qi)
+    return qr, qi
+
+
 # One blocked pass of a margin loss (refdp/_erm.pyx; twin refdp/twins/erm.py).
 
 #: The losses the compiled pass implements, by ``MarginLoss.name``: kernel code.

@@ -88,6 +88,21 @@ CHILD = textwrap.dedent(r'''
                 and wr.shape[0] >= n // 2 and wi.shape[0] >= n // 2
                 and bool(np.all((perm >= 0) & (perm < n))))
 
+    def pair_contract(a):
+        if not (all(arr_ok(x, "f8", 1) for x in a[:4]) and arr_ok(a[4], "f8", 1, True)
+                and arr_ok(a[5], "f8", 1, True)):
+            return False
+        return a[0].shape[0] >= 1 and all(x.shape[0] == a[0].shape[0] for x in a)
+
+    def pair_ref(a):
+        qr, qi = a[4].copy(), a[5].copy()
+        tf.pair_products(a[0], a[1], a[2], a[3], qr, qi)
+        return qr, qi
+
+    def written_q(args, got):
+        """pair_products' result: the two arrays it wrote."""
+        return args[4], args[5]
+
     def lnmax_tables_ok(C, gx, gw, rx, rw):
         return (all(arr_ok(t, "f8", 1) for t in (gx, gw, rx, rw)) and gx.shape[0] >= 1
                 and gw.shape[0] == gx.shape[0] and rx.shape[0] >= max(1, (C + 1) // 2)
@@ -263,6 +278,11 @@ CHILD = textwrap.dedent(r'''
                 [np.arange(N_FFT, dtype=float), np.zeros(N_FFT), WR, WI, bitrev(N_FFT)],
                 ["f8w", "f8w", "f8", "f8", "perm"],
                 fft_contract, fft_ref, "exact", written),
+            "pair_products": (
+                [np.arange(N_FFT, dtype=float), np.linspace(-1.0, 1.0, N_FFT), np.cos(np.arange(N_FFT)),
+                 np.sin(np.arange(N_FFT)), np.zeros(N_FFT), np.zeros(N_FFT)],
+                ["f8", "f8", "f8", "f8", "f8w", "f8w"],
+                pair_contract, pair_ref, "exact", written_q),
         },
     }
 

@@ -93,7 +93,7 @@ def test_docs_table_names_every_module_twin_and_wrapper():
     wrappers = ["projected_walk_log_odds", "count_votes", "laplace_difference_tail", "lemma4_log_q",
                 "accountant_log_moments", "logsumexp", "uniform_below_draw", "bernoulli_exp_draw",
                 "geometric_exp_draw", "discrete_laplace_draws", "discrete_gaussian_draws",
-                "lnmax_log_law_rows", "lnmax_exact_rows", "discrete_exact_rows", "fft_inplace",
+                "lnmax_log_law_rows", "lnmax_exact_rows", "discrete_exact_rows", "fft_inplace", "pair_products",
                 "margin_pass_blocks"]
     for name in wrappers:
         assert callable(getattr(core, name)), name

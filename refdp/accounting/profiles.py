@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..utils.precision import shared_context
-from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
+from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, ceil_interval, floor_fraction
 from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from ..utils.pld import (FLOOR as _FLOOR, TAIL as _TAIL, TINY as _TINY, TABLE_MAX_EPSILON, DeltaTable, Pld as _Pld, Tilt as _Tilt,
@@ -727,7 +727,7 @@ class _Composition:
             # enclosure of e**best for a huge |best| would have a huge exponent)
             chern = _TINY
         else:
-            chern = ceil_fraction(_hi(self.iv.exp(self.iv.mpf(best))))
+            chern = ceil_interval(self.iv.exp(self.iv.mpf(best)))     # exact upward rounding
         return min(1.0, float(_up(chern + _up(self._inf_total * (1 + 4 * _U)))))
 
     def gap(self, epsilon: float) -> float:
@@ -805,7 +805,7 @@ def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> flo
     if m.size == 0:
         return min(1.0, p.inf) if upper else 0.0
     x = iv.mpf(epsilon) - (p.start + first) * H
-    lo, hi = _geometric(iv.exp(x), iv.exp(-H), m.size)     # e^{eps - L_i} in (0, 1)
+    lo, hi = _geometric(iv.exp(x), iv.exp(-H), m.size, upper_only=not upper)     # e^{eps - L_i} in (0, 1)
     if upper:
         return min(1.0, float(_up(_sum_up(_up(m * _up(1.0 - lo))) + p.inf)))
     return _sum_down(_down(m * _down(1.0 - hi)))
@@ -966,13 +966,16 @@ def _bisect(ok, top: float, rtol: float, guess=None) -> float:
     With a ``guess``, the first bracket is searched around it (relative radii
     1e-11 to 0.1) before the bracket ``[0, top]``; such a bracket is narrowed
     to ``rtol / 4`` (two more steps), so that its ends are no coarser than
-    those of the plain bisection. Validity never depends on the guess.
+    those of the plain bisection. Validity never depends on the guess (``b``
+    always has ``ok(b)``, ``a`` has ``not ok(a)`` or is 0).
     """
-    if ok(0.0):
-        return 0.0, 0.0
     a, b = 0.0, None
     tol = rtol
-    if guess is not None and math.isfinite(guess) and guess > 0:
+    if guess is None or not (math.isfinite(guess) and guess > 0):
+        guess = None
+        if ok(0.0):
+            return 0.0, 0.0
+    if guess is not None:
         radii = (1e-11, 1e-9, 1e-7, 1e-5, 1e-3, 1e-1)
         for r in radii:
             x = guess * (1 + r)
@@ -990,6 +993,10 @@ def _bisect(ok, top: float, rtol: float, guess=None) -> float:
                     break
                 b = x
             tol = rtol / 4
+        # ok(0) is asked only when no point below the threshold was found: for a monotone
+        # ok, not ok(a) at some a > 0 already implies not ok(0)
+        if a == 0.0 and ok(0.0):
+            return 0.0, 0.0
     if b is None:
         b = max(top, a, 1e-300)
         while not ok(b):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fft_inplace"]
+__all__ = ["fft_inplace", "pair_products"]
 
 
 def fft_inplace(re, im, wr, wi, perm):
@@ -40,3 +40,27 @@ def fft_inplace(re, im, wr, wi, perm):
         I[:, :half] = ai + ti
         m *= 2
     return re, im
+
+
+def pair_products(zar, zai, zbr, zbi, qr, qi):
+    """Twin of the kernel ``pair_products``: ``qr + i qi = conj(A1 B1 + i A2 B2)``, vectorised.
+
+    ``zar + i zai = FFT(a1 + i a2)`` and ``zbr + i zbi = FFT(b1 + i b2)``;
+    the four real transforms are split off by conjugate symmetry
+    (``X1 = (Z_k + conj Z_{-k}) / 2``, ``X2 = (Z_k - conj Z_{-k}) / (2i)``),
+    entry by entry with the kernel's operations.
+    """
+    def split(zr, zi):
+        rr = np.concatenate((zr[:1], zr[:0:-1]))        # Z_{-k mod n}
+        ri = np.concatenate((zi[:1], zi[:0:-1]))
+        return (zr + rr) / 2, (zi - ri) / 2, (zi + ri) / 2, (rr - zr) / 2
+
+    a1r, a1i, a2r, a2i = split(zar, zai)
+    b1r, b1i, b2r, b2i = split(zbr, zbi)
+    p1r = a1r * b1r - a1i * b1i
+    p1i = a1r * b1i + a1i * b1r
+    p2r = a2r * b2r - a2i * b2i
+    p2i = a2r * b2i + a2i * b2r
+    qr[:] = p1r - p2i
+    qi[:] = -(p1i + p2r)
+    return qr, qi

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import core
 from .rounding import UNIT_ROUNDOFF as _U, gamma
+from .validation import Described, parameter_error
 
 _MU = 4 * _U                       # twiddle accuracy assumed (see the module docstring)
 _PI_LONG = np.longdouble("3.14159265358979323846264338327950288419716939937510")
@@ -45,10 +46,12 @@ def _tables(n: int):
     return wr, wi, perm
 
 
-def _fft(re, im, python: bool):
+def _fft(re, im, python: bool, copy: bool = True):
+    """The transform of ``re + i im`` (in place on the arrays themselves when ``copy`` is False)."""
     wr, wi, perm = _tables(re.size)
-    return core.fft_inplace(np.array(re, dtype=float), np.array(im, dtype=float), wr, wi, perm,
-                            compiled=not python)
+    if copy:
+        re, im = np.array(re, dtype=float), np.array(im, dtype=float)
+    return core.fft_inplace(re, im, wr, wi, perm, compiled=not python)
 
 
 def _norm2_up(x) -> float:
@@ -113,18 +116,27 @@ def convolve_bounds(a, b, python: bool = False):
     return c, err
 
 
-def _split(Zr, Zi):
-    """The transforms of the real and imaginary parts of ``z`` from ``Z = FFT(z)``.
+def pair_length(a_size: int, b_size: int) -> int:
+    """The transform length of a paired convolution of arrays of these lengths (a power of two)."""
+    size = a_size + b_size - 1
+    return 1 << max(1, (size - 1).bit_length())
 
-    ``X = (Z_k + conj Z_{-k}) / 2`` and ``Y = (Z_k - conj Z_{-k}) / (2i)``: one
-    addition per component (the halving is exact), as ``(Xr, Xi, Yr, Yi)``.
+
+def pair_spectrum(x, y, n: int, python: bool = False):
+    """The transform ``(Zr, Zi)`` of ``x + i y`` padded to length ``n``, as :func:`convolve_bounds_pair` computes it.
+
+    A caller that convolves one pair of arrays with several others at the same
+    length may compute it once and pass it back through ``spectra`` (the
+    results are identical to recomputing it).
     """
-    Rr = np.concatenate((Zr[:1], Zr[:0:-1]))        # Z_{-k mod n}
-    Ri = np.concatenate((Zi[:1], Zi[:0:-1]))
-    return (Zr + Rr) / 2, (Zi - Ri) / 2, (Zi + Ri) / 2, (Rr - Zr) / 2
+    pr = np.zeros(n)
+    pr[:x.size] = x
+    pi = np.zeros(n)
+    pi[:y.size] = y
+    return _fft(pr, pi, python, copy=False)
 
 
-def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False):
+def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False, spectra=None):
     """``(c1, c2, err)``: the FFT convolutions ``a1 * b1`` and ``a2 * b2`` from one pair of transforms.
 
     ``a1 + i a2`` and ``b1 + i b2`` are transformed once each (once in all
@@ -133,31 +145,29 @@ def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False):
     its real part is ``a1 * b1`` and its imaginary part ``a2 * b2``. ``err``
     bounds the error of every entry of both (``docs/theory/privacy_profiles.rst``,
     section 3, the paired transform). Inputs are non-negative doubles;
-    ``a1``, ``a2`` (and ``b1``, ``b2``) have equal lengths.
+    ``a1``, ``a2`` (and ``b1``, ``b2``) have equal lengths. ``spectra``, if
+    given, is ``(pair_spectrum(a1, a2, n), pair_spectrum(b1, b2, n))`` with
+    ``n = pair_length(a1.size, b1.size)``, computed earlier by the caller.
     """
     same = a1 is b1 and a2 is b2
     a1, a2 = np.asarray(a1, float), np.asarray(a2, float)
     b1, b2 = (a1, a2) if same else (np.asarray(b1, float), np.asarray(b2, float))
     size = a1.size + b1.size - 1
-    n = 1 << max(1, (size - 1).bit_length())
+    n = pair_length(a1.size, b1.size)
     L = n.bit_length() - 1
-
-    def forward(x, y):
-        pr = np.zeros(n)
-        pr[:x.size] = x
-        pi = np.zeros(n)
-        pi[:y.size] = y
-        return _split(*_fft(pr, pi, python))
-
-    A1r, A1i, A2r, A2i = forward(a1, a2)
-    B1r, B1i, B2r, B2i = (A1r, A1i, A2r, A2i) if same else forward(b1, b2)
-    P1r = A1r * B1r - A1i * B1i
-    P1i = A1r * B1i + A1i * B1r
-    P2r = A2r * B2r - A2i * B2i
-    P2i = A2r * B2i + A2i * B2r
-    Qr = P1r - P2i                      # A1 B1 + i A2 B2
-    Qi = P1i + P2r
-    Cr, Ci = _fft(Qr, -Qi, python)      # conj(FFT(conj Q)) / n: real part c1, imaginary part c2
+    if spectra is not None:
+        (Zar, Zai), (Zbr, Zbi) = spectra
+        if Zar.size != n or Zbr.size != n:
+            raise parameter_error("spectra", "convolve_bounds_pair", f"two transforms of length {n}",
+                                  Described(f"lengths {Zar.size} and {Zbr.size}"))
+    else:
+        Zar, Zai = pair_spectrum(a1, a2, n, python)
+        Zbr, Zbi = (Zar, Zai) if same else pair_spectrum(b1, b2, n, python)
+    # Q = A1 B1 + i A2 B2 from the split transforms (X1 = (Z_k + conj Z_{-k}) / 2,
+    # X2 = (Z_k - conj Z_{-k}) / (2i)), written as conj(Q) for the inverse below
+    Qr, Qc = np.empty(n), np.empty(n)
+    core.pair_products(Zar, Zai, Zbr, Zbi, Qr, Qc, compiled=not python)
+    Cr, Ci = _fft(Qr, Qc, python, copy=False)   # conj(FFT(conj Q)) / n: real part c1, imaginary part c2
     c1 = Cr[:size] / n
     c2 = -Ci[:size] / n
     # error bound (Higham 2002, Thm. 24.2 and Lemma 3.5; the split's map has norm 1), rounded up

@@ -23,10 +23,11 @@ import math
 from fractions import Fraction
 
 import numpy as np
+from mpmath import libmp
 
-from .fftconv import convolve_bounds, convolve_bounds_pair
+from .fftconv import convolve_bounds, convolve_bounds_pair, pair_length, pair_spectrum
 from .precision import raw_to_fraction
-from .rounding import UNIT_ROUNDOFF as _U, ceil_fraction, floor_fraction
+from .rounding import UNIT_ROUNDOFF as _U, _ceil_raw, ceil_fraction, floor_fraction
 
 __all__ = ["TINY", "FLOOR", "TAIL", "DIRECT_MAX", "up", "down", "interval_lo", "interval_hi", "float_box",
            "geometric", "sum_up", "sum_down", "Pld", "pld_atoms", "convolve_direct", "convolve",
@@ -56,11 +57,26 @@ def interval_hi(x) -> Fraction:
 
 
 def float_box(x):
-    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x``."""
+    """Doubles ``(a, b)`` with ``a <= x <= b`` for an interval ``x`` (the nearest such doubles).
+
+    Endpoints of normal magnitude are rounded outward from their raw mantissa
+    and exponent (the exact rounding of
+    :func:`refdp.utils.rounding.ceil_interval`); others take the rational
+    route (which refuses infinite endpoints).
+    """
+    a, b = x._mpi_
+    if _normal(a) and _normal(b):
+        return -_ceil_raw(libmp.mpf_neg(a)), _ceil_raw(b)
     return floor_fraction(interval_lo(x)), ceil_fraction(interval_hi(x))
 
 
-def geometric(seed, ratio, n: int):
+def _normal(raw) -> bool:
+    """True for 0 and for finite raw mpf tuples of magnitude in [2**-1001, 2**1000)."""
+    sign, man, exp, bc = raw
+    return (not man and not exp) or (bool(man) and -1000 <= exp + bc <= 1000)
+
+
+def geometric(seed, ratio, n: int, upper_only: bool = False):
     """Doubles enclosing ``seed * ratio**i`` (i < n) for positive intervals ``seed``, ``ratio``.
 
     ``np.cumprod`` rounds each of its ``i`` products to nearest, a relative
@@ -75,23 +91,30 @@ def geometric(seed, ratio, n: int):
     terms before ``k`` are below ``FLOOR``, the one or two around ``k`` are
     enclosed one by one, and the rest restart from the interval seed
     ``seed * ratio**ceil(k) >= FLOOR``.
+
+    ``upper_only`` computes the upper sequence only (the lower one is
+    returned as None); the upper one is the same as when both are computed.
     """
     s_lo, s_hi = float_box(seed)
     r_lo, r_hi = float_box(ratio)
     if n > 1 and r_lo > 1.0 and s_hi < 2.0 ** -1022:
         return _geometric_from_subnormal(seed, ratio, n)
     out = []
+    g = 1.01 * (np.arange(n) + 2) * _U
     for s, r, side in ((s_lo, r_lo, -1), (s_hi, r_hi, 1)):
+        if upper_only and side < 0:
+            out.append(None)
+            continue
         a = np.full(n, r)
         a[0] = s
         with np.errstate(over="ignore", under="ignore"):
             c = np.cumprod(a)
-        g = 1.01 * (np.arange(n) + 2) * _U
         c = up(c * (1 + g)) if side > 0 else down(c * (1 - g))
         out.append(c)
     lo, hi = out
     small = hi < FLOOR
-    lo[small] = 0.0
+    if lo is not None:
+        lo[small] = 0.0
     hi[small] = 2 * FLOOR
     if not np.all(np.isfinite(hi)):
         raise ArithmeticError("a privacy-loss mass overflowed; use a coarser grid_step")
@@ -188,23 +211,28 @@ class Tilt:
 def tilt_weights(t: Tilt, n: int, pivot: int, upper: bool):
     """Doubles above (``upper``) or below ``e**(lam h (i - pivot))``, i < n."""
     iv = t.iv
-    lo, hi = geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n)
+    lo, hi = geometric(iv.exp(-pivot * t.step), iv.exp(t.step), n, upper_only=upper)
     return hi if upper else lo
 
 
-def untilt(t: Tilt, n: int, pivot: int, first: int = 0):
-    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow, or below ``first``, are ``inf``."""
+def untilt(t: Tilt, n: int, pivot: int, first: int = 0, upper_only: bool = False):
+    """Enclosures of ``e**(-lam h (k - pivot))`` for k < n; entries that would overflow, or below ``first``, are ``inf``.
+
+    ``upper_only``: the upper ends only (the lower ones are returned as None).
+    """
     iv = t.iv
     expo = t.fstep * (pivot - np.arange(n))
-    lo = np.full(n, np.inf)
+    lo = None if upper_only else np.full(n, np.inf)
     hi = np.full(n, np.inf)
     ok = np.nonzero(expo <= 600.0)[0]
     if ok.size:
         k0 = max(int(ok[0]), first)
         if k0 >= n:
             return lo, hi
-        a, b = geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0)
-        lo[k0:], hi[k0:] = a, b
+        a, b = geometric(iv.exp((pivot - k0) * t.step), iv.exp(-t.step), n - k0, upper_only=upper_only)
+        hi[k0:] = b
+        if lo is not None:
+            lo[k0:] = a
     return lo, hi
 
 
@@ -224,7 +252,47 @@ def _balance(x, t) -> tuple[int, int]:
     return (e, 0) if e >= 0 else (0, -e)
 
 
-def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
+def _tilted(p: Pld, tilt: Tilt, upper: bool, cache):
+    """``(ta, pivot, x, y, A, TA)`` of one operand of a tilted FFT step, or None (no tilt possible).
+
+    ``ta`` is the tilted array (upper: ``ta >= a_i w_i (1 - u)``; lower:
+    ``ta <= a_i w_i (1 + u)``), ``A = 2**x a`` and ``TA = 2**y ta`` the
+    operands of the paired transform (:func:`_balance`). A pure function of
+    the operand, so ``cache`` (a dict, or None) may keep it for the operand's
+    next step.
+    """
+    key = ("tilted", id(p))
+    if cache is not None and key in cache:
+        return cache[key][1]
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        pivot = int(np.argmax(np.log(p.m) + tilt.fstep * np.arange(p.m.size)))
+        try:
+            w = tilt_weights(tilt, p.m.size, pivot, upper)
+        except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
+            w = None
+        out = None
+        if w is not None:
+            ta = p.m * w
+            if np.all(np.isfinite(ta)):
+                x, y = _balance(p.m, ta)
+                out = (ta, pivot, x, y, np.ldexp(p.m, x), np.ldexp(ta, y))
+    if cache is not None:
+        cache[key] = (p, out)           # the operand is kept alive with its key
+    return out
+
+
+def _spectrum(p: Pld, prep, n: int, cache):
+    """The paired transform of ``(A, TA)`` of ``prep`` at length ``n``, kept in ``cache`` for reuse."""
+    key = ("spectrum", id(p), n)
+    if cache is not None and key in cache:
+        return cache[key][1]
+    z = pair_spectrum(prep[4], prep[5], n)
+    if cache is not None:
+        cache[key] = (p, z)
+    return z
+
+
+def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float = TAIL, cache=None) -> Pld:
     """:func:`convolve_direct`, or for large arrays the FFT convolution with its entrywise error bound.
 
     With a tilt, the FFT is also run on ``a_i e**(lam x_i)`` and ``b_j e**(lam x_j)``
@@ -232,39 +300,30 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float 
     small relative to the upper tail; each entry takes the narrower of the two
     enclosures. The plain and the tilted convolutions share one paired
     transform (:func:`refdp.utils.fftconv.convolve_bounds_pair`), each side
-    scaled by an exact power of two so that their norms are alike.
+    scaled by an exact power of two so that their norms are alike. ``cache``
+    (a dict, or None) keeps each operand's tilted copy and transforms, so that
+    an operand used in two steps (:func:`power`) is transformed once per
+    length; the results are the same as without it.
     """
     if a.m.size * b.m.size <= DIRECT_MAX or min(a.m.size, b.m.size) < 64:
         return convolve_direct(a, b, upper, tail)
     same = a is b
     tilted = None
     if tilt is not None and tilt.lam > 0:
-        with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
-            pa = int(np.argmax(np.log(a.m) + tilt.fstep * np.arange(a.m.size)))
-            pb = int(np.argmax(np.log(b.m) + tilt.fstep * np.arange(b.m.size)))
-            try:
-                fa = tilt_weights(tilt, a.m.size, pa, upper)
-                fb = fa if same else tilt_weights(tilt, b.m.size, pb, upper)
-            except ArithmeticError:         # e**(lam x) overflows over this support: no tilt
-                fa = fb = None
-            if fa is not None:
-                # upper: ta >= a_i w_i (1 - u); lower: ta <= a_i w_i (1 + u)
-                ta = a.m * fa
-                tb = ta if same else b.m * fb
-                if np.all(np.isfinite(ta)) and np.all(np.isfinite(tb)):
-                    tilted = (ta, tb, pa, pb)
+        prep_a = _tilted(a, tilt, upper, cache)
+        prep_b = prep_a if same else _tilted(b, tilt, upper, cache)
+        if prep_a is not None and prep_b is not None:
+            tilted = (prep_a, prep_b)
     if tilted is None:
         c, err = convolve_bounds(a.m, a.m if same else b.m)
     else:
-        ta, tb, pa, pb = tilted
-        xa, ya = _balance(a.m, ta)
-        A, TA = np.ldexp(a.m, xa), np.ldexp(ta, ya)
+        (ta, pa, xa, ya, A, TA), (tb, pb, xb, yb, B, TB) = tilted
+        n = pair_length(A.size, B.size)
+        za = _spectrum(a, tilted[0], n, cache)
+        zb = za if same else _spectrum(b, tilted[1], n, cache)
         if same:
-            xb, yb, B, TB = xa, ya, A, TA
-        else:
-            xb, yb = _balance(b.m, tb)
-            B, TB = np.ldexp(b.m, xb), np.ldexp(tb, yb)
-        cs, cts, e2 = convolve_bounds_pair(A, B, TA, TB)
+            B, TB = A, TA
+        cs, cts, e2 = convolve_bounds_pair(A, B, TA, TB, spectra=(za, zb))
         # undo the exact scalings (a result in the subnormal range may round: + 2**-1074)
         c = np.ldexp(cs, -(xa + xb))
         err = math.nextafter(math.ldexp(e2, -(xa + xb)) + TINY, math.inf)
@@ -281,7 +340,7 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float 
             first = 0
             if math.isfinite(ratio) and ratio > 1.0 and tilt.fstep > 0:
                 first = max(0, pa + pb - int(math.log(ratio) / tilt.fstep) - 2)
-            v_lo, v_hi = untilt(tilt, c.size, pa + pb, first)
+            v_lo, v_hi = untilt(tilt, c.size, pa + pb, first, upper_only=upper)
             if upper:
                 t_hi = up(up(np.maximum(ct, 0.0) + errt) * v_hi / ((1 - _U) ** 2 * (1 - 4 * _U)))
                 t_hi[~np.isfinite(t_hi)] = np.inf
@@ -299,14 +358,25 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float 
 
 
 def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
+    """``p`` composed with itself ``n`` times (binary powering).
+
+    A step ``result * base`` and the squaring ``base * base`` that follows it
+    usually have the same transform length, so ``base``'s tilted copy and
+    transform are computed once for both (a cache kept for the two current
+    operands only).
+    """
     result = None
     base = p
+    cache: dict = {}
     while n:
         if n & 1:
-            result = base if result is None else convolve(result, base, upper, tilt, tail)
+            result = base if result is None else convolve(result, base, upper, tilt, tail, cache)
         n >>= 1
         if n:
-            base = convolve(base, base, upper, tilt, tail)
+            base = convolve(base, base, upper, tilt, tail, cache)
+        live = {id(result), id(base)}
+        for key in [key for key, (obj, _) in cache.items() if id(obj) not in live]:
+            del cache[key]
     return result
 
 
@@ -429,7 +499,10 @@ class DeltaTable:
         hi = np.empty(n)
         for b in range(0, n, _TABLE_BLOCK):
             k = min(_TABLE_BLOCK, n - b)
-            lo[b:b + k], hi[b:b + k] = geometric(iv.exp(-(s0 + b) * H), ratio, k)   # e^{-L_i}
+            a, c = geometric(iv.exp(-(s0 + b) * H), ratio, k, upper_only=not upper)   # e^{-L_i}
+            hi[b:b + k] = c
+            if upper:
+                lo[b:b + k] = a
         sm, r = suffix_sums(m)
         g = 1.01 * (r + 1) * _U
         if upper:

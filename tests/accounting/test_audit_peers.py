@@ -42,6 +42,19 @@ def test_reference_epsilon_of_gaussians_inside_the_profile_enclosure():
         assert ref.width <= 1e-12 * ref.upper
 
 
+def test_reference_epsilon_intersects_the_enclosures_of_three_grid_steps(monkeypatch):
+    import refdp.accounting.audit_peers as ap
+    mechs, delta = [(Laplace(2.0), 3), (Gaussian(3.0), 2)], 1e-6
+    monkeypatch.setattr(ap, "_grid_step", lambda groups: 1e-3)
+    ref = reference_epsilon(mechs, delta)
+    encs = [privacy_profile_epsilon(mechs, delta, grid_step=g) for g in (1e-3, 3e-3, 1e-2)]
+    assert ref.lower == max(e.lower for e in encs) and ref.upper == min(e.upper for e in encs)
+    assert all(e.lower <= ref.lower <= ref.upper <= e.upper for e in encs)
+    # a finer grid (1e-4) encloses the same exact value: the intersection meets it
+    fine = privacy_profile_epsilon(mechs, delta, grid_step=1e-4)
+    assert fine.lower <= ref.upper and ref.lower <= fine.upper
+
+
 @pytest.mark.parametrize("eps0, k, delta", [(0.1, 100, 1e-6), (10.0, 1, 1e-2), (1e-3, 10**5, 1e-15)])
 def test_reference_epsilon_of_pure_dp_is_the_optimal_composition(eps0, k, delta):
     ref = reference_epsilon([(RandomizedResponse(eps0), k)], delta)
@@ -188,3 +201,27 @@ def test_pure_dp_lower_ends_are_strict_by_60_digits(e0, k, delta):
         a, b = (a, c) if prof(c) <= mp.mpf(delta) else (c, b)
     assert mp.mpf(truth.lower) < a and b <= mp.mpf(truth.upper)
     assert truth.upper - truth.lower <= 2 * math.ulp(truth.upper)
+
+
+def test_docs_reproduction_of_the_peer_undercuts(capsys):
+    # docs/accounting.rst's minimal script of every dp_accounting and autodp undercut prints
+    # what the page shows, and the exact delta at each peer value exceeds the target
+    pytest.importorskip("dp_accounting")
+    pytest.importorskip("autodp")
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "accounting.rst").read_text(encoding="utf-8")
+    start = text.index("and of every undercut of ``dp_accounting`` and ``autodp``")
+    block = re.search(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+?)\nIts output[^\n]*::\n\n((?:   .*\n)+)",
+                      text[start:])
+    code = "\n".join(line[3:] for line in block.group(1).splitlines())
+    shown = [line.strip() for line in block.group(2).splitlines() if line.strip()]
+    exec(compile(code, "accounting.rst", "exec"), {"__name__": "reproduction"})
+    printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert printed == shown
+    assert len(printed) == 17
+    for line in printed[:-1]:
+        delta = float(re.search(r"at delta=([0-9.e+-]+):", line).group(1))
+        assert float(line.rsplit(" ", 1)[1]) > delta
+    lower = float(re.search(r"exact delta there Enclosure\(lower=([0-9.e+-]+),", printed[-1]).group(1))
+    assert lower > 0.01

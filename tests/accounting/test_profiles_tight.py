@@ -7,7 +7,8 @@ import pytest
 
 from refdp.utils.precision import iv_context, mp_context
 from refdp.accounting import optimal_composition_delta, optimal_composition_epsilon
-from refdp.utils.fftconv import _tables, convolve_bounds
+from refdp import core
+from refdp.utils.fftconv import _tables, convolve_bounds, convolve_bounds_pair
 from refdp.accounting.gaussian_exact import gaussian_delta
 from refdp.accounting.profiles import (DiscreteLaplace, Gaussian, Laplace, RandomizedResponse,
                                        privacy_profile_delta, privacy_profile_epsilon)
@@ -121,6 +122,51 @@ def test_fft_convolution_bound_and_twin(n):
     sq, err_sq = convolve_bounds(a, a)                       # a square transforms once
     sq2, err_sq2 = convolve_bounds(a, a.copy())
     assert np.array_equal(sq, sq2) and err_sq == err_sq2
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 4096, 8192, 1 << 15])
+def test_blocked_fft_kernel_equals_twin(n):
+    # the kernel runs the stages up to 4096 block by block and its butterflies as
+    # vectorisable runs; the twin runs stage by stage: the results must be the same bits
+    rng = np.random.default_rng(n)
+    if n > 1:
+        wr, wi, perm = _tables(n)
+    else:
+        wr, wi, perm = np.ones(1), np.zeros(1), np.zeros(1, dtype=np.int64)
+    for scale in (1.0, 1e-300, 1e200):
+        re, im = rng.random(n) * scale, rng.standard_normal(n) * scale
+        got = core.fft_inplace(re.copy(), im.copy(), wr, wi, perm)
+        want = core.fft_inplace(re.copy(), im.copy(), wr, wi, perm, compiled=False)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 4096])
+def test_paired_products_kernel_equals_twin(n):
+    rng = np.random.default_rng(n + 1)
+    z = [rng.standard_normal(n) * 10.0 ** rng.integers(-150, 150, n) for _ in range(4)]
+    got = core.pair_products(*z, np.empty(n), np.empty(n))
+    want = core.pair_products(*z, np.empty(n), np.empty(n), compiled=False)
+    assert np.array_equal(got[0], want[0], equal_nan=True) and np.array_equal(got[1], want[1], equal_nan=True)
+    same = core.pair_products(z[0], z[1], z[0], z[1], np.empty(n), np.empty(n))
+    same_twin = core.pair_products(z[0], z[1], z[0], z[1], np.empty(n), np.empty(n), compiled=False)
+    assert np.array_equal(same[0], same_twin[0], equal_nan=True)
+
+
+@pytest.mark.parametrize("n, same", [(5, False), (300, False), (300, True), (2500, False)])
+def test_paired_convolution_bound_and_twin(n, same):
+    rng = np.random.default_rng(n)
+    a1, a2 = rng.random(n) ** 6, rng.random(n) ** 3 * 1e-40
+    b1, b2 = (a1, a2) if same else (rng.random(n) ** 2, rng.random(n) * 1e3)
+    c1, c2, err = convolve_bounds_pair(a1, b1, a2, b2)
+    p1, p2, perr = convolve_bounds_pair(a1, b1, a2, b2, python=True)
+    assert np.array_equal(c1, p1) and np.array_equal(c2, p2) and err == perr
+    mp = mp_context(50)
+    step = max(1, c1.size // 25)
+    for x, y, c in ((a1, b1, c1), (a2, b2, c2)):
+        for i in range(0, c.size, step):
+            js = range(max(0, i - y.size + 1), min(i, x.size - 1) + 1)
+            exact = mp.fsum(mp.mpf(x[j]) * mp.mpf(y[i - j]) for j in js)
+            assert abs(mp.mpf(c[i]) - exact) <= err
 
 
 def test_twiddles_within_the_assumed_accuracy():

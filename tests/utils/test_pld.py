@@ -121,3 +121,26 @@ def test_geometric_growing_out_of_the_subnormals():
         exact = seed * ratio ** j
         assert lo[j] <= float(exact.a) and float(exact.b) <= hi[j]
     assert hi[90000] > 1e43                      # e**100: grown out of the subnormal range
+
+
+def test_float_box_is_the_outward_rounding_of_the_endpoints():
+    # the fast path (raw mantissa and exponent) against the exact rational rounding
+    import math
+    import random
+
+    from refdp.utils.pld import float_box, interval_hi, interval_lo
+    from refdp.utils.rounding import ceil_fraction, floor_fraction
+
+    iv = iv_context(130)
+    rnd = random.Random(5)
+    values = [iv.mpf([0, 0]), iv.mpf(5e-324), iv.mpf(-5e-324), iv.mpf([-1e-10, 2.0]), iv.mpf("0.1")]
+    for _ in range(3000):
+        e = rnd.choice([rnd.uniform(-1100, 1100), rnd.uniform(-5, 5), rnd.uniform(-1080, -1015),
+                        rnd.uniform(1015, 1030)])
+        values.append(iv.exp(iv.mpf(e)) * rnd.choice([1, -1]) + iv.mpf(rnd.choice([0, 1e-300, -3.7])))
+    for x in values:
+        got = float_box(x)
+        want = (floor_fraction(interval_lo(x)), ceil_fraction(interval_hi(x)))
+        assert got == want and [math.copysign(1, v) for v in got] == [math.copysign(1, v) for v in want], x
+        if all(math.isfinite(v) for v in got):
+            assert Fraction(got[0]) <= interval_lo(x) and interval_hi(x) <= Fraction(got[1])
