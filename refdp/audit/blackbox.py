@@ -15,10 +15,8 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    probabilities. Stop when a doubling no longer finds a better event (the
    events chosen before and after it, scored on the same tune samples,
    differ by at most ``tolerance`` times the projected bound, once 1/32 of
-   the budget was drawn, and the event a selection four times as large
-   would choose is not better by more than that either; never, if
-   ``tolerance = 0``), or when ``n_samples / 2`` outputs per dataset were
-   drawn.
+   the budget was drawn; never, if ``tolerance = 0``), or when
+   ``n_samples / 2`` outputs per dataset were drawn.
 2. **Held-out bound.** For the ``holdout_pairs`` pairs with the best
    projected values, draw *fresh* outputs (the rest of the budget,
    ``n_samples`` minus the selection's outputs), in shards of
@@ -87,8 +85,8 @@ from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT,
 from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import (HOLDOUT_TESTS, SELECTION_Z, Objective, build_scores, conditional_bound, projected_conditional,
-                     rescore, select_events)
+from .events import (HOLDOUT_TESTS, Objective, build_scores, conditional_bound, projected_conditional, rescore,
+                     select_events)
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
@@ -387,8 +385,8 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
     it, both scored on the new tune samples, by at most ``tolerance`` times
     the projected bound (once at least ``n_budget / 32`` outputs
     were drawn: on smaller samples a weak signal hides under the noise and
-    two batches without progress prove little) and :func:`_settled` agrees,
-    or when ``n_max`` outputs were drawn.
+    two batches without progress prove little), or when ``n_max`` outputs
+    were drawn.
     """
     n_min = min(n_max, n_budget // _MIN_SELECTION)
     fit, tune = [[], []], [[], []]
@@ -420,10 +418,8 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
             break
         if tolerance > 0 and total >= n_min and previous is not None:
             # the event chosen before this doubling, scored on the same tune samples
-            before = tuple(_rescored(c, ta, tb, beta, n_project) for c in previous)
-            if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)) and \
-                    _settled(scores, ta, tb, objectives, beta, n_project, best, tolerance,
-                             "binomial" if test == "auto" else test):
+            before = tuple(-math.inf if c is None else rescore(c, ta, tb, beta, n_project) for c in previous)
+            if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)):
                 break
         batch = min(total, n_max - total)  # doubling
     if test == "auto":
@@ -434,40 +430,6 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
         report.events[o.kind] = None if c is None else c.description
         report.directions[o.kind] = None if c is None else c.numerator
     return best, total, layout
-
-
-def _settled(scores, tune_a, tune_b, objectives, beta, n_project, best, tolerance, test):
-    """True when more selection outputs would not be expected to change the choice (the lookahead).
-
-    The guard of the selection moves each tune frequency ``SELECTION_Z``
-    standard errors against the event, and a standard error is larger,
-    relative to the frequency, for a rarer event: on a small selection
-    sample the guard prefers a larger event of lower ratio (for SVT4, the
-    union of two outcomes over the single outcome of largest ratio), and it
-    prefers it again after a doubling, so that comparing the choices before
-    and after one doubling cannot see that the rarer event wins once the
-    tune estimates are sharper. With four times the tune outputs every
-    standard error halves; the choice such a selection would make, were the
-    present tune frequencies the truth, is the one at half the guard. The
-    selection is settled when that choice, scored at half the guard, beats
-    the present one, scored the same way, by at most ``tolerance`` times
-    its value (:func:`_converged`). Like every other step of the selection,
-    this looks at selection outputs only.
-    """
-    z_ahead = SELECTION_Z / 2
-    ahead = select_events(scores, tune_a, tune_b, objectives, beta, n_project=n_project, test=test,
-                          z_sel=z_ahead)
-    for now, later in zip(best, ahead):
-        if later is None:
-            continue
-        v_now = -math.inf if now is None else rescore(now, tune_a, tune_b, beta, n_project, z_sel=z_ahead)
-        if not _converged(v_now, later.value, tolerance):
-            return False
-    return True
-
-
-def _rescored(candidate, tune_a, tune_b, beta, n_project):
-    return -math.inf if candidate is None else rescore(candidate, tune_a, tune_b, beta, n_project)
 
 
 def _prefer_conditional(candidate, beta, n_project):
@@ -663,9 +625,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         Outputs per dataset in the first selection batch.
     tolerance : float >= 0, default 0.01
         Selection stops once a doubling of its samples finds an event better
-        by at most this fraction of the projected bound, and the event four
-        times the tune outputs would choose (the choice at half the guard)
-        is not better by more than this fraction either (and at least 1/32
+        by at most this fraction of the projected bound (and at least 1/32
         of the budget was drawn); 0 never stops early (the selection uses
         half the budget).
     holdout_pairs : int in [1, 2**20], default 1

@@ -641,10 +641,9 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
         candidate only.
     z_sel : float, optional
         With ``n_project``: the guard, in standard errors of the tune
-        estimates (default :data:`SELECTION_Z`). The stopping rule of
-        :func:`refdp.audit.audit_black_box` also asks for the choice at
-        half the guard, the one four times as many tune outputs would make
-        if the tune frequencies held.
+        estimates (default :data:`SELECTION_Z`). At half the guard the
+        choice is the one four times as many tune outputs would make if the
+        tune frequencies held (every standard error halves).
 
     Returns
     -------
