@@ -36,9 +36,22 @@ def laplace(value, n, rng):
     return float(np.asarray(value).reshape(-1)[0]) + rng.laplace(0.0, 1.0, size=n)
 
 
+#: Three outcomes whose two rare ones have SVT4's two largest log-ratios on its witness pair
+#: (0.1725 and 0.1433), at four times SVT4's probabilities: the case where the selection's
+#: lookahead matters (a rare event of the largest ratio against a larger one of lower ratio).
+_THREE = {0: np.array([0.0668, 0.0544]), 1: np.array([0.0668, 0.0544]) * np.exp([-0.1725, -0.1433])}
+
+
+def three_outcomes(d, n, rng):
+    p = _THREE[d]
+    return rng.choice(3, size=n, p=np.append(p, 1.0 - p.sum())).astype(np.float64)
+
+
 def cases():
     """(name, mechanism, pairs, claimed epsilon, exact epsilon on the pairs or None)."""
     return [
+        ("three outcomes, claimed = exact 0.1725 (sup of the two log-ratios)", three_outcomes, [(0, 1)],
+         0.1725, 0.1725),
         ("randomised response, claimed = exact ln 3", randomised_response(math.log(3.0)), [(0, 1)],
          math.log(3.0), math.log(3.0)),
         ("Laplace(1), f = 0 vs 1, claimed = exact 1", laplace, [(0.0, 1.0)], 1.0, 1.0),

@@ -584,26 +584,29 @@ def _projected_conditional(k_num, n_num, k_den, n_den, z_sel, n_project, beta):
                              np.clip(p_den * n_project, 0.0, n_project), 2 * beta)
 
 
-def rescore(candidate, tune_a: Sample, tune_b: Sample, beta, n_project):
+def rescore(candidate, tune_a: Sample, tune_b: Sample, beta, n_project, z_sel=None):
     """The projected held-out value of an already chosen candidate on other tune samples.
 
     Used by the stopping rule: the event chosen before a doubling and the one
     chosen after it are compared on the same (new) tune samples, so that the
     comparison measures whether the doubling found a better event, not how
-    much the estimates sharpened.
+    much the estimates sharpened. ``z_sel`` is the guard in standard errors
+    (default :data:`SELECTION_Z`).
     """
+    z_sel = SELECTION_Z if z_sel is None else z_sel
     inside_a = int(np.count_nonzero(candidate.event.contains(tune_a)))
     inside_b = int(np.count_nonzero(candidate.event.contains(tune_b)))
     k = (inside_a, inside_b) if candidate.numerator == 0 else (inside_b, inside_a)
     n = (len(tune_a), len(tune_b)) if candidate.numerator == 0 else (len(tune_b), len(tune_a))
     if candidate.test == "conditional":
-        return float(_projected_conditional(k[0], n[0], k[1], n[1], SELECTION_Z, n_project, beta))
-    lo = _projected(k[0], n[0], SELECTION_Z, n_project, beta, upper=False)
-    hi = _projected(k[1], n[1], SELECTION_Z, n_project, beta, upper=True)
+        return float(_projected_conditional(k[0], n[0], k[1], n[1], z_sel, n_project, beta))
+    lo = _projected(k[0], n[0], z_sel, n_project, beta, upper=False)
+    hi = _projected(k[1], n[1], z_sel, n_project, beta, upper=True)
     return float(candidate.objective.value(lo, hi))
 
 
-def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_project=None, test="binomial"):
+def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_project=None, test="binomial",
+                  z_sel=None):
     """The best (score, threshold, side, direction) for each objective, on the tune samples.
 
     Parameters
@@ -636,6 +639,11 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
         :func:`refdp.audit.audit_black_box` with ``holdout_test="auto"``
         selects with ``"binomial"`` and compares the tests on the final
         candidate only.
+    z_sel : float, optional
+        With ``n_project``: the guard, in standard errors of the tune
+        estimates (default :data:`SELECTION_Z`). At half the guard the
+        choice is the one four times as many tune outputs would make if the
+        tune frequencies held (every standard error halves).
 
     Returns
     -------
@@ -647,7 +655,7 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
         beta_sel = beta / (4 * _SELECTION_PENALTY * max(1, len(scores)))
         z = float(-special.ndtri(beta_sel))
     else:
-        z = SELECTION_Z
+        z = SELECTION_Z if z_sel is None else float(z_sel)
     best = [None] * len(objectives)
     for score in scores:
         sa, sb = score(tune_a), score(tune_b)
