@@ -704,20 +704,6 @@ cdef inline double _logaddexp(double x, double y) noexcept nogil:
     return m + log1p(exp(-fabs(x - y)))
 
 
-cdef inline double _lse_skip(const double* x, Py_ssize_t n, Py_ssize_t skip) noexcept nogil:
-    # log sum_{i != skip} exp(x[i])
-    cdef Py_ssize_t i
-    cdef double m = -INFINITY, s = 0.0
-    for i in range(n):
-        if i != skip and x[i] > m:
-            m = x[i]
-    if m == -INFINITY:
-        return -INFINITY
-    for i in range(n):
-        if i != skip:
-            s += exp(x[i] - m)
-    return m + log(s)
-
 
 cdef inline double _dot2(const double* x, const double* y, Py_ssize_t n) noexcept nogil:
     # sum_i x[i] y[i] with four running sums (i mod 4), combined as (s0 + s1) + (s2 + s3)
@@ -1161,8 +1147,8 @@ cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_
         down = log_norm + <double>(vtop + vj - 2 * (vlow - k - 1)) * lp - log1p_p - l1mp2
         st += exp(up - m) + exp(down - m)
     tails = m + log(st)
-    lhi = _lse_skip(hi, C, s)
-    llo = _lse_skip(lo, C, s)
+    lhi = _lse_excluding(hi, C, s)
+    llo = _lse_excluding(lo, C, s)
     return lhi + exp(tails - llo)
 
 

@@ -141,14 +141,7 @@ CHILD = textwrap.dedent(r'''
                 and arr_ok(sidx, "i8", 1) and arr_ok(sfrom, "i8", 1) and int_ok(k, 0, 2**40)
                 and int_ok(mlo, -2**40, 1)):
             return False
-        if sfrom.shape[0] != steps.shape[0] or any(
-                f != -1 and not (0 <= f < i and steps[i] == 2 * steps[f] and abs(steps[f]) >= 0.125)
-                for i, f in enumerate(sfrom.tolist())):
-            return False
-        if sidx.shape[0] != orders.shape[0] or (sidx.shape[0] and (sidx.min() < -1 or sidx[0] != -1
-                                                                  or sidx.max() >= steps.shape[0])):
-            return False
-        if any(sidx[i] >= 0 and orders[i - 1] + steps[sidx[i]] != orders[i] for i in range(1, sidx.shape[0])):
+        if not chain_ok(orders, sidx, steps, sfrom):
             return False
         n, C = counts.shape
         if consts.shape[0] != 5 or margins.shape[0] != n or tab.shape[0] % 8 or C > 128 or (n and C < 1):

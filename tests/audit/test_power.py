@@ -15,23 +15,7 @@ from scipy import stats
 from refdp.audit import (PATTERNS, audit_black_box, audit_delta, pattern_pairs, query_answer_pairs,
                          search_pairs)
 from refdp.audit.cli import main as cli_main
-
-
-def rr(p_truth):
-    def mechanism(bit, n, rng):
-        return np.where(rng.random(n) < p_truth, bit, 1 - bit)
-    return mechanism
-
-
-def laplace(value, n, rng):
-    return float(np.asarray(value).reshape(-1)[0]) + rng.laplace(0.0, 1.0, size=n)
-
-
-def noisy_max_value(scale):
-    def mechanism(answers, n, rng):
-        a = np.asarray(answers, dtype=float)
-        return (a + rng.laplace(0.0, scale, size=(n, a.size))).max(axis=1)
-    return mechanism
+from tests._support.audit_mechanisms import laplace, noisy_max_value, rr
 
 
 def noisy_max_index(scale):

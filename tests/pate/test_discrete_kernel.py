@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 
 import mpmath
 import numpy as np
@@ -25,6 +24,7 @@ from refdp.pate import exact_analysis
 from refdp.pate.discrete_analysis import (TAIL_SCALES, _numpy_exact_log_moments, compiled_law_margins,
                                           discrete_exact_log_q, lnmax_scale)
 from tests._support.paths import ROOT
+from tests._support.threads import run_beside_global_precision_changes
 
 BEFORE = json.loads((ROOT / "tests" / "_support" / "discrete_exact_before.json").read_text())
 
@@ -104,29 +104,13 @@ def test_threads_do_not_change_the_result():
     orders = np.array([1.0, 8.0, 32.0])
     ref = exact_analysis(arr, 0.3, orders, n_threads=1)
     two = exact_analysis(arr, 0.3, orders, n_threads=2)
-    results, stop = [], threading.Event()
-
-    def disturb():                       # another thread using mpmath's global context meanwhile
-        while not stop.is_set():
-            mpmath.mp.dps = 50 if mpmath.mp.dps != 50 else 15
-            mpmath.mp.exp(mpmath.mpf(1) / 3)
+    results = []
 
     def run():
         results.append(exact_analysis(arr, 0.3, orders, n_threads=2))
 
-    saved = mpmath.mp.dps
-    bg = threading.Thread(target=disturb)
-    bg.start()
-    try:
-        workers = [threading.Thread(target=run) for _ in range(3)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    finally:
-        stop.set()
-        bg.join()
-        mpmath.mp.dps = saved
+    errors = run_beside_global_precision_changes([run] * 3)
+    assert errors == [None] * 3 and len(results) == 3
     for r in [two] + results:
         for name in ("log_q", "log_q_two_sided", "log_moments_forward", "log_moments"):
             assert np.array_equal(getattr(r, name), getattr(ref, name)), name

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import mpmath
 import numpy as np
@@ -24,6 +23,7 @@ from refdp.accounting import DEFAULT_ORDERS
 from refdp.pate import exact_analysis
 from refdp.twins.lnmax import order_chain
 from tests._support.paths import ROOT
+from tests._support.threads import run_beside_global_precision_changes
 
 BEFORE = json.loads((ROOT / "tests" / "_support" / "continuous_exact_before.json").read_text())
 ORDERS = np.array(BEFORE["orders"])
@@ -55,34 +55,9 @@ def test_at_least_the_direct_evaluation_and_close_to_it():
 
 
 def test_same_values_with_other_threads_running():
-    errors, stop = [], threading.Event()
-
-    def disturb():                       # another thread using mpmath's global context meanwhile
-        while not stop.is_set():
-            mpmath.mp.dps = 50 if mpmath.mp.dps != 50 else 15
-            mpmath.mp.exp(mpmath.mpf(1) / 3)
-
-    def run(part):
-        try:
-            _check_rows(part)
-        except AssertionError as exc:          # reported in the main thread
-            errors.append(exc)
-
-    saved = mpmath.mp.dps
-    bg = threading.Thread(target=disturb)
-    bg.start()
-    try:
-        rows = BEFORE["rows"]
-        workers = [threading.Thread(target=run, args=(rows[i::3],)) for i in range(3)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    finally:
-        stop.set()
-        bg.join()
-        mpmath.mp.dps = saved
-    assert not errors, errors[0]
+    rows = BEFORE["rows"]
+    errors = run_beside_global_precision_changes([lambda i=i: _check_rows(rows[i::3]) for i in range(3)])
+    assert errors == [None] * 3, [e for e in errors if e is not None][0]
 
 
 @pytest.mark.skipif(not core.LNMAX_COMPILED, reason="refdp._lnmax is not built")
