@@ -12,9 +12,9 @@ generate invalid values from them automatically.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 import numbers
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
