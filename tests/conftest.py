@@ -18,11 +18,21 @@ settings.load_profile(os.environ.get("REFDP_HYPOTHESIS_PROFILE", "refdp"))
 
 
 @pytest.fixture(autouse=True)
-def _reset_mpmath_precision():
-    """Every test starts at mpmath's default precision and cannot leak a change."""
+def _reset_mpmath_precision(request):
+    """Every test starts at mpmath's default precision, and a test that leaves it changed fails.
+
+    Library code must never change the global precision (it uses contexts
+    owned by the call); a test that sets it on purpose restores it itself
+    (``mpmath.workdps``) or is marked ``changes_global_precision``.
+    """
     mpmath.mp.dps = 15
+    mpmath.iv.prec = 53
     yield
+    leaked = (mpmath.mp.prec, mpmath.iv.prec) != (53, 53)
     mpmath.mp.dps = 15
+    mpmath.iv.prec = 53
+    if leaked and request.node.get_closest_marker("changes_global_precision") is None:
+        pytest.fail("the test left mpmath's global precision changed", pytrace=False)
 
 
 @pytest.fixture(scope="module")
