@@ -260,22 +260,25 @@ def _objective_terms(ctx, loss, records, f, n, mu, intercept):
     return norm, det
 
 
-def _density_vanishes(ctx, loss, records, f, n, mu, intercept):
-    """True if ``det H_D(f) = 0`` is certified, False if ``> 0`` is, None if undecided at twice the precision.
+def _log_density_or_zero(ctx, loss, records, f, n, mu, beta, intercept):
+    """``(enclosure of ln p_D(f), context)``, ``(None, None)`` if ``p_D(f) = 0`` is certified, else None.
 
-    ``H_D(f)`` is positive semi-definite (``l'' >= 0``, ``M`` diagonal with
-    non-negative entries), so an enclosure of its determinant with upper end
-    ``<= 0`` certifies that it is zero. The determinant is continuous in ``f``
-    for a smooth loss and locally constant off the Huber loss's kinks (where
-    the outputs are moved by :func:`_off_kinks`), so a zero of ``det H_D'``
-    where ``det H_D > 0`` makes the density ratio unbounded near ``f``.
+    As :func:`objective_log_density`, in ``ctx`` and, if ``det H_D(f)`` is
+    neither certified positive nor certified zero there, at twice its
+    precision. ``H_D(f)`` is positive semi-definite (``l'' >= 0``, ``M``
+    diagonal with non-negative entries), so an enclosure of its determinant
+    with upper end ``<= 0`` certifies that it is zero. The determinant is
+    continuous in ``f`` for a smooth loss and locally constant off the Huber
+    loss's kinks (where the outputs are moved by :func:`_off_kinks`), so a
+    zero of ``det H_D'`` where ``det H_D > 0`` makes the density ratio
+    unbounded near ``f``.
     """
     for c in (ctx, iv_context(2 * ctx.dps)):
-        det = _objective_terms(c, loss, records, f, n, mu, intercept)[1]
-        if det.b <= 0:
-            return True
+        norm, det = _objective_terms(c, loss, records, f, n, mu, intercept)
         if det.a > 0:
-            return False
+            return -ctx_rational(c, beta) * norm + c.ln(det), c
+        if det.b <= 0:
+            return None, None
     return None
 
 
@@ -346,19 +349,24 @@ def _objective(loss, alphabet, n, rel, intercept, points, ctx, epsilon):
         base = [alphabet[i] for i in rest]
         f = _off_kinks(loss, base + [alphabet[a], alphabet[b]], tuple(Fraction(float(v)) for v in grid[gi]))
         pa = objective_log_density(ctx, loss, base + [alphabet[a]], f, n, Fraction(mu), Fraction(beta), intercept)
-        pb = objective_log_density(ctx, loss, base + [alphabet[b]], f, n, Fraction(mu), Fraction(beta), intercept)
         examined += 1
         if pa is None:
             continue
+        # det H_D(f) > 0 is certified; the ratio is infinite only if det H_D'(f) = 0 is certified too.
+        # An enclosure straddling 0 at both precisions certifies nothing: this output is skipped.
+        found = _log_density_or_zero(ctx, loss, base + [alphabet[b]], f, n, Fraction(mu), Fraction(beta),
+                                     intercept)
+        if found is None:
+            uncertified += 1
+            continue
+        pb, where = found
         if pb is None:
-            # det H_D(f) > 0 is certified; the ratio is infinite only if det H_D'(f) = 0 is certified
-            # too. An enclosure straddling 0 certifies nothing: this output is skipped.
-            if not _density_vanishes(ctx, loss, base + [alphabet[b]], f, n, Fraction(mu), intercept):
-                uncertified += 1
-                continue
             enc = (Fraction(10) ** 30, Fraction(10) ** 30)
-        else:
+        elif where is ctx:
             enc = _ends(pa - pb)
+        else:                                    # enclosures from two contexts: subtract their exact ends
+            (alo, ahi), (blo, bhi) = _ends(pa), _ends(pb)
+            enc = (alo - bhi, ahi - blo)
         if best is None or enc[0] > best[0][0]:
             best = (enc, (tuple(base + [alphabet[a]]), tuple(base + [alphabet[b]])), f)
     return best, examined, starts, uncertified
@@ -742,7 +750,7 @@ def erm_whitebox(rule, *, epsilon, n, regularization, data_norm=1.0, loss="logis
         alphabet_enc = best[0]
         if uncertified:
             detail = (f"{uncertified} output(s) skipped: det H_D'(f) could be neither certified positive "
-                      f"nor certified zero at {dps} and {2 * dps} digits")
+                      f"nor certified zero at {dps} or {2 * dps} digits")
         if record_search:
             best, searched = _objective_records(loss_obj, starts, n, rel, Fraction(q), intercept, ctx, best)
             examined += searched

@@ -53,6 +53,7 @@ def rows_above(X, radius=1.0, sq=None):
     margin = 1.0 - 4.0 * (X.shape[1] + 2) * _U
     with np.errstate(over="ignore", under="ignore"):
         limit = radius * radius * margin
+    sure_above = np.empty(0, dtype=np.int64)
     if 2.0 ** -900 <= limit < np.inf:
         # the float sum of squares is within (d + 2) 2**-53 relative of the exact one, plus at most
         # d 2**-1074 absolute from squares in the subnormal range: negligible against this limit
@@ -65,17 +66,13 @@ def rows_above(X, radius=1.0, sq=None):
         sure_above = np.flatnonzero(m > radius)
         inside = radius * (1.0 - 8.0 * (d + 2) * _U) / np.sqrt(d) if radius >= 2.0 ** -1000 else 0.0
         near = np.flatnonzero(~(m > radius) & ~(m <= inside))
-        if not near.size:
-            return sure_above.astype(np.int64)
     if not near.size:
-        return near.astype(np.int64)
+        return sure_above.astype(np.int64)
     sign = _compensated_sign(X[near], radius)
     undecided = near[sign == 0]
     r2 = Fraction(radius) ** 2
     above = [i for i, q in zip(undecided, _exact_sq_norm(X[undecided])) if q > r2] if undecided.size else []
-    found = [near[sign > 0], np.asarray(above, dtype=np.int64)]
-    if not 2.0 ** -900 <= limit < np.inf:
-        found.append(sure_above)
+    found = [near[sign > 0], np.asarray(above, dtype=np.int64), sure_above]
     return np.sort(np.concatenate(found)).astype(np.int64)
 
 

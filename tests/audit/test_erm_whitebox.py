@@ -237,7 +237,7 @@ class _StraddlingLoss:
 def test_an_uncertifiable_determinant_is_never_reported_as_an_infinite_ratio():
     # before: objective_log_density returned None for D' whenever det H_D'(f) > 0 could not be
     # certified, and the alphabet path turned that into a "certified" ratio of 1e30
-    from refdp.audit.erm_whitebox import _density_vanishes
+    from refdp.audit.erm_whitebox import _log_density_or_zero
     from refdp.utils.losses import HuberHingeLoss
     from refdp.utils.precision import iv_context
     ctx = iv_context(40)
@@ -245,9 +245,10 @@ def test_an_uncertifiable_determinant_is_never_reported_as_an_infinite_ratio():
     recs = [(Fraction(1), Fraction(1)), (Fraction(3, 4), Fraction(1))]
     huber = HuberHingeLoss(Fraction(1, 2))
     # unpenalised intercept: H = diag(n mu, 0) + 0 -> det = 0 certified; penalised: det > 0
-    assert _density_vanishes(ctx, huber, recs, f, 2, Fraction(1), True) is True
-    assert _density_vanishes(ctx, huber, recs, f, 2, Fraction(1), False) is False
-    assert _density_vanishes(ctx, _StraddlingLoss(), recs, f, 2, Fraction(0), True) is None
+    assert _log_density_or_zero(ctx, huber, recs, f, 2, Fraction(1), Fraction(1), True) == (None, None)
+    value, where = _log_density_or_zero(ctx, huber, recs, f, 2, Fraction(1), Fraction(1), False)
+    assert where is ctx and value.a > -math.inf and value.b < math.inf
+    assert _log_density_or_zero(ctx, _StraddlingLoss(), recs, f, 2, Fraction(0), Fraction(1), True) is None
 
 
 def test_zero_density_on_one_side_is_still_flagged_infinite():
