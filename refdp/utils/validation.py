@@ -145,29 +145,70 @@ def _held_exactly(value, rounded: float) -> bool:
     return Fraction(*ratio()) == Fraction(rounded) if ratio is not None else bool(rounded == value)
 
 
+_PLAIN_FLOATS = frozenset({float, np.float64, np.float32, np.float16})
+_PLAIN_NUMBERS = _PLAIN_FLOATS | {int}
+
+
 def _check_held_exactly(value, arr, name, owner):
-    """Refuse entries of ``value`` that its float conversion ``arr`` rounded (long doubles, Fractions, big ints)."""
+    """Refuse entries of ``value`` that are not real numbers (strings) or that its float conversion
+    ``arr`` rounded (long doubles, Fractions, big ints).
+
+    A list or tuple is read entry by entry, as given: converting it first would
+    let NumPy pick one dtype for all its entries, so ``[np.uint64(2**64 - 1),
+    1.0]`` or ``[2**53 + 1, 0.5]`` would arrive as rounded doubles and
+    ``["1.0", 2]`` as numbers.
+    """
+    types = None
     if isinstance(value, np.ndarray):
         src = value
     elif isinstance(value, (list, tuple)):
+        if arr.ndim == 1:
+            types = set(map(type, value))
+            if types <= _PLAIN_FLOATS or (types <= _PLAIN_NUMBERS and not np.any(np.abs(arr) >= 2.0 ** 53)):
+                return                       # floats of at most double precision, ints a double holds
         try:
-            src = np.asarray(value)
+            src = np.asarray(value, dtype=object)
         except (TypeError, ValueError):
+            return
+        if src.shape != arr.shape:
             return
     else:
         return
+    if src.dtype.kind in "USa":
+        raise parameter_error(name, owner, "an array of real numbers", Described(f"{src.dtype} entries"))
     if src.dtype in (np.float64, np.float32, np.float16) or src.dtype.kind not in "fiuO" or src.shape != arr.shape:
         return
     flat, conv = src.ravel(), arr.ravel()
     if src.dtype.kind in "iu":
-        suspects = np.flatnonzero(np.abs(conv) > 2.0 ** 53)
+        suspects = np.flatnonzero(np.abs(conv) >= 2.0 ** 53)
     elif src.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             suspects = np.flatnonzero(~(conv.astype(src.dtype) == flat) & ~np.isnan(flat))
     else:
-        suspects = range(flat.size)
+        if types is None:
+            types = set(map(type, flat))
+        if types <= _PLAIN_FLOATS:
+            return
+        # entries of a plain float type, or of an integer type with a value a double holds, need no
+        # look; the rest are read one by one
+        codes = {t: i for i, t in enumerate(types)}
+        of_type = np.fromiter(map(codes.__getitem__, map(type, flat)), dtype=np.intp, count=flat.size)
+        plain = np.zeros(flat.size, dtype=bool)
+        small = None
+        for t, i in codes.items():
+            if t in _PLAIN_FLOATS:
+                plain |= of_type == i
+            elif issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_)):
+                if small is None:
+                    with np.errstate(invalid="ignore"):
+                        small = np.abs(conv) < 2.0 ** 53
+                plain |= (of_type == i) & small
+        suspects = np.flatnonzero(~plain)
     for i in suspects:
         v = flat[i]
+        if isinstance(v, (str, bytes)):
+            pos = tuple(int(p) for p in np.unravel_index(int(i), src.shape))
+            raise parameter_error(name, owner, "an array of real numbers", Described(f"{v!r} at position {pos}"))
         if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
             continue
         r = float(conv[i])

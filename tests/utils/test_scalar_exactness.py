@@ -48,6 +48,7 @@ def test_a_public_entry_refuses_an_inexact_delta():
 
 
 @pytest.mark.parametrize("epsilons", [[np.longdouble(1) / 3] * 2, np.array([1, 2], dtype=np.longdouble) / 3,
+                                      np.array([2 ** 53 + 1, 1]),
                                       [Fraction(1, 3)] * 2, np.array([2 ** 60 + 1])])
 def test_arrays_of_privacy_parameters_refuse_inexact_entries(epsilons):
     # before: basic_composition([1/3 as long double] * 2) reported 0.6666666666666666 < 2/3
@@ -60,3 +61,26 @@ def test_arrays_a_double_holds_are_accepted():
     from refdp.accounting import basic_composition
     assert basic_composition([Fraction(1, 2), np.longdouble("0.25"), 2]).epsilon == 2.75
     assert basic_composition(np.array([0.5, 0.25], dtype=np.longdouble)).epsilon == 0.75
+
+
+@pytest.mark.parametrize("epsilons", [[1.0, np.uint64(2 ** 64 - 1)], [0.5, 2 ** 53 + 1], (0.5, np.longdouble(1) / 3),
+                                      [[1.0], [Fraction(1, 3)]]])
+def test_mixed_lists_are_read_entry_by_entry(epsilons):
+    # before: NumPy converted the whole list to float64 first, so the rounded entry passed unseen
+    from refdp.utils.validation import check_array
+    with pytest.raises(ValueError, match=r"'e' parameter of f .*exactly representable as doubles.*position \(1,"):
+        check_array(epsilons, "e", "f")
+
+
+@pytest.mark.parametrize("value", [["1.0", 2.0], np.array(["1.0", "2.0"]), [b"1"], np.array([1.0, "2"], dtype=object)])
+def test_strings_are_not_numbers(value):
+    from refdp.utils.validation import check_array
+    with pytest.raises(ValueError, match=r"'e' parameter of f must be an array of real numbers"):
+        check_array(value, "e", "f")
+
+
+def test_plain_and_exact_mixed_lists_pass_unchanged():
+    from refdp.utils.validation import check_array
+    got = check_array([1, 0.5, np.float32(0.25), 2 ** 53, np.int64(-3), Fraction(1, 8), [2.0][0]], "e", "f")
+    assert got.tolist() == [1.0, 0.5, 0.25, 2.0 ** 53, -3.0, 0.125, 2.0]
+    assert check_array([[1, 2.5], [np.int8(3), 4.0]], "e", "f").tolist() == [[1.0, 2.5], [3.0, 4.0]]
