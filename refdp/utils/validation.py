@@ -172,6 +172,8 @@ def _check_held_exactly(value, arr, name, owner):
             return
         if src.shape != arr.shape:
             return
+    elif isinstance(value, (numbers.Number, np.generic, str, bytes)) and not isinstance(value, float):
+        src = np.asarray(value)              # a scalar: a long double, Fraction, big int or string
     else:
         return
     if src.dtype.kind in "USa":

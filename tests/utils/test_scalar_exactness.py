@@ -84,3 +84,12 @@ def test_plain_and_exact_mixed_lists_pass_unchanged():
     got = check_array([1, 0.5, np.float32(0.25), 2 ** 53, np.int64(-3), Fraction(1, 8), [2.0][0]], "e", "f")
     assert got.tolist() == [1.0, 0.5, 0.25, 2.0 ** 53, -3.0, 0.125, 2.0]
     assert check_array([[1, 2.5], [np.int8(3), 4.0]], "e", "f").tolist() == [[1.0, 2.5], [3.0, 4.0]]
+
+
+@pytest.mark.parametrize("value", [np.longdouble(1) / 3, Fraction(1, 3), 2 ** 53 + 1, np.uint64(2 ** 64 - 1)])
+def test_a_scalar_given_where_an_array_is_read_is_checked_too(value):
+    # before: laplace_mechanism(np.longdouble(1) / 3, ...) released noise around the rounded value
+    from refdp.mechanisms import laplace_mechanism
+    with pytest.raises(ValueError, match=r"'value' parameter of laplace_mechanism .*exactly representable"):
+        laplace_mechanism(value, 1.0, rng=0)
+    assert laplace_mechanism(0.25, 1.0, rng=0) == laplace_mechanism(Fraction(1, 4), 1.0, rng=0)
