@@ -901,8 +901,20 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     if i2 != j and cval[i2] == cval[i]:
                         rep[i] = i2
                         break
-        Sw[Y] = 0.0                                  # suffix sums of the weights
-        for yi in range(Y - 1, G - 1, -1):
+        # suffix sums of the weights, read at hc only: every hc is at least min(lim, Y), lim the
+        # smallest shifted count of the other classes plus max(one_m, one_p) (hc >= ca + one_m and
+        # >= cb + one_p, less y0), so the sums start there
+        vother = -1
+        for i in range(C):
+            if i != j and (vother < 0 or cval[i] < vother):
+                vother = cval[i]
+        hc = <Py_ssize_t>(vother + (one_m if one_m > one_p else one_p) - y0)
+        if hc > Y or vother < 0:
+            hc = Y
+        if hc < G:
+            hc = G
+        Sw[Y] = 0.0
+        for yi in range(Y - 1, hc - 1, -1):
             Sw[yi] = Sw[yi + 1] + w[yi]
         for i in range(C * (C + 1)):
             memo[i] = INFINITY
@@ -931,13 +943,12 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     tabp = tab + DT_RPF * tlen
                     cb = n[b] + (1 if b < j else 0)
                     thr_b = cb - 1
-                key = -1
-                if a != j:
-                    key = rep[a] * (C + 1) + (C if b == j else rep[b])
-                    if memo[key] < INFINITY:
-                        lo[(1 + mv) * C + j] = memo[key]
-                        mv += 1
-                        continue
+                # (a = j: the sum depends on b's row alone; rep[a] != j for a != j, so the keys differ)
+                key = rep[a] * (C + 1) + (C if b == j else rep[b])
+                if memo[key] < INFINITY:
+                    lo[(1 + mv) * C + j] = memo[key]
+                    mv += 1
+                    continue
                 if not have_u:
                     for yi in range(G, Y):           # the weights times a's ratios, once per a
                         T[yi] = w[yi] * ra[yi]
@@ -958,8 +969,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                         hc = Y
                 S = (Pw[ci] + _dot2(T + ci, rb + ci, hc - ci)) + Sw[hc]
                 lo[(1 + mv) * C + j] = lmx + log(S)
-                if key >= 0:
-                    memo[key] = lo[(1 + mv) * C + j]
+                memo[key] = lo[(1 + mv) * C + j]
                 mv += 1
     # ---- the truncated mass (upper bounds only), then the margins; its two terms are a function of
     # (v_j, max_{i != j} v_i) alone, evaluated once per pair (a direct-mapped cache: same doubles)

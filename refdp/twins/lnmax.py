@@ -843,16 +843,20 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
                 Pw[yi + 1] = sw
             lmx = mx
             body0 = lmx + math.log(sw)
-        Sw = [0.0] * (Y + 1)
-        for yi in range(Y - 1, G - 1, -1):
-            Sw[yi] = Sw[yi + 1] + w[yi]
         lo[0][j] = body0
         cval = [n[i] + (1 if i < j else 0) for i in range(C)]
+        # suffix sums of the weights, from the smallest hc on (every hc >= ca + one_m, cb + one_p)
+        others = [cval[i] for i in range(C) if i != j]
+        lim = Y if not others else min(min(others) + max(one_m, one_p) - y0, Y)
+        lim = max(lim, G)
+        Sw = [0.0] * (Y + 1)
+        for yi in range(Y - 1, lim - 1, -1):
+            Sw[yi] = Sw[yi + 1] + w[yi]
         rep = [next((i2 for i2 in range(i) if i2 != j and cval[i2] == cval[i]), i) if i != j else i
                for i in range(C)]
         memo = {}
         for mv, (a, b) in enumerate(moves):
-            key = None if a == j else (rep[a], C if b == j else rep[b])
+            key = (rep[a], C if b == j else rep[b])     # a = j: b's row alone (rep[a] != j for a != j)
             if key in memo:
                 lo[1 + mv][j] = memo[key]
                 continue
@@ -874,8 +878,7 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
                 hc = min(max(max(ca + one_m, cb + one_p) - y0, ci), Y)
             S = (Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, hc)], tab[ob + ci:ob + hc])) + Sw[hc]
             lo[1 + mv][j] = lmx + math.log(S)
-            if key is not None:
-                memo[key] = lo[1 + mv][j]
+            memo[key] = lo[1 + mv][j]
     big = 0.0
     for r in range(1 + nm):
         a, b = (-1, -1) if r == 0 else moves[r - 1]
