@@ -753,14 +753,16 @@ def _moments_pruned(hi, lo, nm, orders, sidx, steps, sfrom, nd, lam_max, big, lt
                     _moments_update(hi[mv], lo[0], orders, sidx, steps, sfrom, nd, lam_max, both, None)
 
 
-def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
+def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None, *, prune=True):
     """Twin of the compiled ``discrete_exact_query``: (log q, two-sided log q, forward, both).
 
     ``tab, mlo, consts`` from :func:`discrete_tables`; ``margin`` the rounding
     margin of the log-laws (subtracted from the lower, added to the upper
     bounds); ``chain`` the ``(sidx, steps)`` of :func:`order_chain` (default:
     computed from ``orders``). docs/theory/pate_discrete.rst, "Compiled
-    evaluation".
+    evaluation". ``prune=False`` evaluates every move in full (no anchor
+    bounds, :func:`order_anchors`): the same doubles, more slowly (a reference
+    for the tests).
     """
     n = [int(c) for c in n]
     C = len(n)
@@ -925,7 +927,7 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
         x += abs(lam) if kk == 0 or sidx[kk] < 0 else abs(steps[sidx[kk]])
         ltk.append(8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
                    + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
-    anchors = order_anchors(orders) if nm > 0 else None
+    anchors = order_anchors(orders) if nm > 0 and prune else None
     if anchors is not None:
         _moments_pruned(hi, lo, nm, orders, sidx, steps, sfrom, nd, lam_max, big, ltk, anchors, fwd, both)
     else:
