@@ -751,8 +751,9 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                                const double* consts, double margin,
                                const double* orders, Py_ssize_t K, const int64_t* sidx,
                                const double* steps, const int64_t* sfrom, Py_ssize_t nd, double lam_max,
-                               double* work, int64_t* mab,
+                               int prune, double* work, int64_t* mab,
                                double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
+    # prune: skip the moves provably below the maximum (_moments_pruned; the same doubles either way)
     # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2);
     # one_m, one_p: the F-ratio tables F(m + 1)/F(m), F(m - 1)/F(m) are 1.0 for every m >= them
     cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
@@ -1045,7 +1046,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
         ltk[kk] = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
                    + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
     have_afwd = 0                                 # Afwd = exp(hi - max hi) of n, shared by the forward calls
-    nA = _order_anchors(orders, K, anc, asq, wk) if nm > 0 else 0
+    nA = _order_anchors(orders, K, anc, asq, wk) if nm > 0 and prune else 0
     if nA >= 2:
         _moments_pruned(hi, lo, C, nm, orders, K, sidx, steps, sfrom, nd, lam_max, big, ltk, anc, asq, wk, nA,
                         afwd, tmp, tmp2, chain, ubd, umax, done, fac, fwd, both)
@@ -1357,13 +1358,14 @@ cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_
     return lhi + exp(tails - llo)
 
 
-def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom):
+def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, prune=True):
     """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
 
     ``tab`` holds the eight tables of ``refdp.twins.lnmax.discrete_tables`` (each
     of ``len(tab) // 8`` entries, for arguments from ``mlo``), ``consts`` its
     five constants, ``margins`` the rounding margin of each row's log-laws;
-    ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
+    ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``;
+    ``prune=False`` evaluates every move in full (the same doubles, more slowly).
     """
     owner = "refdp._lnmax._py_discrete_exact"
     counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
@@ -1384,13 +1386,13 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
     if counts.shape[1] > 128:
         raise parameter_error("counts", owner, "an array with at most 128 class columns", counts)
     sidx, steps, sfrom = _chain_checked(orders, sidx, steps, sfrom, owner)
-    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
+    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, bool(prune))
 
 
 cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab, Py_ssize_t mlo,
                             Py_ssize_t k, const double[::1] consts, const double[::1] margins,
                             const double[::1] orders, const int64_t[::1] sidx, const double[::1] steps,
-                            const int64_t[::1] sfrom):
+                            const int64_t[::1] sfrom, bint prune):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], r, i
     cdef Py_ssize_t tlen = tab.shape[0] // DT_N, KB = K if K > 0 else 1
     cdef int64_t lo_c, hi_c, spread = 0, cmin = 0
@@ -1445,7 +1447,7 @@ cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab,
     with nogil:
         for r in range(n):
             discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, one_m, one_p, &consts[0], margins[r],
-                                 po, K, ps, pst, psf, nd, lam_max, &work[0], &iwork[0],
+                                 po, K, ps, pst, psf, nd, lam_max, prune, &work[0], &iwork[0],
                                  &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0]

@@ -161,3 +161,29 @@ def test_anchor_bounds_are_upper_bounds(counts, gamma, monkeypatch):
             # above by at most (S - 1)**2 / 2 <= 2**-17 (S - 1 standing for log S) and the rounding terms
             assert not math.isfinite(u[i]) or u[i] - exact < 2.0**-17 + 1e-9 * (1 + abs(float(exact)))
     assert finite > 0
+
+
+def test_compiled_law_margins_equal_the_per_row_formula():
+    from refdp.pate.discrete_analysis import COMPILED_MARGIN_FACTOR, FAST_MARGIN, fast_magnitude
+
+    rng = np.random.default_rng(2)
+    for gamma in (2.0**-6, 0.05, 1.0, 30.0):
+        arr = rng.integers(0, 400, size=(50, 7)).astype(np.int64)
+        t = lnmax_scale(gamma)
+        k = math.ceil(TAIL_SCALES * float(t)) + 2
+        want = [COMPILED_MARGIN_FACTOR * FAST_MARGIN * (1.0 + fast_magnitude(int(r.sum()), 7, t))
+                + 2.0**-52 * (int(r.max() - r.min()) + 2 * k + 3 + 7 + 16) for r in arr]
+        assert compiled_law_margins(arr, t).tolist() == want
+
+
+@pytest.mark.skipif(not core.LNMAX_COMPILED, reason="refdp._lnmax is not built")
+@pytest.mark.parametrize("gamma", [0.05, 0.5, 3.0])
+def test_compiled_pruned_equals_compiled_every_move(gamma):
+    rng = np.random.default_rng(int(gamma * 100))
+    arr = np.vstack([_agreeing(150, 6)[:, :], rng.multinomial(250, rng.dirichlet(np.ones(10)), size=150)])
+    orders = np.ascontiguousarray(DEFAULT_ORDERS, dtype=np.float64)
+    t, k, _, _, _, margins = _setup(arr, gamma)
+    a = core.discrete_exact_rows(arr, t, k, margins, orders, n_threads=2)
+    b = core.discrete_exact_rows(arr, t, k, margins, orders, n_threads=2, prune=False)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
