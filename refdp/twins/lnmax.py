@@ -638,9 +638,11 @@ def order_anchors(orders):
     ``orders[0]`` and every later order equal to it times a power of two
     (``anc`` their indices, ``asq`` the doublings from the previous anchor,
     ``wk`` the weight ``(lambda_k - lambda_g0) / (lambda_g1 - lambda_g0)`` of
-    each order between anchors ``g0 < g1``, 0 at the anchors); None unless ``orders[0] > 0``, the orders increase strictly, the last one
-    is an anchor and there are 2 to :data:`MAX_ANCHORS` anchors. Twin of
-    ``_order_anchors`` in ``refdp/_lnmax.pyx``.
+    each order between anchors ``g0 < g1``, 0 at the anchors). None unless
+    ``orders[0] > 0``, the orders increase strictly, the last one is an
+    anchor and there are 2 to :data:`MAX_ANCHORS` anchors: then every order
+    is an anchor or lies strictly between two. Twin of ``_order_anchors`` in
+    ``refdp/_lnmax.pyx`` (docs/theory/pate_discrete.rst, "Pruned moves").
     """
     K = len(orders)
     if K < 2 or not (orders[0] > 0.0):
