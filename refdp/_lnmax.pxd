@@ -66,15 +66,17 @@ cdef void lnmax_exact_query_chained(const int64_t* counts, Py_ssize_t C, double 
 # neighbour (forward / both directions), rounded upward, from the tables of
 # refdp.twins.lnmax.discrete_tables (eight arrays of tlen entries, arguments
 # from mlo; the F-ratio tables are 1.0 from one_m, one_p on), the orders chained by sidx/steps/sfrom (refdp.twins.lnmax.order_chain,
-# nd steps; lam_max = max |order|). Workspaces: discrete_exact_workspace_doubles(C, Y, nd)
-# doubles, Y = max n - min n + 2 k + 3, and discrete_exact_workspace_ints(C) int64.
-cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil
-cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil
+# nd steps; lam_max = max |order|; prune: skip the moves provably below the maximum, the same
+# doubles either way). Workspaces: discrete_exact_workspace_doubles(C, Y, nd, K)
+# doubles, Y = max n - min n + 2 k + 3, and discrete_exact_workspace_ints(C, K) int64.
+cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd,
+                                                 Py_ssize_t K) noexcept nogil
+cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C, Py_ssize_t K) noexcept nogil
 cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                                const double* tab, Py_ssize_t mlo, Py_ssize_t tlen,
                                int64_t one_m, int64_t one_p,
                                const double* consts, double margin,
                                const double* orders, Py_ssize_t K, const int64_t* sidx,
                                const double* steps, const int64_t* sfrom, Py_ssize_t nd, double lam_max,
-                               double* work, int64_t* mab,
+                               int prune, double* work, int64_t* mab,
                                double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil

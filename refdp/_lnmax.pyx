@@ -729,12 +729,20 @@ cdef enum:
     TAIL_CACHE = 256
 
 
-cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd) noexcept nogil:
-    return 6 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 4) * C + 8 + TAIL_CACHE
+cdef enum:
+    # most anchor orders of the pruned log-moments (more: every move is evaluated in full)
+    MAX_ANCHORS = 64
 
 
-cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C) noexcept nogil:
-    return 2 * C * C + 2 * C + 2 + 2 * TAIL_CACHE
+cdef Py_ssize_t discrete_exact_workspace_doubles(Py_ssize_t C, Py_ssize_t Y, Py_ssize_t nd,
+                                                 Py_ssize_t K) noexcept nogil:
+    cdef Py_ssize_t na = K if K < MAX_ANCHORS else MAX_ANCHORS
+    return (6 * Y + 2 + 2 * (1 + C * C) * C + C * (C + 1) + (nd + 4) * C + 8 + TAIL_CACHE
+            + 2 * K + 2 * C * C * (na + 1) + 2 * na + C + 8)
+
+
+cdef Py_ssize_t discrete_exact_workspace_ints(Py_ssize_t C, Py_ssize_t K) noexcept nogil:
+    return 2 * C * C + 2 * C + 2 + 2 * TAIL_CACHE + 2 * K + 2
 
 
 cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
@@ -743,8 +751,9 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                                const double* consts, double margin,
                                const double* orders, Py_ssize_t K, const int64_t* sidx,
                                const double* steps, const int64_t* sfrom, Py_ssize_t nd, double lam_max,
-                               double* work, int64_t* mab,
+                               int prune, double* work, int64_t* mab,
                                double* log_q, double* log_q2, double* fwd, double* both) noexcept nogil:
+    # prune: skip the moves provably below the maximum (_moments_pruned; the same doubles either way)
     # consts: lp = log p, log1p(p), log((1 - p)/(1 + p)), log(1 - p), log(1 - p^2);
     # one_m, one_p: the F-ratio tables F(m + 1)/F(m), F(m - 1)/F(m) are 1.0 for every m >= them
     cdef double lp = consts[0], log1p_p = consts[1], log_norm = consts[2]
@@ -794,9 +803,18 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
     cdef double* chain = Qb + Y                  # (nd + 1) x C
     cdef double* afwd = chain + (nd + 1) * C     # C
     cdef double* tval = afwd + C                 # TAIL_CACHE
+    cdef double* ltk = tval + TAIL_CACHE         # K: the final margin of each order
+    cdef double* ubd = ltk + K                   # 2 nm x nA: the anchor bounds of each call
+    cdef double* umax = ubd + 2 * C * C * (K if K < MAX_ANCHORS else MAX_ANCHORS)   # 2 x nA
+    cdef double* done = umax + 2 * (K if K < MAX_ANCHORS else MAX_ANCHORS)        # 2 nm
+    cdef double* fac = done + 2 * C * C          # C
+    cdef double* wk = fac + C                    # K: the chord weights of the orders between anchors
     cdef int64_t* cval = mab + 2 * C * C         # C
     cdef int64_t* rep = cval + C                 # C
     cdef int64_t* tkey = rep + C + 2             # 2 x TAIL_CACHE: the (v_j, v_other) of each entry
+    cdef int64_t* anc = tkey + 2 * TAIL_CACHE    # K: the anchor orders
+    cdef int64_t* asq = anc + K                  # K: squarings from the previous anchor
+    cdef Py_ssize_t nA
     cdef Py_ssize_t slot
     cdef int have_afwd
     # ---- bodies: lo[r, j] = log sum_y (terms), r = 0 the vector itself, r = 1 + move
@@ -884,8 +902,20 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     if i2 != j and cval[i2] == cval[i]:
                         rep[i] = i2
                         break
-        Sw[Y] = 0.0                                  # suffix sums of the weights
-        for yi in range(Y - 1, G - 1, -1):
+        # suffix sums of the weights, read at hc only: every hc is at least min(lim, Y), lim the
+        # smallest shifted count of the other classes plus max(one_m, one_p) (hc >= ca + one_m and
+        # >= cb + one_p, less y0), so the sums start there
+        vother = -1
+        for i in range(C):
+            if i != j and (vother < 0 or cval[i] < vother):
+                vother = cval[i]
+        hc = <Py_ssize_t>(vother + (one_m if one_m > one_p else one_p) - y0)
+        if hc > Y or vother < 0:
+            hc = Y
+        if hc < G:
+            hc = G
+        Sw[Y] = 0.0
+        for yi in range(Y - 1, hc - 1, -1):
             Sw[yi] = Sw[yi + 1] + w[yi]
         for i in range(C * (C + 1)):
             memo[i] = INFINITY
@@ -914,13 +944,12 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     tabp = tab + DT_RPF * tlen
                     cb = n[b] + (1 if b < j else 0)
                     thr_b = cb - 1
-                key = -1
-                if a != j:
-                    key = rep[a] * (C + 1) + (C if b == j else rep[b])
-                    if memo[key] < INFINITY:
-                        lo[(1 + mv) * C + j] = memo[key]
-                        mv += 1
-                        continue
+                # (a = j: the sum depends on b's row alone; rep[a] != j for a != j, so the keys differ)
+                key = rep[a] * (C + 1) + (C if b == j else rep[b])
+                if memo[key] < INFINITY:
+                    lo[(1 + mv) * C + j] = memo[key]
+                    mv += 1
+                    continue
                 if not have_u:
                     for yi in range(G, Y):           # the weights times a's ratios, once per a
                         T[yi] = w[yi] * ra[yi]
@@ -941,8 +970,7 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                         hc = Y
                 S = (Pw[ci] + _dot2(T + ci, rb + ci, hc - ci)) + Sw[hc]
                 lo[(1 + mv) * C + j] = lmx + log(S)
-                if key >= 0:
-                    memo[key] = lo[(1 + mv) * C + j]
+                memo[key] = lo[(1 + mv) * C + j]
                 mv += 1
     # ---- the truncated mass (upper bounds only), then the margins; its two terms are a function of
     # (v_j, max_{i != j} v_i) alone, evaluated once per pair (a direct-mapped cache: same doubles)
@@ -1008,26 +1036,32 @@ cdef void discrete_exact_query(const int64_t* n, Py_ssize_t C, Py_ssize_t k,
                     if x > log_q2[0]:
                         log_q2[0] = x
     # ---- worst-case log-moments over the moves, both directions
+    x = 0.0                                       # the length of the chain of orders so far
     for kk in range(K):
         fwd[kk] = -INFINITY
         both[kk] = -INFINITY
-    have_afwd = 0                                 # Afwd = exp(hi - max hi) of n, shared by the forward calls
-    for mv in range(1, 1 + nm):
-        _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, afwd, tmp2, chain,
-                        fwd, both, &have_afwd)
-        _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
-                        both, NULL, NULL)
-    x = 0.0                                       # the length of the chain of orders so far
-    for kk in range(K):
         lam = orders[kk]
         x += fabs(lam) if kk == 0 or sidx[kk] < 0 else fabs(steps[sidx[kk]])
+        # the margin of the direct evaluation, plus the rounding of the chained factors
+        ltk[kk] = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+                   + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+    have_afwd = 0                                 # Afwd = exp(hi - max hi) of n, shared by the forward calls
+    nA = _order_anchors(orders, K, anc, asq, wk) if nm > 0 and prune else 0
+    if nA >= 2:
+        _moments_pruned(hi, lo, C, nm, orders, K, sidx, steps, sfrom, nd, lam_max, big, ltk, anc, asq, wk, nA,
+                        afwd, tmp, tmp2, chain, ubd, umax, done, fac, fwd, both)
+    else:
+        for mv in range(1, 1 + nm):
+            _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, afwd, tmp2, chain,
+                            fwd, both, &have_afwd)
+            _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2, chain,
+                            both, NULL, NULL)
+    for kk in range(K):
         if nm == 0:
             fwd[kk] = 0.0
             both[kk] = 0.0
             continue
-        # the margin of the direct evaluation, plus the rounding of the chained factors
-        lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
-              + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+        lt = ltk[kk]
         af = fwd[kk]
         fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * fabs(af)
         ar = both[kk] if both[kk] > 0.0 else 0.0
@@ -1109,6 +1143,178 @@ cdef void _moments_update(const double* h, const double* l, Py_ssize_t C, const 
             best2[kk] = a
 
 
+cdef Py_ssize_t _order_anchors(const double* orders, Py_ssize_t K, int64_t* anc, int64_t* asq,
+                               double* wk) noexcept nogil:
+    # The anchor orders of the pruned log-moments: orders[0] and every later order equal to it times a
+    # power of two (anc: their indices, asq: the doublings from the previous anchor). 0 (no pruning)
+    # unless orders[0] > 0, the orders increase strictly, the last one is an anchor and there are at
+    # most MAX_ANCHORS anchors: then every order is an anchor or lies strictly between two. wk: the
+    # weight (lambda_k - lambda_g0) / (lambda_g1 - lambda_g0) of each order between anchors g0 < g1.
+    cdef Py_ssize_t kk, nA = 1, sq, i, g0, g1
+    cdef double v, c
+    if K < 2 or not (orders[0] > 0.0):
+        return 0
+    anc[0] = 0
+    asq[0] = 0
+    v = orders[0]
+    for kk in range(1, K):
+        if not (orders[kk] > orders[kk - 1]):
+            return 0
+        c = v * 2.0
+        sq = 1
+        while c < orders[kk] and sq < 2100:
+            c = c * 2.0
+            sq += 1
+        if c == orders[kk]:
+            if nA == MAX_ANCHORS:
+                return 0
+            anc[nA] = kk
+            asq[nA] = sq
+            nA += 1
+            v = c
+    if anc[nA - 1] != K - 1:
+        return 0
+    for i in range(nA - 1):
+        g0 = anc[i]
+        g1 = anc[i + 1]
+        wk[g0] = 0.0
+        for kk in range(g0 + 1, g1):
+            wk[kk] = (orders[kk] - orders[g0]) / (orders[g1] - orders[g0])
+    wk[K - 1] = 0.0
+    return nA
+
+
+cdef void _anchor_bounds(const double* h, const double* l, Py_ssize_t C, const double* orders,
+                         const int64_t* anc, const int64_t* asq, Py_ssize_t nA, double lam_max, double big,
+                         double* A, int* have_a, double* F, double* u) noexcept nogil:
+    # u[i] >= the exact a(lambda) = log sum_o exp((lambda + 1) h_o - lambda l_o) at lambda = orders[anc[i]]
+    # (every u[i] = +inf when some lambda |delta_o| could exceed 600, as the chain's own test). The
+    # factors exp(lambda delta_o) at the anchors: one exp at the first, then squarings (anchors are the
+    # first order times powers of two); A as in _moments_update (shared by the forward calls).
+    # Rounding (docs/theory/pate_discrete.rst, "Pruned moves"): relative to the exact sum, the computed
+    # S is within u(12 b lambda + 3 lambda / lambda_0 + 2 b + C + 3), the exponent e_r within
+    # u(5 lambda + 3) b + u |e_r|, the log within 2u |log S|: e below covers each about twice. Where
+    # S <= 1 + 2**-8, log S <= S - 1 (exact in floating point, S >= 1) stands for log S.
+    cdef Py_ssize_t o, i, s, r = 0
+    cdef double dr, dm = 0.0, d, lam, lam0, S, ls, v, e
+    for o in range(C):
+        if h[o] > h[r]:
+            r = o
+    dr = h[r] - l[r]
+    for o in range(C):
+        d = (h[o] - l[o]) - dr
+        F[o] = d
+        if fabs(d) > dm:
+            dm = fabs(d)
+    if not (dm * lam_max <= 600.0):
+        for i in range(nA):
+            u[i] = INFINITY
+        return
+    if have_a == NULL or not have_a[0]:
+        for o in range(C):
+            A[o] = exp(h[o] - h[r])
+        if have_a != NULL:
+            have_a[0] = 1
+    lam0 = orders[anc[0]]
+    for o in range(C):
+        F[o] = exp(lam0 * F[o])
+    for i in range(nA):
+        if i > 0:
+            for s in range(asq[i]):
+                for o in range(C):
+                    F[o] = F[o] * F[o]
+        lam = orders[anc[i]]
+        S = _dot2(A, F, C)
+        ls = S - 1.0 if S <= 1.00390625 else log(S)
+        v = ((lam + 1.0) * h[r] - lam * l[r]) + ls
+        e = (U_ROUND * ((32.0 * lam + 16.0) * (1.0 + big) + 4.0 * (lam / lam0) + 2.0 * C + 16.0)
+             + 4.0 * U_ROUND * (fabs(v) + fabs(ls)))
+        u[i] = v + e
+
+
+cdef inline int _below(double c, double b, double lt) noexcept nogil:
+    # c (an upper bound of a call's exact log-moment) is so far below b (the largest computed value)
+    # that the call's own computed value, within lt + 16u|.| of its exact one, would not exceed b
+    return b > -INFINITY and c <= b - (2.0 * lt + 32.0 * U_ROUND * (fabs(b) + fabs(c)))
+
+
+cdef int _covered(const double* u, Py_ssize_t nA, const int64_t* anc, const double* wk,
+                  const double* ltk, const double* best) noexcept nogil:
+    # 1 when the call's log-moments at every order are provably below best: at the anchors its bounds
+    # u, between them the chords of u (a is convex in lambda), raised for their rounding
+    cdef Py_ssize_t i, g0, g1, kk
+    cdef double d, c, slack
+    for i in range(nA):
+        g0 = anc[i]
+        if not _below(u[i], best[g0], ltk[g0]):
+            return 0
+        if i + 1 < nA:
+            g1 = anc[i + 1]
+            d = u[i + 1] - u[i]
+            slack = 8.0 * U_ROUND * (fabs(u[i]) + fabs(u[i + 1]))
+            for kk in range(g0 + 1, g1):
+                c = (u[i] + wk[kk] * d) + slack
+                if not _below(c, best[kk], ltk[kk]):
+                    return 0
+    return 1
+
+
+cdef void _moments_pruned(const double* hi, const double* lo, Py_ssize_t C, Py_ssize_t nm,
+                          const double* orders, Py_ssize_t K, const int64_t* sidx, const double* steps,
+                          const int64_t* sfrom, Py_ssize_t nd, double lam_max, double big, const double* ltk,
+                          const int64_t* anc, const int64_t* asq, const double* wk, Py_ssize_t nA,
+                          double* afwd, double* tmp, double* tmp2, double* chain, double* ubd, double* umax,
+                          double* done, double* fac, double* fwd, double* both) noexcept nogil:
+    # The loop of _moments_update over the moves (forward: hi against a neighbour's lo, updating fwd and
+    # both; reverse: a neighbour's hi against lo, updating both), skipping the calls whose every value is
+    # provably below the largest so far (_covered). The calls that reach the largest anchor bound of
+    # their direction at some anchor go first. A skipped call's computed values could not have raised
+    # the maximum, so the result is the same doubles as the full loop (docs/theory/pate_discrete.rst).
+    cdef Py_ssize_t mv, c, i, d, sweep
+    cdef int have_afwd = 0, lead
+    cdef double* u
+    cdef double* best
+    for i in range(2 * nA):
+        umax[i] = -INFINITY
+    for mv in range(1, 1 + nm):
+        c = 2 * (mv - 1)
+        _anchor_bounds(hi, lo + mv * C, C, orders, anc, asq, nA, lam_max, big, afwd, &have_afwd, fac,
+                       ubd + c * nA)
+        _anchor_bounds(hi + mv * C, lo, C, orders, anc, asq, nA, lam_max, big, tmp, NULL, fac,
+                       ubd + (c + 1) * nA)
+        for d in range(2):
+            done[c + d] = 0.0
+            u = ubd + (c + d) * nA
+            for i in range(nA):
+                if u[i] > umax[d * nA + i]:
+                    umax[d * nA + i] = u[i]
+    for d in range(2):
+        best = fwd if d == 0 else both
+        for sweep in range(2):
+            for mv in range(1, 1 + nm):
+                c = 2 * (mv - 1) + d
+                if done[c] != 0.0:
+                    continue
+                u = ubd + c * nA
+                if sweep == 0:
+                    lead = 0
+                    for i in range(nA):
+                        if u[i] >= umax[d * nA + i]:
+                            lead = 1
+                            break
+                    if not lead:
+                        continue
+                elif _covered(u, nA, anc, wk, ltk, best):
+                    continue
+                done[c] = 1.0
+                if d == 0:
+                    _moments_update(hi, lo + mv * C, C, orders, K, sidx, steps, sfrom, nd, lam_max, afwd, tmp2,
+                                    chain, fwd, both, &have_afwd)
+                else:
+                    _moments_update(hi + mv * C, lo, C, orders, K, sidx, steps, sfrom, nd, lam_max, tmp, tmp2,
+                                    chain, both, NULL, NULL)
+
+
 cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_ssize_t C,
                                Py_ssize_t s, const double* hi, const double* lo, Py_ssize_t k,
                                const double* consts) noexcept nogil:
@@ -1152,13 +1358,14 @@ cdef double _discrete_log_miss(const int64_t* n, Py_ssize_t a, Py_ssize_t b, Py_
     return lhi + exp(tails - llo)
 
 
-def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom):
+def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, prune=True):
     """Per row of ``counts``: (log q, two-sided log q, forward and two-sided worst log-moments).
 
     ``tab`` holds the eight tables of ``refdp.twins.lnmax.discrete_tables`` (each
     of ``len(tab) // 8`` entries, for arguments from ``mlo``), ``consts`` its
     five constants, ``margins`` the rounding margin of each row's log-laws;
-    ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``.
+    ``sidx, steps, sfrom`` the chain of orders of ``refdp.twins.lnmax.order_chain``;
+    ``prune=False`` evaluates every move in full (the same doubles, more slowly).
     """
     owner = "refdp._lnmax._py_discrete_exact"
     counts = array_arg(counts, "counts", owner, cnp.NPY_INT64, np.int64, 2)
@@ -1179,13 +1386,13 @@ def _py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps
     if counts.shape[1] > 128:
         raise parameter_error("counts", owner, "an array with at most 128 class columns", counts)
     sidx, steps, sfrom = _chain_checked(orders, sidx, steps, sfrom, owner)
-    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
+    return _discrete_entry(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, bool(prune))
 
 
 cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab, Py_ssize_t mlo,
                             Py_ssize_t k, const double[::1] consts, const double[::1] margins,
                             const double[::1] orders, const int64_t[::1] sidx, const double[::1] steps,
-                            const int64_t[::1] sfrom):
+                            const int64_t[::1] sfrom, bint prune):
     cdef Py_ssize_t n = counts.shape[0], C = counts.shape[1], K = orders.shape[0], r, i
     cdef Py_ssize_t tlen = tab.shape[0] // DT_N, KB = K if K > 0 else 1
     cdef int64_t lo_c, hi_c, spread = 0, cmin = 0
@@ -1233,14 +1440,14 @@ cdef object _discrete_entry(const int64_t[:, ::1] counts, const double[::1] tab,
         one_m -= 1
     while one_p > mlo and tab[DT_RPF * tlen + (one_p - 1 - mlo)] == 1.0:
         one_p -= 1
-    work_arr = np.empty(discrete_exact_workspace_doubles(C, Y, nd), dtype=np.float64)
-    iwork_arr = np.empty(discrete_exact_workspace_ints(C), dtype=np.int64)
+    work_arr = np.empty(discrete_exact_workspace_doubles(C, Y, nd, K), dtype=np.float64)
+    iwork_arr = np.empty(discrete_exact_workspace_ints(C, K), dtype=np.int64)
     cdef double[::1] work = work_arr
     cdef int64_t[::1] iwork = iwork_arr
     with nogil:
         for r in range(n):
             discrete_exact_query(&counts[r, 0], C, k, &tab[0], mlo, tlen, one_m, one_p, &consts[0], margins[r],
-                                 po, K, ps, pst, psf, nd, lam_max, &work[0], &iwork[0],
+                                 po, K, ps, pst, psf, nd, lam_max, prune, &work[0], &iwork[0],
                                  &lq[r], &lq2[r], &fw[r, 0], &bo[r, 0])
     if K == 0:
         return log_q, log_q2, fwd[:, :0], both[:, :0]

@@ -413,7 +413,7 @@ def lnmax_exact_rows(counts, gamma, orders, *, n_threads=None, use_compiled=None
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
-def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_compiled=None):
+def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_compiled=None, prune=True):
     """Float-safe LNMax (discrete noise of scale ``t``): per row (log_q, log_q2, forward, both), rounded up.
 
     ``counts`` a validated int64 (Q, C) array, ``k`` the window beyond the
@@ -421,7 +421,10 @@ def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_co
     compiled path splits the rows among ``n_threads`` threads (default: the
     number of CPUs); each row is computed independently, so the result does
     not depend on the split. ``use_compiled=False`` runs the twin
-    (refdp.twins.lnmax.discrete_exact_query, same operations).
+    (refdp.twins.lnmax.discrete_exact_query, same operations). ``prune=False``
+    evaluates the log-moments of every move in full instead of skipping those
+    provably below the maximum: the same doubles, more slowly (for tests and
+    benchmarks).
     """
     use = LNMAX_COMPILED if use_compiled is None else use_compiled
     n, K = counts.shape[0], orders.shape[0]
@@ -429,7 +432,8 @@ def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_co
     tab, mlo, consts = _lnmax_twin.discrete_tables(t, spread, k)
     sidx, steps, sfrom = _lnmax_twin.order_chain(orders.tolist())
     if not use:
-        out = [_lnmax_twin.discrete_exact_query(row, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom))
+        out = [_lnmax_twin.discrete_exact_query(row, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom),
+                                                prune=prune)
                for row, m in zip(counts.tolist(), margins.tolist())]
         return (np.array([o[0] for o in out], dtype=np.float64),
                 np.array([o[1] for o in out], dtype=np.float64),
@@ -438,12 +442,12 @@ def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_co
     threads = (os.cpu_count() or 1) if n_threads is None else int(n_threads)
     threads = max(1, min(threads, n // 8 + 1))
     if threads == 1:
-        return _lnmax._py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom)
+        return _lnmax._py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, prune)
     bounds = np.linspace(0, n, threads + 1).astype(np.int64)
     with ThreadPoolExecutor(max_workers=threads) as pool:
         parts = list(pool.map(lambda ab: _lnmax._py_discrete_exact(
             np.ascontiguousarray(counts[ab[0]:ab[1]]), tab, mlo, k, consts,
-            np.ascontiguousarray(margins[ab[0]:ab[1]]), orders, sidx, steps, sfrom),
+            np.ascontiguousarray(margins[ab[0]:ab[1]]), orders, sidx, steps, sfrom, prune),
             zip(bounds[:-1], bounds[1:])))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
 

@@ -136,7 +136,7 @@ CHILD = textwrap.dedent(r'''
                      for i, s in ((0, (n,)), (1, (n,)), (2, (n, K)), (3, (n, K)), (4, (n,))))
 
     def discrete_ok(a):
-        counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom = a
+        counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom = a[:10]
         if not (arr_ok(counts, "i8", 2) and all(arr_ok(v, "f8", 1) for v in (tab, consts, margins, orders, steps))
                 and arr_ok(sidx, "i8", 1) and arr_ok(sfrom, "i8", 1) and int_ok(k, 0, 2**40)
                 and int_ok(mlo, -2**40, 1)):
@@ -153,8 +153,9 @@ CHILD = textwrap.dedent(r'''
                 and mlo + tlen - 1 >= spread + k + 1)
 
     def discrete_ref(a):
-        counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom = a
-        rows = [tl.discrete_exact_query(r, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom))
+        counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, prune = a
+        rows = [tl.discrete_exact_query(r, k, tab, mlo, consts, float(m), orders.tolist(), (sidx, steps, sfrom),
+                                        prune=bool(prune))
                 for r, m in zip(counts.tolist(), margins.tolist())]
         n, K = counts.shape[0], orders.shape[0]
         return tuple(np.array([r[i] for r in rows], dtype=float).reshape(s)
@@ -257,8 +258,8 @@ CHILD = textwrap.dedent(r'''
             "_py_discrete_exact": (
                 [COUNTS[:, :3].copy(), DTAB, DMLO, 25, DCONSTS, np.array([1e-9, 2e-9]),
                  np.array([0.5, 1.0, 2.0, 3.0, 4.0]), np.array([-1, 0, 1, 1, 1]), np.array([0.5, 1.0]),
-                 np.array([-1, 0])],
-                ["i8_2d", "f8", "int0", "int0", "f8", "f8", "f8", "i8", "f8", "i8"],
+                 np.array([-1, 0]), True],
+                ["i8_2d", "f8", "int0", "int0", "f8", "f8", "f8", "i8", "f8", "i8", "bool"],
                 discrete_ok, discrete_ref, "exact"),
         },
         "refdp._erm": {

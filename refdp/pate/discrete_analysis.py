@@ -500,10 +500,12 @@ def compiled_law_margins(arr, t: Fraction):
     C = arr.shape[1]
     tf = float(t)
     k = math.ceil(TAIL_SCALES * tf) + 2
-    totals = arr.sum(axis=1).tolist()
-    spreads = (arr.max(axis=1) - arr.min(axis=1)).tolist()
-    return np.array([COMPILED_MARGIN_FACTOR * FAST_MARGIN * (1.0 + fast_magnitude(int(T), C, t))
-                     + 2.0**-52 * (s + 2 * k + 3 + C + 16) for T, s in zip(totals, spreads)])
+    # fast_magnitude(T, C, t) of every row, the same operations in the same order (integers below
+    # 2**53 convert exactly), so the same doubles as the per-row formula
+    totals = arr.sum(axis=1) + (2 * k + 4)
+    spreads = (arr.max(axis=1) - arr.min(axis=1)) + (2 * k + 3 + C + 16)
+    mag = totals.astype(np.float64) / tf * (C + 2) + (C + 2) * (2.0 + math.log(1.0 + 2.0 * tf))
+    return COMPILED_MARGIN_FACTOR * FAST_MARGIN * (1.0 + mag) + 2.0**-52 * spreads.astype(np.float64)
 
 
 def discrete_exact_analysis(arr, gamma, orders, *, n_threads=None, owner="exact_analysis"):

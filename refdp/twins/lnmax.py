@@ -39,7 +39,7 @@ import numpy as np
 from .bounds import EPS, UNIT_ROUNDOFF as U_ROUND
 
 __all__ = ["TOL", "ETA", "GL_M", "gl_rule", "lnmax_log_law", "lnmax_exact_query", "moves",
-           "discrete_tables", "order_chain", "discrete_exact_query"]
+           "discrete_tables", "order_chain", "order_anchors", "discrete_exact_query"]
 
 LN2 = math.log(2.0)
 #: Largest accepted running bound on the relative rounding error of a piece
@@ -628,14 +628,143 @@ def _moments_update(h, l, orders, sidx, steps, sfrom, nd, lam_max, best1, best2)
             best2[kk] = a
 
 
-def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
+#: Most anchor orders of the pruned log-moments (more: every move is evaluated in full).
+MAX_ANCHORS = 64
+
+
+def order_anchors(orders):
+    """(anc, asq, wk): the anchor orders of the pruned log-moments, or None (no pruning).
+
+    ``orders[0]`` and every later order equal to it times a power of two
+    (``anc`` their indices, ``asq`` the doublings from the previous anchor,
+    ``wk`` the weight ``(lambda_k - lambda_g0) / (lambda_g1 - lambda_g0)`` of
+    each order between anchors ``g0 < g1``, 0 at the anchors). None unless
+    ``orders[0] > 0``, the orders increase strictly, the last one is an
+    anchor and there are 2 to :data:`MAX_ANCHORS` anchors: then every order
+    is an anchor or lies strictly between two. Twin of ``_order_anchors`` in
+    ``refdp/_lnmax.pyx`` (docs/theory/pate_discrete.rst, "Pruned moves").
+    """
+    K = len(orders)
+    if K < 2 or not (orders[0] > 0.0):
+        return None
+    anc, asq = [0], [0]
+    v = orders[0]
+    for kk in range(1, K):
+        if not (orders[kk] > orders[kk - 1]):
+            return None
+        c, sq = v * 2.0, 1
+        while c < orders[kk] and sq < 2100:
+            c, sq = c * 2.0, sq + 1
+        if c == orders[kk]:
+            if len(anc) == MAX_ANCHORS:
+                return None
+            anc.append(kk)
+            asq.append(sq)
+            v = c
+    if anc[-1] != K - 1:
+        return None
+    wk = [0.0] * K
+    for g0, g1 in zip(anc[:-1], anc[1:]):
+        for kk in range(g0 + 1, g1):
+            wk[kk] = (orders[kk] - orders[g0]) / (orders[g1] - orders[g0])
+    return anc, asq, wk
+
+
+def _anchor_bounds(h, l, orders, anchors, lam_max, big):
+    """Upper bounds of the exact log-moments of (h, l) at the anchor orders (+inf: not available)."""
+    anc, asq, _ = anchors
+    C = len(h)
+    r = 0
+    for o in range(C):
+        if h[o] > h[r]:
+            r = o
+    dr = h[r] - l[r]
+    F = [(h[o] - l[o]) - dr for o in range(C)]
+    dm = 0.0
+    for d in F:
+        if abs(d) > dm:
+            dm = abs(d)
+    if not (dm * lam_max <= 600.0):
+        return [math.inf] * len(anc)
+    A = [math.exp(h[o] - h[r]) for o in range(C)]
+    lam0 = orders[anc[0]]
+    F = [math.exp(lam0 * d) for d in F]
+    u = []
+    for i, g in enumerate(anc):
+        if i > 0:
+            for _ in range(asq[i]):
+                F = [f * f for f in F]
+        lam = orders[g]
+        S = _dot2(A, F)
+        ls = S - 1.0 if S <= 1.00390625 else math.log(S)
+        v = ((lam + 1.0) * h[r] - lam * l[r]) + ls
+        e = (U_ROUND * ((32.0 * lam + 16.0) * (1.0 + big) + 4.0 * (lam / lam0) + 2.0 * C + 16.0)
+             + 4.0 * U_ROUND * (abs(v) + abs(ls)))
+        u.append(v + e)
+    return u
+
+
+def _below(c, b, lt):
+    return b > -math.inf and c <= b - (2.0 * lt + 32.0 * U_ROUND * (abs(b) + abs(c)))
+
+
+def _covered(u, anchors, ltk, best):
+    anc, _, wk = anchors
+    nA = len(anc)
+    for i in range(nA):
+        g0 = anc[i]
+        if not _below(u[i], best[g0], ltk[g0]):
+            return False
+        if i + 1 < nA:
+            g1 = anc[i + 1]
+            d = u[i + 1] - u[i]
+            slack = 8.0 * U_ROUND * (abs(u[i]) + abs(u[i + 1]))
+            for kk in range(g0 + 1, g1):
+                c = (u[i] + wk[kk] * d) + slack
+                if not _below(c, best[kk], ltk[kk]):
+                    return False
+    return True
+
+
+def _moments_pruned(hi, lo, nm, orders, sidx, steps, sfrom, nd, lam_max, big, ltk, anchors, fwd, both):
+    """The loop of :func:`_moments_update` over the moves, skipping the calls provably below the maximum."""
+    nA = len(anchors[0])
+    ubd = []
+    for mv in range(1, 1 + nm):
+        ubd.append(_anchor_bounds(hi[0], lo[mv], orders, anchors, lam_max, big))
+        ubd.append(_anchor_bounds(hi[mv], lo[0], orders, anchors, lam_max, big))
+    umax = [[max(ubd[c][i] for c in range(d, 2 * nm, 2)) for i in range(nA)] for d in range(2)]
+    done = [False] * (2 * nm)
+    for d in range(2):
+        best = fwd if d == 0 else both
+        for sweep in range(2):
+            for mv in range(1, 1 + nm):
+                c = 2 * (mv - 1) + d
+                if done[c]:
+                    continue
+                u = ubd[c]
+                if sweep == 0:
+                    if not any(u[i] >= umax[d][i] for i in range(nA)):
+                        continue
+                elif _covered(u, anchors, ltk, best):
+                    continue
+                done[c] = True
+                if d == 0:
+                    _moments_update(hi[0], lo[mv], orders, sidx, steps, sfrom, nd, lam_max, fwd, both)
+                else:
+                    _moments_update(hi[mv], lo[0], orders, sidx, steps, sfrom, nd, lam_max, both, None)
+
+
+def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None, *, prune=True):
     """Twin of the compiled ``discrete_exact_query``: (log q, two-sided log q, forward, both).
 
     ``tab, mlo, consts`` from :func:`discrete_tables`; ``margin`` the rounding
     margin of the log-laws (subtracted from the lower, added to the upper
     bounds); ``chain`` the ``(sidx, steps)`` of :func:`order_chain` (default:
     computed from ``orders``). docs/theory/pate_discrete.rst, "Compiled
-    evaluation".
+    evaluation". ``prune=False`` evaluates every move in full (no anchor
+    bounds, :func:`order_anchors`): the same doubles, more slowly (a reference
+    for the tests).
     """
     n = [int(c) for c in n]
     C = len(n)
@@ -718,16 +847,20 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
                 Pw[yi + 1] = sw
             lmx = mx
             body0 = lmx + math.log(sw)
-        Sw = [0.0] * (Y + 1)
-        for yi in range(Y - 1, G - 1, -1):
-            Sw[yi] = Sw[yi + 1] + w[yi]
         lo[0][j] = body0
         cval = [n[i] + (1 if i < j else 0) for i in range(C)]
+        # suffix sums of the weights, from the smallest hc on (every hc >= ca + one_m, cb + one_p)
+        others = [cval[i] for i in range(C) if i != j]
+        lim = Y if not others else min(min(others) + max(one_m, one_p) - y0, Y)
+        lim = max(lim, G)
+        Sw = [0.0] * (Y + 1)
+        for yi in range(Y - 1, lim - 1, -1):
+            Sw[yi] = Sw[yi + 1] + w[yi]
         rep = [next((i2 for i2 in range(i) if i2 != j and cval[i2] == cval[i]), i) if i != j else i
                for i in range(C)]
         memo = {}
         for mv, (a, b) in enumerate(moves):
-            key = None if a == j else (rep[a], C if b == j else rep[b])
+            key = (rep[a], C if b == j else rep[b])     # a = j: b's row alone (rep[a] != j for a != j)
             if key in memo:
                 lo[1 + mv][j] = memo[key]
                 continue
@@ -749,8 +882,7 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
                 hc = min(max(max(ca + one_m, cb + one_p) - y0, ci), Y)
             S = (Pw[ci] + _dot2([w[yi] * tab[oa + yi] for yi in range(ci, hc)], tab[ob + ci:ob + hc])) + Sw[hc]
             lo[1 + mv][j] = lmx + math.log(S)
-            if key is not None:
-                memo[key] = lo[1 + mv][j]
+            memo[key] = lo[1 + mv][j]
     big = 0.0
     for r in range(1 + nm):
         a, b = (-1, -1) if r == 0 else moves[r - 1]
@@ -791,17 +923,24 @@ def discrete_exact_query(n, k, tab, mlo, consts, margin, orders, chain=None):
     lam_max = max((abs(x) for x in orders), default=0.0)
     fwd = [-math.inf] * K
     both = [-math.inf] * K
-    for mv in range(1, 1 + nm):
-        _moments_update(hi[0], lo[mv], orders, sidx, steps, sfrom, nd, lam_max, fwd, both)
-        _moments_update(hi[mv], lo[0], orders, sidx, steps, sfrom, nd, lam_max, both, None)
+    ltk = []
     x = 0.0
     for kk, lam in enumerate(orders):
         x += abs(lam) if kk == 0 or sidx[kk] < 0 else abs(steps[sidx[kk]])
+        ltk.append(8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
+                   + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+    anchors = order_anchors(orders) if nm > 0 and prune else None
+    if anchors is not None:
+        _moments_pruned(hi, lo, nm, orders, sidx, steps, sfrom, nd, lam_max, big, ltk, anchors, fwd, both)
+    else:
+        for mv in range(1, 1 + nm):
+            _moments_update(hi[0], lo[mv], orders, sidx, steps, sfrom, nd, lam_max, fwd, both)
+            _moments_update(hi[mv], lo[0], orders, sidx, steps, sfrom, nd, lam_max, both, None)
+    for kk, lam in enumerate(orders):
         if nm == 0:
             fwd[kk] = both[kk] = 0.0
             continue
-        lt = (8.0 * U_ROUND * (2.0 * lam + 2.0) * (1.0 + big)
-              + U_ROUND * ((20.0 * x + 4.0) * (1.0 + big) + 4.0 * kk + 2.0 * C + 12.0))
+        lt = ltk[kk]
         af = fwd[kk]
         fwd[kk] = (af if af > 0.0 else 0.0) + lt + 16.0 * U_ROUND * abs(af)
         ar = both[kk] if both[kk] > 0.0 else 0.0
