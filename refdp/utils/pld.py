@@ -641,8 +641,16 @@ def power_spectral(b: Pld, m: int, s: Pld | None, upper: bool, tilt: Tilt, tail:
         if n_below:
             lo_arr[n - n_below:] = np.maximum(down(lo_arr[n - n_below:] - below), 0.0)
     err_real = float(up(err * k_hi * sc_up))          # the plain error in the composition's units
+    # the tilted composition is scaled by K = 1 / (t_b**m t_s): the weights e**(-lam h (k - pivot)) K
+    # are taken as e**(-lam h (k - pivot')) K', pivot' = pivot + d with K' = K e**(-lam h d) near 1,
+    # so that the weights stay in range where the tilted composition has its mass
+    d = 0
+    if tilt.fstep > 0:
+        d = int(round(math.log(kt_hi) / tilt.fstep)) if kt_hi > 0 else 0
+    if d:
+        kt_lo, kt_hi = float_box(1 / (iv.mpf(tb_) ** m * iv.mpf(ts_)) * iv.exp(-d * tilt.step))
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        rel = pivot - lo                            # the tilted composition's pivot, as a position
+        rel = pivot + d - lo                        # the tilted composition's pivot', as a position
         ratio = (err * k_hi) / (errt * kt_hi) if errt > 0 else math.inf
         first = 0
         if math.isfinite(ratio) and ratio > 1.0 and tilt.fstep > 0:
@@ -658,7 +666,7 @@ def power_spectral(b: Pld, m: int, s: Pld | None, upper: bool, tilt: Tilt, tail:
             if n_below:
                 # scaled tilted mass from below the window: at most
                 # (1 + u)**(2 factors) e**(lam h (lo - 1 - pivot)) below / K
-                wmax = float_box(iv.exp((lo - 1 - pivot) * tilt.step))[1]
+                wmax = float_box(iv.exp((lo - 1 - (pivot + d)) * tilt.step))[1]
                 at = float(up(up(wmax * below / kt_lo) * (1 + 4 * factors * _U)))
                 sub[n - n_below:] = up(sub[n - n_below:] + at)
             raw = down(down(ct - sub) * (kt_lo * sc_dn * sc_dn)) * v_lo
@@ -699,6 +707,38 @@ def delta_at(p: Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) ->
 
 
 _TABLE_BLOCK = 1024
+
+
+def _decreasing_blocks(seed, ratio, jump, n: int, upper: bool):
+    """Doubles above (``upper``) or below ``seed * ratio**i`` (i < n), for ``0 < ratio < 1``, ``seed <= 1``.
+
+    The sequence restarts every ``_TABLE_BLOCK`` points from an interval seed
+    (``seed * jump**b``, ``jump = ratio**_TABLE_BLOCK``, interval products:
+    their widths stay near the context's precision, far below a double's
+    spacing), and all blocks run as one row-wise ``np.cumprod``: each row is
+    :func:`geometric` of its seed (the same products, hence the same bound
+    ``(1 + u)**i - 1 <= 1.01 i u``). Values below ``FLOOR`` are enclosed in
+    ``[0, 2 FLOOR]`` (a decreasing row above ``FLOOR`` never went through the
+    subnormals).
+    """
+    B = _TABLE_BLOCK
+    nb = max(1, -(-n // B))
+    seeds = np.empty(nb)
+    s = seed
+    for j in range(nb):
+        a, b = float_box(s)
+        seeds[j] = b if upper else a
+        s = s * jump
+    r_lo, r_hi = float_box(ratio)
+    rows = np.full((nb, B), r_hi if upper else r_lo)
+    rows[:, 0] = seeds
+    with np.errstate(under="ignore"):
+        c = np.cumprod(rows, axis=1)
+        g = 1.01 * (np.arange(B) + 2) * _U
+        c = (up(c * (1 + g)) if upper else down(c * (1 - g))).reshape(-1)[:n]
+    small = c < FLOOR
+    c[small] = 2 * FLOOR if upper else 0.0
+    return c
 
 
 def suffix_sums(x):
@@ -752,14 +792,9 @@ class DeltaTable:
         H = fraction_interval(iv, h)
         ratio = iv.exp(-H)
         s0 = p.start + self.i0
-        lo = np.empty(n)
-        hi = np.empty(n)
-        for b in range(0, n, _TABLE_BLOCK):
-            k = min(_TABLE_BLOCK, n - b)
-            a, c = geometric(iv.exp(-(s0 + b) * H), ratio, k, upper_only=not upper)   # e^{-L_i}
-            hi[b:b + k] = c
-            if upper:
-                lo[b:b + k] = a
+        # e^{-L_i}: lower weights for an upper table, upper weights for a lower one
+        w = _decreasing_blocks(iv.exp(-s0 * H), ratio, iv.exp(-_TABLE_BLOCK * H), n, not upper)
+        lo = hi = w
         sm, r = suffix_sums(m)
         g = 1.01 * (r + 1) * _U
         if upper:
