@@ -370,22 +370,23 @@ def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = T
     default :data:`SPECTRAL_M`; 0 disables it) is already large enough for
     FFT steps, the rest is one transform power (:func:`power_spectral`):
     ``p^{*n} = (p^{*q})^{*M} * p^{*r}``, ``r = n - M q``. If the transform
-    power declines (its window's tails are not certified small), the same
-    factorisation is finished by binary powering.
+    power declines (its window's tails are not certified small) or the
+    truncated q-fold turns out too small for FFT steps, the same
+    factorisation is finished by binary powering (as valid; its last digits
+    may differ from those of the plain binary power of ``p``).
     """
     M = SPECTRAL_M if spectral is None else int(spectral)
-    if M >= 2 and tilt is not None and tilt.lam > 0 and n >= 2 * M:
-        q, r = divmod(n, M)
+    q, r = divmod(n, M) if M >= 2 else (0, n)
+    # the q-fold has at most q (len(p) - 1) + 1 points: below DIRECT_MAX squared, no FFT step follows
+    if M >= 2 and tilt is not None and tilt.lam > 0 and n >= 2 * M and (q * (p.m.size - 1) + 1) ** 2 > DIRECT_MAX:
         b = _binary_power(p, q, upper, tilt, tail)
-        if b.m.size ** 2 > DIRECT_MAX:
-            s = _binary_power(p, r, upper, tilt, tail) if r else None
-            out = power_spectral(b, M, s, upper, tilt, tail)
-            if out is None:
-                out = _binary_power(b, M, upper, tilt, tail)
-                if s is not None:
-                    out = convolve(out, s, upper, tilt, tail)
-            return out
-        # too small for FFT steps: plain binary powering
+        s = _binary_power(p, r, upper, tilt, tail) if r else None
+        out = power_spectral(b, M, s, upper, tilt, tail) if b.m.size ** 2 > DIRECT_MAX else None
+        if out is None:             # truncation kept the q-fold small, or the window was declined
+            out = _binary_power(b, M, upper, tilt, tail)
+            if s is not None:
+                out = convolve(out, s, upper, tilt, tail)
+        return out
     return _binary_power(p, n, upper, tilt, tail)
 
 
