@@ -724,9 +724,12 @@ def _decreasing_blocks(seed, ratio, jump, n: int, upper: bool):
     """
     B = _TABLE_BLOCK
     nb = max(1, -(-n // B))
-    seeds = np.empty(nb)
+    seeds = np.zeros(nb)
     s = seed
+    floor = seed.ctx.mpf(FLOOR)
     for j in range(nb):
+        if s.b < floor:             # this block and all later ones lie below FLOOR (no rational route)
+            break
         a, b = float_box(s)
         seeds[j] = b if upper else a
         s = s * jump
