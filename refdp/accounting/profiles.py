@@ -888,12 +888,13 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=None):
         the enclosure of spread mechanisms, about quadratically, and costs
         more). None means 1e-3, except for a composition whose privacy-loss
         distribution would have more than ``2**20`` points on that grid
-        (about 20 standard deviations of the composed loss, for example
-        more than about 6,000 x Laplace(1)): it is computed on the coarser
-        grid that keeps it near ``2**20`` points, so that its cost no longer
-        grows with ``k``. The enclosure is as certified as on any grid, only
-        wider (``docs/theory/privacy_profiles.rst``, section 2); pass
-        ``grid_step=1e-3`` for the finer grid at any cost.
+        (its planned span is about 20 standard deviations of the composed
+        loss: from about 4,000 x Laplace(1) at delta = 1e-5 on) is
+        computed on the coarser grid that keeps it near ``2**20`` points,
+        so that its cost no longer grows with ``k``. The enclosure is as
+        certified as on any grid, only wider: the upper end moves little,
+        the lower end may fall to 0 (``docs/theory/privacy_profiles.rst``,
+        section 2). Pass ``grid_step=1e-3`` for the finer grid at any cost.
 
     Returns
     -------
