@@ -25,13 +25,15 @@ from fractions import Fraction
 import numpy as np
 from mpmath import libmp
 
-from .fftconv import _norm1_up as _fft_norm1, convolve_bounds, convolve_bounds_pair, pair_length, pair_spectrum, power_bounds_pair
+from .fftconv import (convolve_bounds, convolve_bounds_pair, pair_length, pair_spectrum,
+                      power_bounds_pair)
 from .precision import raw_to_fraction
 from .rounding import UNIT_ROUNDOFF as _U, _ceil_raw, ceil_fraction, floor_fraction
 
 __all__ = ["TINY", "FLOOR", "TAIL", "DIRECT_MAX", "up", "down", "interval_lo", "interval_hi", "float_box",
            "geometric", "sum_up", "sum_down", "Pld", "pld_atoms", "convolve_direct", "convolve",
-           "power", "power_direct", "power_spectral", "tail_bounds", "SPECTRAL_M", "truncate", "Tilt", "fraction_interval", "delta_at", "DeltaTable", "suffix_sums"]
+           "power", "power_direct", "power_spectral", "tail_bounds", "SPECTRAL_M", "truncate", "Tilt",
+           "fraction_interval", "delta_at", "DeltaTable", "suffix_sums"]
 
 TINY = 2.0 ** -1074
 FLOOR = 1e-290          # values below this are enclosed in [0, 2 * FLOOR]
@@ -378,7 +380,8 @@ def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = T
     M = SPECTRAL_M if spectral is None else int(spectral)
     q, r = divmod(n, M) if M >= 2 else (0, n)
     # the q-fold has at most q (len(p) - 1) + 1 points: below DIRECT_MAX squared, no FFT step follows
-    if M >= 2 and tilt is not None and tilt.lam > 0 and n >= 2 * M and (q * (p.m.size - 1) + 1) ** 2 > DIRECT_MAX:
+    if M >= 2 and tilt is not None and tilt.lam > 0 and n >= 2 * M \
+            and (q * (p.m.size - 1) + 1) ** 2 > DIRECT_MAX:
         b = _binary_power(p, q, upper, tilt, tail)
         s = _binary_power(p, r, upper, tilt, tail) if r else None
         out = power_spectral(b, M, s, upper, tilt, tail) if b.m.size ** 2 > DIRECT_MAX else None
@@ -499,7 +502,7 @@ def tail_bounds(x, m: int, y, lo: int, hi: int, thetas, iv):
     bound below 1 is found.
     """
     out = []
-    for sign, th, edge in ((-1.0, thetas[0], lo), (1.0, thetas[1], hi)):
+    for sign, th in ((-1.0, thetas[0]), (1.0, thetas[1])):
         if sign < 0 and lo <= 0:
             out.append(0.0)
             continue
@@ -521,7 +524,7 @@ def tail_bounds(x, m: int, y, lo: int, hi: int, thetas, iv):
 
 
 def _window(x, m: int, y, tail: float):
-    """A float choice ``(lo, hi, theta_below, theta_above)`` of indices holding all but about ``tail`` of ``x^{*m} * y``.
+    """Floats ``(lo, hi, theta_below, theta_above)``: indices holding all but about ``tail`` of ``x^{*m} * y``.
 
     From a normal approximation (the Chernoff parameter that would be optimal
     for it), refined over :data:`_THETA_LADDER`; it only decides where the
