@@ -204,39 +204,6 @@ def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False, spectra=None):
     return c1, c2, err
 
 
-def _split(zr, zi):
-    """``(X1, X2)`` split off ``Z = FFT(x1 + i x2)`` by conjugate symmetry, as real and imaginary parts.
-
-    ``X1 = (Z_k + conj Z_{-k}) / 2`` and ``X2 = (Z_k - conj Z_{-k}) / (2i)``:
-    one rounded addition per component (the halving is exact), the
-    operations that :func:`convolve_bounds_pair` bounds.
-    """
-    rr = np.concatenate((zr[:1], zr[:0:-1]))        # Z_{-k mod n}
-    ri = np.concatenate((zi[:1], zi[:0:-1]))
-    return ((zr + rr) / 2, (zi - ri) / 2), ((zi + ri) / 2, (rr - zr) / 2)
-
-
-def _cmul(ar, ai, br, bi):
-    """The complex product, with the four products and two sums that Higham's Lemma 3.5 counts."""
-    return ar * br - ai * bi, ar * bi + ai * br
-
-
-def _cpow(xr, xi, m: int):
-    """``x**m`` (m >= 1) by binary powering: m - 1 complex multiplications in its expanded product tree."""
-    rr = ri = None
-    br, bi = xr, xi
-    while m:
-        if m & 1:
-            if rr is None:
-                rr, ri = br, bi
-            else:
-                rr, ri = _cmul(rr, ri, br, bi)
-        m >>= 1
-        if m:
-            br, bi = _cmul(br, bi, br, bi)
-    return rr, ri
-
-
 def _pow_up(x: float, m: int) -> float:
     """A double >= ``x**m`` for ``x >= 0`` (``math.pow`` is within a few units; 1e-12 covers it)."""
     with np.errstate(over="ignore"):
@@ -269,16 +236,11 @@ def power_bounds_pair(x1, y1, m: int, x2, y2, n: int, python: bool = False):
     if m < 1:
         raise parameter_error("m", "power_bounds_pair", "an integer >= 1", m)
     L = n.bit_length() - 1
-    (X1r, X1i), (Y1r, Y1i) = _split(*pair_spectrum(x1, y1, n, python))
-    P1r, P1i = _cpow(X1r, X1i, m)
-    P2r, P2i = _cpow(Y1r, Y1i, m)
-    if has2:
-        (X2r, X2i), (Y2r, Y2i) = _split(*pair_spectrum(x2, y2, n, python))
-        P1r, P1i = _cmul(P1r, P1i, X2r, X2i)
-        P2r, P2i = _cmul(P2r, P2i, Y2r, Y2i)
-    # conj(Q), Q = P1 + i P2, for the inverse conj(FFT(conj Q)) / n
-    Qr = P1r - P2i
-    Qc = -(P1i + P2r)
+    Z1r, Z1i = pair_spectrum(x1, y1, n, python)
+    Z2r, Z2i = pair_spectrum(x2, y2, n, python) if has2 else (np.zeros(0), np.zeros(0))
+    # conj(Q), Q = X1**m X2 + i Y1**m Y2 from the split transforms, for the inverse conj(FFT(conj Q)) / n
+    Qr, Qc = np.empty(n), np.empty(n)
+    core.power_products(Z1r, Z1i, Z2r, Z2i, m, Qr, Qc, compiled=not python)
     Cr, Ci = _fft(Qr, Qc, python, copy=False)
     c1 = Cr / n
     c2 = -Ci / n

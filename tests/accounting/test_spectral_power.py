@@ -26,6 +26,7 @@ import pytest
 import refdp.utils.pld as pld
 from refdp.accounting import privacy_profile_delta, privacy_profile_epsilon
 from refdp.accounting.profiles import Gaussian, Laplace, RandomizedResponse
+from refdp import core
 from refdp.utils.fftconv import power_bounds_pair
 from refdp.utils.precision import iv_context
 
@@ -77,6 +78,19 @@ def test_power_bound_holds_on_the_exact_cyclic_power(m, second):
     assert err < 1e-13                          # an a-priori bound that says something (1-norms are 1)
     d1, d2, derr = power_bounds_pair(x1, y1, m, x2, y2, n, python=True)
     assert np.array_equal(c1, d1) and np.array_equal(c2, d2) and derr == err
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_power_products_kernel_equals_twin(second):
+    rng = np.random.default_rng(7 + second)
+    for n in (1, 2, 8, 1000):
+        z = [rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n) for _ in range(4)]
+        z2 = (z[2], z[3]) if second else (np.zeros(0), np.zeros(0))
+        for m in (1, 2, 3, 7, 8, 13):
+            got = core.power_products(z[0], z[1], *z2, m, np.empty(n), np.empty(n))
+            with np.errstate(all="ignore"):         # overflow to inf and nan, alike in both
+                want = core.power_products(z[0], z[1], *z2, m, np.empty(n), np.empty(n), compiled=False)
+            assert np.array_equal(got[0], want[0], equal_nan=True) and np.array_equal(got[1], want[1], equal_nan=True)
 
 
 def test_power_bound_refuses_arrays_longer_than_the_transform():
