@@ -7,7 +7,10 @@ is the radix-2 Cooley-Tukey FFT of ``refdp/_fft.pyx``, reached through
 :func:`refdp.twins.fft.fft_inplace` performs the same operations in the same
 order); the bound
 follows Higham (2002), Theorem 24.2 and Lemma 3.5
-(``docs/theory/privacy_profiles.rst``, section 4).
+(``docs/theory/privacy_profiles.rst``, section 3).
+:func:`convolve_bounds_pair` carries two real convolutions in one complex
+transform, and :func:`power_bounds_pair` two ``m``-th convolution powers
+(cyclic, of a given length), with one a-priori bound for both results.
 
 The one input not proved here is the accuracy of the twiddle factors: they
 are computed in long double (64-bit significand) and rounded to double, and

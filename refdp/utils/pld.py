@@ -649,8 +649,8 @@ def power_spectral(b: Pld, m: int, s: Pld | None, upper: bool, tilt: Tilt, tail:
     # are taken as e**(-lam h (k - pivot')) K', pivot' = pivot + d with K' = K e**(-lam h d) near 1,
     # so that the weights stay in range where the tilted composition has its mass
     d = 0
-    if tilt.fstep > 0:
-        d = int(round(math.log(kt_hi) / tilt.fstep)) if kt_hi > 0 else 0
+    if tilt.fstep > 0 and 0 < kt_hi < math.inf:
+        d = int(round(math.log(kt_hi) / tilt.fstep))
     if d:
         kt_lo, kt_hi = float_box(1 / (iv.mpf(tb_) ** m * iv.mpf(ts_)) * iv.exp(-d * tilt.step))
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
