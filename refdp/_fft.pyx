@@ -191,3 +191,97 @@ cdef void _pair_products(const double[::1] zar, const double[::1] zai, const dou
             p2i = a2r * b2i + a2i * b2r
             qr[k] = p1r - p2i
             qi[k] = -(p1i + p2r)
+
+
+def power_products(z1r, z1i, z2r, z2i, Py_ssize_t m, qr, qi):
+    """The spectrum ``conj(X1**m X2 + i Y1**m Y2)`` of a paired transform power, written to ``qr + i qi``.
+
+    ``z1r + i z1i`` is the transform of ``x1 + i y1`` and ``z2r + i z2i`` that
+    of ``x2 + i y2`` (both empty: no second operand, ``X2 = Y2 = 1``). Each
+    entry splits off the real transforms by conjugate symmetry as
+    :func:`pair_products` does, raises ``X1`` and ``Y1`` to the ``m``-th power
+    by binary powering (``m - 1`` complex products in the expanded product
+    tree), multiplies by ``X2`` and ``Y2``, and forms ``conj(Q)``: the
+    operations of :func:`refdp.twins.fft.power_products` in the same order,
+    one pass without temporaries. The arguments are checked in O(1) first.
+    """
+    owner = "refdp._fft.power_products"
+    z1r = array_arg(z1r, "z1r", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    n = z1r.shape[0]
+    if n < 1:
+        raise parameter_error("z1r", owner, "a non-empty array", z1r)
+    z1i = array_arg(z1i, "z1i", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    length(z1i, "z1i", owner, n, "len(z1r)")
+    z2r = array_arg(z2r, "z2r", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    z2i = array_arg(z2i, "z2i", owner, cnp.NPY_FLOAT64, np.float64, 1)
+    if z2r.shape[0] == 0:
+        length(z2i, "z2i", owner, 0, "len(z2r)")
+    else:
+        length(z2r, "z2r", owner, n, "len(z1r) (or 0: no second operand)")
+        length(z2i, "z2i", owner, n, "len(z1r)")
+    if m < 1 or m > (1 << 30):
+        raise parameter_error("m", owner, "an integer in [1, 2**30]", m)
+    qr = array_arg(qr, "qr", owner, cnp.NPY_FLOAT64, np.float64, 1, True)
+    length(qr, "qr", owner, n, "len(z1r)")
+    qi = array_arg(qi, "qi", owner, cnp.NPY_FLOAT64, np.float64, 1, True)
+    length(qi, "qi", owner, n, "len(z1r)")
+    _power_products(z1r, z1i, z2r, z2i, m, qr, qi)
+
+
+cdef inline void _cpow(double xr, double xi, Py_ssize_t m, double *outr, double *outi) noexcept nogil:
+    # binary powering in the twin's order: the result starts as the first base that is needed
+    cdef double rr = 0.0, ri = 0.0, br = xr, bi = xi, tr, ti
+    cdef bint unset = True
+    while m:
+        if m & 1:
+            if unset:
+                rr = br
+                ri = bi
+                unset = False
+            else:
+                tr = rr * br - ri * bi
+                ti = rr * bi + ri * br
+                rr = tr
+                ri = ti
+        m >>= 1
+        if m:
+            tr = br * br - bi * bi
+            ti = br * bi + bi * br
+            br = tr
+            bi = ti
+    outr[0] = rr
+    outi[0] = ri
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _power_products(const double[::1] z1r, const double[::1] z1i, const double[::1] z2r,
+                          const double[::1] z2i, Py_ssize_t m, double[::1] qr, double[::1] qi):
+    cdef Py_ssize_t n = z1r.shape[0]
+    cdef bint has2 = z2r.shape[0] > 0
+    cdef Py_ssize_t k, r
+    cdef double x1r, x1i, y1r, y1i, x2r, x2i, y2r, y2i, p1r, p1i, p2r, p2i, tr, ti
+    with nogil:
+        for k in range(n):
+            r = n - k if k else 0
+            x1r = (z1r[k] + z1r[r]) / 2
+            x1i = (z1i[k] - z1i[r]) / 2
+            y1r = (z1i[k] + z1i[r]) / 2
+            y1i = (z1r[r] - z1r[k]) / 2
+            _cpow(x1r, x1i, m, &p1r, &p1i)
+            _cpow(y1r, y1i, m, &p2r, &p2i)
+            if has2:
+                x2r = (z2r[k] + z2r[r]) / 2
+                x2i = (z2i[k] - z2i[r]) / 2
+                y2r = (z2i[k] + z2i[r]) / 2
+                y2i = (z2r[r] - z2r[k]) / 2
+                tr = p1r * x2r - p1i * x2i
+                ti = p1r * x2i + p1i * x2r
+                p1r = tr
+                p1i = ti
+                tr = p2r * y2r - p2i * y2i
+                ti = p2r * y2i + p2i * y2r
+                p2r = tr
+                p2i = ti
+            qr[k] = p1r - p2i
+            qi[k] = -(p1i + p2r)

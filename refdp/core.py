@@ -481,6 +481,20 @@ def pair_products(zar, zai, zbr, zbi, qr, qi, *, compiled=True):
     return qr, qi
 
 
+def power_products(z1r, z1i, z2r, z2i, m, qr, qi, *, compiled=True):
+    """``qr + i qi = conj(X1**m X2 + i Y1**m Y2)`` from the transforms of ``x1 + i y1`` and ``x2 + i y2``.
+
+    The middle step of the paired transform power of :mod:`refdp.utils.fftconv`:
+    float64 arrays of one length (``z2r``, ``z2i`` empty for no second
+    operand), ``m >= 1``, ``qr`` and ``qi`` written in place; returns
+    ``(qr, qi)``. ``compiled=False`` runs the twin (identical results).
+    """
+    if not compiled:
+        return _fft_twin.power_products(z1r, z1i, z2r, z2i, m, qr, qi)
+    _fft.power_products(z1r, z1i, z2r, z2i, m, qr, qi)
+    return qr, qi
+
+
 # One blocked pass of a margin loss (refdp/_erm.pyx; twin refdp/twins/erm.py).
 
 #: The losses the compiled pass implements, by ``MarginLoss.name``: kernel code.

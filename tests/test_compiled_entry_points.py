@@ -103,6 +103,25 @@ CHILD = textwrap.dedent(r'''
         """pair_products' result: the two arrays it wrote."""
         return args[4], args[5]
 
+    def power_contract(a):
+        z1r, z1i, z2r, z2i, m, qr, qi = a
+        if not (all(arr_ok(x, "f8", 1) for x in (z1r, z1i, z2r, z2i)) and arr_ok(qr, "f8", 1, True)
+                and arr_ok(qi, "f8", 1, True)):
+            return False
+        n = z1r.shape[0]
+        return (n >= 1 and z1i.shape[0] == n and qr.shape[0] == n and qi.shape[0] == n
+                and (z2r.shape[0], z2i.shape[0]) in ((n, n), (0, 0))
+                and isinstance(m, int) and 1 <= m <= 2**30)
+
+    def power_ref(a):
+        qr, qi = a[5].copy(), a[6].copy()
+        tf.power_products(a[0], a[1], a[2], a[3], a[4], qr, qi)
+        return qr, qi
+
+    def written_p(args, got):
+        """power_products' result: the two arrays it wrote."""
+        return args[5], args[6]
+
     def lnmax_tables_ok(C, gx, gw, rx, rw):
         return (all(arr_ok(t, "f8", 1) for t in (gx, gw, rx, rw)) and gx.shape[0] >= 1
                 and gw.shape[0] == gx.shape[0] and rx.shape[0] >= max(1, (C + 1) // 2)
@@ -277,6 +296,11 @@ CHILD = textwrap.dedent(r'''
                  np.sin(np.arange(N_FFT)), np.zeros(N_FFT), np.zeros(N_FFT)],
                 ["f8", "f8", "f8", "f8", "f8w", "f8w"],
                 pair_contract, pair_ref, "exact", written_q),
+            "power_products": (
+                [np.arange(N_FFT, dtype=float) / N_FFT, np.linspace(-1.0, 1.0, N_FFT), np.cos(np.arange(N_FFT)),
+                 np.sin(np.arange(N_FFT)), 3, np.zeros(N_FFT), np.zeros(N_FFT)],
+                ["f8", "f8", "f8", "f8", "int", "f8w", "f8w"],
+                power_contract, power_ref, "exact", written_p),
         },
     }
 

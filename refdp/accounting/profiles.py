@@ -35,7 +35,7 @@ import numpy as np
 
 from ..utils.precision import shared_context
 from ..utils.rounding import UNIT_ROUNDOFF as _U, ceil_fraction, ceil_interval, floor_fraction
-from ..utils.constraints import PRIVACY, Checked, Ordered, constrained, constrained_fields
+from ..utils.constraints import PRIVACY, Checked, Nullable, Ordered, constrained, constrained_fields
 from ..utils.validation import Described, Interval, Options, check_scalar, parameter_error
 from ..utils.pld import (FLOOR as _FLOOR, TAIL as _TAIL, TINY as _TINY, TABLE_MAX_EPSILON, DeltaTable, Pld as _Pld, Tilt as _Tilt,
                          convolve as _conv_fast, float_box, fraction_interval as _frac_iv, geometric as _geometric,
@@ -608,39 +608,90 @@ def _choose_tilt(parts, h: Fraction, iv, target):
 _TABLE_MIN = 4096
 
 
+#: The grid step used when none is given.
+DEFAULT_GRID_STEP = 1e-3
+#: The most points a composed PLD is planned to have when no ``grid_step`` is given: a
+#: composition whose PLD at ``DEFAULT_GRID_STEP`` would have more (by :func:`_predicted_points`)
+#: is computed on a coarser grid.
+MAX_POINTS = 2 ** 20
+
+
+def _spread_parts(groups, h: Fraction, iv):
+    """``(parts, mu2, H, denom)``: the spread PLD of every non-Gaussian mechanism on the grid ``h``,
+    with its count, and the composed Gaussian's ``mu**2`` (its part is built separately)."""
+    H = _frac_iv(iv, h)
+    denom = 1 - iv.exp(-H)
+    mu2 = Fraction(0)
+    parts = []
+    for mech, count in groups.items():
+        if isinstance(mech, Gaussian):
+            mu2 += count * (Fraction(mech.sensitivity) / Fraction(mech.sigma)) ** 2
+            continue
+        if isinstance(mech, RandomizedResponse):
+            part = _rr_part(mech, h, iv, H, denom)
+        elif isinstance(mech, Laplace):
+            part = _laplace_part(mech, h, iv, H, denom)
+        elif isinstance(mech, DiscreteLaplace):
+            part = _discrete_laplace_part(mech, h, iv, H, denom)
+        else:
+            part = _discrete_gaussian_part(mech, h, iv, H, denom)
+        parts.append((part, count))
+    return parts, mu2, H, denom
+
+
+def _predicted_points(parts, mu2: Fraction, h: Fraction, tail: float) -> float:
+    """A float estimate of the number of points of the composed PLD on the grid ``h`` (a plan only).
+
+    The lesser of the untruncated length and ``2 z sd / h`` plus the parts'
+    own lengths, ``sd`` the composed loss's standard deviation and
+    ``z = sqrt(2 ln(1 / tail))`` (beyond ``z`` standard deviations a normal
+    tail is below ``tail``, where the truncations cut); the Gaussian part
+    spans ``72 mu / h`` points.
+    """
+    hf = float(h)
+    var = float(mu2)
+    full = 1.0
+    own = 0.0
+    for part, count in parts:
+        w = part.hi
+        tot = float(np.sum(w))
+        if tot > 0:
+            x = (part.start + np.arange(w.size)) * hf
+            m = float(np.sum(w * x)) / tot
+            var += count * float(np.sum(w * (x - m) ** 2)) / tot
+        full += count * (w.size - 1)
+        own += w.size
+    gauss = 2 * _Z * math.sqrt(float(mu2)) / hf if mu2 > 0 else 0.0
+    z = math.sqrt(2 * math.log(1 / tail))
+    return min(full + gauss, 2 * z * math.sqrt(var) / hf + own + gauss)
+
+
 class _Composition:
     """Upper and lower PLDs of a composition of spread PLDs, with the gap bound of the spreading."""
 
     def __init__(self, groups, grid_step: float, target=None):
         iv = shared_context(_DPS, interval=True)   # this thread's; its precision is never changed
-        h = _aligned_step(groups, grid_step)
-        H = _frac_iv(iv, h)
-        denom = 1 - iv.exp(-H)
+        # mass each truncation may move to +inf (upper PLD) or drop (lower PLD): 1e-60, or when
+        # epsilon is sought at delta, delta 2**-60 (a chain has at most about 64 steps, so
+        # together they move delta_upper by less than half a unit in the last place of delta)
+        tail = max(_TAIL, target[1] * 2.0 ** -60) if target is not None and target[0] == "delta" else _TAIL
+        step = DEFAULT_GRID_STEP if grid_step is None else float(grid_step)
+        h = _aligned_step(groups, step)
+        parts, mu2, H, denom = _spread_parts(groups, h, iv)
+        if grid_step is None:
+            points = _predicted_points(parts, mu2, h, tail)
+            if points > MAX_POINTS:
+                # a coarser grid: any grid gives a certified enclosure, only its width grows
+                coarse = _aligned_step(groups, min(1.0, step * points / MAX_POINTS))
+                if coarse > h:
+                    h = coarse
+                    parts, mu2, H, denom = _spread_parts(groups, h, iv)
         self.iv, self.h, self.H = iv, h, H
-        mu2 = Fraction(0)
-        parts = []
-        for mech, count in groups.items():
-            if isinstance(mech, Gaussian):
-                mu2 += count * (Fraction(mech.sensitivity) / Fraction(mech.sigma)) ** 2
-                continue
-            if isinstance(mech, RandomizedResponse):
-                part = _rr_part(mech, h, iv, H, denom)
-            elif isinstance(mech, Laplace):
-                part = _laplace_part(mech, h, iv, H, denom)
-            elif isinstance(mech, DiscreteLaplace):
-                part = _discrete_laplace_part(mech, h, iv, H, denom)
-            else:
-                part = _discrete_gaussian_part(mech, h, iv, H, denom)
-            parts.append((part, count))
         self.gauss = None
         if mu2 > 0:
             self.gauss = _gaussian_part(mu2, h, iv, H)
             parts.append((self.gauss, 1))
         tilt = _choose_tilt(parts, h, iv, target)
-        # mass each truncation may move to +inf (upper PLD) or drop (lower PLD): 1e-60, or when
-        # epsilon is sought at delta, delta 2**-60 (a chain has at most about 64 steps, so
-        # together they move delta_upper by less than half a unit in the last place of delta)
-        tail = max(_TAIL, target[1] * 2.0 ** -60) if target is not None and target[0] == "delta" else _TAIL
         upper = lower = None
         self.spread = []            # (count, bin mass bound, index of the part)
         self._parts, self._lm, self._lm_float = parts, {}, None
@@ -813,8 +864,8 @@ def _delta_grid(p: _Pld, epsilon: float, iv, h: Fraction, H, upper: bool) -> flo
 
 # ----------------------------------------------------------------- public --
 
-@constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, grid_step=_STEP)
-def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
+@constrained(mechanisms=MECHANISMS, epsilon=_NONNEG, grid_step=Nullable(_STEP))
+def privacy_profile_delta(mechanisms, epsilon, grid_step=None):
     """Enclosure of the exact delta(epsilon) of a composition of mechanisms.
 
     ``delta(epsilon) = E_P[(1 - e**(epsilon - L))_+]`` for the privacy loss
@@ -831,11 +882,19 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
         :class:`DiscreteLaplace`, :class:`Gaussian`,
         :class:`DiscreteGaussian`; equal mechanisms are grouped.
     epsilon : float in [0, inf)
-    grid_step : float in [1e-6, 1], default 1e-3
+    grid_step : float in [1e-6, 1], or None (default)
         Largest spacing of the loss grid; the step used divides the loss
         lattices of as many mechanisms as possible (a smaller step narrows
         the enclosure of spread mechanisms, about quadratically, and costs
-        more).
+        more). None means 1e-3, except for a composition whose privacy-loss
+        distribution would have more than ``2**20`` points on that grid
+        (its planned span is about 20 standard deviations of the composed
+        loss: from about 4,000 x Laplace(1) at delta = 1e-5 on) is
+        computed on the coarser grid that keeps it near ``2**20`` points,
+        so that its cost no longer grows with ``k``. The enclosure is as
+        certified as on any grid, only wider: the upper end moves little,
+        the lower end may fall to 0 (``docs/theory/privacy_profiles.rst``,
+        section 2). Pass ``grid_step=1e-3`` for the finer grid at any cost.
 
     Returns
     -------
@@ -868,8 +927,8 @@ def privacy_profile_delta(mechanisms, epsilon, grid_step=1e-3):
     return Enclosure(comp.delta_lower(epsilon), comp.delta_upper(epsilon))
 
 
-@constrained(mechanisms=MECHANISMS, delta=_DELTA_OPEN, grid_step=_STEP, rtol=_RTOL)
-def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
+@constrained(mechanisms=MECHANISMS, delta=_DELTA_OPEN, grid_step=Nullable(_STEP), rtol=_RTOL)
+def privacy_profile_epsilon(mechanisms, delta, grid_step=None, rtol=1e-12):
     """Enclosure of the least epsilon >= 0 with delta(epsilon) <= delta for a composition.
 
     ``upper`` is a float with ``delta_upper(upper) <= delta`` (so the
@@ -884,7 +943,9 @@ def privacy_profile_epsilon(mechanisms, delta, grid_step=1e-3, rtol=1e-12):
     ----------
     mechanisms : list of mechanisms or of ``(mechanism, count)`` pairs
     delta : float in (0, 1)
-    grid_step : float in [1e-6, 1], default 1e-3
+    grid_step : float in [1e-6, 1], or None (default)
+        As in :func:`privacy_profile_delta` (None: 1e-3, or coarser for a
+        composition that would exceed ``2**20`` points).
     rtol : float, default 1e-12
         Relative resolution of the bisection (never affects validity).
 

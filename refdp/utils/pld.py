@@ -25,13 +25,15 @@ from fractions import Fraction
 import numpy as np
 from mpmath import libmp
 
-from .fftconv import convolve_bounds, convolve_bounds_pair, pair_length, pair_spectrum
+from .fftconv import (convolve_bounds, convolve_bounds_pair, pair_length, pair_spectrum,
+                      power_bounds_pair)
 from .precision import raw_to_fraction
 from .rounding import UNIT_ROUNDOFF as _U, _ceil_raw, ceil_fraction, floor_fraction
 
 __all__ = ["TINY", "FLOOR", "TAIL", "DIRECT_MAX", "up", "down", "interval_lo", "interval_hi", "float_box",
            "geometric", "sum_up", "sum_down", "Pld", "pld_atoms", "convolve_direct", "convolve",
-           "power", "power_direct", "truncate", "Tilt", "fraction_interval", "delta_at", "DeltaTable", "suffix_sums"]
+           "power", "power_direct", "power_spectral", "tail_bounds", "SPECTRAL_M", "truncate", "Tilt",
+           "fraction_interval", "delta_at", "DeltaTable", "suffix_sums"]
 
 TINY = 2.0 ** -1074
 FLOOR = 1e-290          # values below this are enclosed in [0, 2 * FLOOR]
@@ -357,14 +359,42 @@ def convolve(a: Pld, b: Pld, upper: bool, tilt: Tilt | None = None, tail: float 
     return truncate(Pld(a.start + b.start, lo), False, tail=tail)
 
 
-def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = TAIL) -> Pld:
-    """``p`` composed with itself ``n`` times (binary powering).
+def power(p: Pld, n: int, upper: bool, tilt: Tilt | None = None, tail: float = TAIL,
+          spectral: int | None = None) -> Pld:
+    """``p`` composed with itself ``n`` times (binary powering, and with a tilt a transform power).
 
     A step ``result * base`` and the squaring ``base * base`` that follows it
     usually have the same transform length, so ``base``'s tilted copy and
     transform are computed once for both (a cache kept for the two current
     operands only).
+
+    With a tilt, when the ``q = n // M``-fold composition (``M = spectral``,
+    default :data:`SPECTRAL_M`; 0 disables it) is already large enough for
+    FFT steps, the rest is one transform power (:func:`power_spectral`):
+    ``p^{*n} = (p^{*q})^{*M} * p^{*r}``, ``r = n - M q``. If the transform
+    power declines (its window's tails are not certified small) or the
+    truncated q-fold turns out too small for FFT steps, the same
+    factorisation is finished by binary powering (as valid; its last digits
+    may differ from those of the plain binary power of ``p``).
     """
+    M = SPECTRAL_M if spectral is None else int(spectral)
+    q, r = divmod(n, M) if M >= 2 else (0, n)
+    # the q-fold has at most q (len(p) - 1) + 1 points: below DIRECT_MAX squared, no FFT step follows
+    if M >= 2 and tilt is not None and tilt.lam > 0 and n >= 2 * M \
+            and (q * (p.m.size - 1) + 1) ** 2 > DIRECT_MAX:
+        b = _binary_power(p, q, upper, tilt, tail)
+        s = _binary_power(p, r, upper, tilt, tail) if r else None
+        out = power_spectral(b, M, s, upper, tilt, tail) if b.m.size ** 2 > DIRECT_MAX else None
+        if out is None:             # truncation kept the q-fold small, or the window was declined
+            out = _binary_power(b, M, upper, tilt, tail)
+            if s is not None:
+                out = convolve(out, s, upper, tilt, tail)
+        return out
+    return _binary_power(p, n, upper, tilt, tail)
+
+
+def _binary_power(p: Pld, n: int, upper: bool, tilt: Tilt | None, tail: float) -> Pld:
+    """``p`` composed with itself ``n >= 1`` times by binary powering (:func:`power`)."""
     result = None
     base = p
     cache: dict = {}
@@ -419,6 +449,245 @@ def power_direct(p: Pld, n: int, upper: bool) -> Pld:
     return result
 
 
+#: The transform power of :func:`power`: the last ``SPECTRAL_M``-fold of a tilted binary power
+#: is one transform raised to that power (0 would disable it).
+SPECTRAL_M = 8
+
+#: Ratios of the Chernoff parameter to its normal-approximation value tried for the window's tails.
+_THETA_LADDER = (0.5, 0.71, 1.0, 1.41, 2.0)
+
+
+def _log_mgf_float(x, theta: float) -> float:
+    """A float estimate of ``ln sum_i x_i e**(theta i)`` (no bound; it only places a window)."""
+    with np.errstate(divide="ignore", under="ignore", over="ignore"):
+        v = np.log(x) + theta * np.arange(x.size)
+        top = float(np.max(v))
+        if not math.isfinite(top):
+            return top
+        return top + math.log(float(np.sum(np.exp(v - top))))
+
+
+def _mgf_log_upper(x, theta: float, iv):
+    """An interval containing an upper bound of ``ln sum_i x_i e**(theta i)`` (``theta`` a double), or None.
+
+    The weights are a certified geometric sequence (:func:`geometric`) seeded
+    at the float estimate's heaviest term, so that they neither overflow nor
+    all underflow; their products and sum are rounded up. None if a weight
+    overflows or the sum is 0.
+    """
+    with np.errstate(divide="ignore", under="ignore", over="ignore"):
+        c = int(np.argmax(np.log(x) + theta * np.arange(x.size)))
+    t = iv.mpf(theta)
+    try:
+        _, w = geometric(iv.exp(-c * t), iv.exp(t), x.size, upper_only=True)   # >= e**(theta (i - c))
+    except ArithmeticError:
+        return None
+    with np.errstate(over="ignore"):
+        s = sum_up(up(x * w))
+    if not (s > 0 and math.isfinite(s)):
+        return None
+    return iv.log(iv.mpf(s)) + c * t
+
+
+def tail_bounds(x, m: int, y, lo: int, hi: int, thetas, iv):
+    """Upper bounds ``(below, above)`` of the masses of ``x^{*m} * y`` at indices ``< lo`` and ``>= hi``.
+
+    ``x`` and ``y`` (None: the unit impulse) are non-negative double arrays
+    indexed from 0, and the composition is exact (of these doubles). Chernoff:
+    for ``theta > 0`` the mass at ``t >= hi`` is at most
+    ``e**(-theta hi) M_x(theta)**m M_y(theta)`` and the mass at ``t < lo`` at most
+    ``e**(theta (lo - 1)) M_x(-theta)**m M_y(-theta)``, ``M`` the generating
+    sums; ``thetas = (theta_below, theta_above)`` are doubles > 0 (any choice
+    is valid). Evaluated in interval arithmetic and rounded up; 1.0 when no
+    bound below 1 is found.
+    """
+    out = []
+    for sign, th in ((-1.0, thetas[0]), (1.0, thetas[1])):
+        if sign < 0 and lo <= 0:
+            out.append(0.0)
+            continue
+        lx = _mgf_log_upper(x, sign * th, iv)
+        ly = _mgf_log_upper(y, sign * th, iv) if y is not None else iv.mpf(0)
+        if lx is None or ly is None:
+            out.append(1.0)
+            continue
+        shift = iv.mpf(th) * (lo - 1) if sign < 0 else -iv.mpf(th) * hi
+        e = m * lx + ly + shift
+        top = interval_hi(e)
+        if top >= 0:
+            out.append(1.0)
+        elif top < -745:
+            out.append(TINY)
+        else:
+            out.append(min(1.0, float_box(iv.exp(e))[1]))
+    return tuple(out)
+
+
+def _window(x, m: int, y, tail: float):
+    """Floats ``(lo, hi, theta_below, theta_above)``: indices holding all but about ``tail`` of ``x^{*m} * y``.
+
+    From a normal approximation (the Chernoff parameter that would be optimal
+    for it), refined over :data:`_THETA_LADDER`; it only decides where the
+    certified :func:`tail_bounds` are evaluated.
+    """
+    var = 0.0
+    for arr, count in ((x, m), (y, 1)):
+        if arr is None:
+            continue
+        w = arr / float(np.sum(arr))
+        i = np.arange(arr.size, dtype=np.float64)
+        mean = float(np.sum(w * i))
+        var += count * float(np.sum(w * (i - mean) ** 2))
+    if not var > 0:
+        return None
+    lt = math.log(tail)
+    base = math.sqrt(-2.0 * lt / var)
+    best = []
+    for sign in (-1.0, 1.0):
+        choice = None
+        for f in _THETA_LADDER:
+            th = base * f
+            k = m * _log_mgf_float(x, sign * th) + (_log_mgf_float(y, sign * th) if y is not None else 0.0)
+            if not math.isfinite(k):
+                continue
+            # above: e**(-th T) e**k <= tail at T >= (k - ln tail) / th; below: T - 1 <= (ln tail - k) / th
+            edge = (k - lt) / th if sign > 0 else (lt - k) / th + 1
+            if choice is None or (edge < choice[0] if sign > 0 else edge > choice[0]):
+                choice = (edge, th)
+        if choice is None:
+            return None
+        best.append(choice)
+    (lo, th_lo), (hi, th_hi) = best
+    return math.floor(lo), math.ceil(hi), th_lo, th_hi
+
+
+def power_spectral(b: Pld, m: int, s: Pld | None, upper: bool, tilt: Tilt, tail: float = TAIL):
+    """``b^{*m} * s`` (``s`` None: ``b^{*m}``) from one transform power, or None when it declines.
+
+    The plain and the tilted arrays of ``b`` (and of ``s``) are scaled by
+    exact powers of two to 1-norms of at most 1 and raised to the ``m``-th
+    power in the frequency domain (:func:`refdp.utils.fftconv.power_bounds_pair`)
+    at the least length ``n`` (a power of two) that holds a window of indices
+    outside which the composition's mass is certified below ``tail`` on each
+    side (Chernoff, :func:`tail_bounds`); when the whole composition fits,
+    there is no window. The cyclic result folds the mass outside the window
+    into it: an upper PLD keeps the folded mass (more mass is valid) and adds
+    the mass above the window to +inf (the folding moved it down); a lower
+    PLD subtracts the bound of the mass that can land on each entry (the
+    tilted enclosure is not used where mass from above lands). Both
+    enclosures, plain and tilted, are formed as in :func:`convolve`. Proof:
+    ``docs/theory/privacy_profiles.rst``, section 3, powers of a transform.
+    """
+    iv = tilt.iv
+    prep_b = _tilted(b, tilt, upper, None)
+    prep_s = _tilted(s, tilt, upper, None) if s is not None else None
+    if prep_b is None or (s is not None and prep_s is None):
+        return None
+    nb = b.m.size
+    ns = s.m.size if s is not None else 1
+    lin = m * (nb - 1) + ns                         # length of the linear composition
+    full = pair_length(lin, 1)
+    win = _window(b.m, m, s.m if s is not None else None, tail)
+    if win is None:
+        return None
+    w_lo, w_hi, th_lo, th_hi = win
+    w_lo, w_hi = max(0, w_lo), min(lin, w_hi)
+    n = 1 << max(1, (max(w_hi - w_lo, nb, ns) - 1).bit_length())
+    below = above = 0.0
+    if n >= full:
+        n, lo = full, 0
+    else:
+        lo = max(0, min(w_lo - (n - (w_hi - w_lo)) // 2, lin - n))
+        below, above = tail_bounds(b.m, m, s.m if s is not None else None, lo, lo + n, (th_lo, th_hi), iv)
+        if not (below <= tail and above <= tail):
+            return None
+
+    def scale(x):
+        # a double c ~ 1 / ||x||_1 and fl(c x): every entry within a factor 1 -+ u of c x
+        total = float(np.sum(x))
+        c = 1.0 / total if total > 0 else 1.0
+        if not (math.isfinite(c) and c > 0):
+            c = 1.0
+        return c, x * c
+
+    cb, xb = scale(b.m)
+    tb_, yb = scale(prep_b[0])
+    if s is not None:
+        cs_, xs = scale(s.m)
+        ts_, ys = scale(prep_s[0])
+        pivot = m * prep_b[1] + prep_s[1]
+    else:
+        cs_ = ts_ = 1.0
+        xs = ys = None
+        pivot = m * prep_b[1]
+    factors = m + (1 if s is not None else 0)
+    cs, cts, e2 = power_bounds_pair(xb, yb, m, xs, ys, n)
+    # the scaled composition is c_b**m c_s times the unscaled one (each scaled entry within 1 -+ u):
+    # K = 1 / (c_b**m c_s) undoes it, in interval arithmetic
+    k_lo, k_hi = float_box(1 / (iv.mpf(cb) ** m * iv.mpf(cs_)))
+    kt_lo, kt_hi = float_box(1 / (iv.mpf(tb_) ** m * iv.mpf(ts_)))
+    c = np.roll(cs, -lo)                            # position j: linear index lo + j
+    ct = np.roll(cts, -lo)
+    err = e2
+    errt = e2
+    # entries that mass from above the window (from below it) can land on
+    n_above = min(n, max(0, lin - lo - n))
+    n_below = min(n, lo)
+    sc_up = 1.0 / ((1 - _U) ** factors * (1 - 4 * _U))     # the scalings' roundings, and this product's
+    sc_dn = 1.0 / ((1 + _U) ** factors * (1 + 4 * _U))
+    with np.errstate(over="ignore", under="ignore"):
+        hi = up(up(np.maximum(c, 0.0) + err) * (k_hi * sc_up))
+        lo_arr = np.maximum(down(down(c - err) * (k_lo * sc_dn)), 0.0)
+    hi[~np.isfinite(hi)] = np.inf
+    if not upper:
+        if n_above:
+            lo_arr[:n_above] = np.maximum(down(lo_arr[:n_above] - above), 0.0)
+        if n_below:
+            lo_arr[n - n_below:] = np.maximum(down(lo_arr[n - n_below:] - below), 0.0)
+    err_real = float(up(err * k_hi * sc_up))          # the plain error in the composition's units
+    # the tilted composition is scaled by K = 1 / (t_b**m t_s): the weights e**(-lam h (k - pivot)) K
+    # are taken as e**(-lam h (k - pivot')) K', pivot' = pivot + d with K' = K e**(-lam h d) near 1,
+    # so that the weights stay in range where the tilted composition has its mass
+    d = 0
+    if tilt.fstep > 0 and 0 < kt_hi < math.inf:
+        d = int(round(math.log(kt_hi) / tilt.fstep))
+    if d:
+        kt_lo, kt_hi = float_box(1 / (iv.mpf(tb_) ** m * iv.mpf(ts_)) * iv.exp(-d * tilt.step))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        rel = pivot + d - lo                        # the tilted composition's pivot', as a position
+        ratio = (err * k_hi) / (errt * kt_hi) if errt > 0 else math.inf
+        first = 0
+        if math.isfinite(ratio) and ratio > 1.0 and tilt.fstep > 0:
+            first = max(0, rel - int(math.log(ratio) / tilt.fstep) - 2)
+        v_lo, v_hi = untilt(tilt, n, rel, first, upper_only=upper)
+        # the tilted inputs carry one more rounding each (the tilt's product): sc_up / sc_dn squared
+        if upper:
+            t_hi = up(up(up(np.maximum(ct, 0.0) + errt) * (kt_hi * sc_up * sc_up)) * v_hi)
+            t_hi[~np.isfinite(t_hi)] = np.inf
+            hi = np.minimum(hi, t_hi)
+        else:
+            sub = np.full(n, errt)
+            if n_below:
+                # scaled tilted mass from below the window: at most
+                # (1 + u)**(2 factors) e**(lam h (lo - 1 - pivot)) below / K
+                wmax = float_box(iv.exp((lo - 1 - (pivot + d)) * tilt.step))[1]
+                at = float(up(up(wmax * below / kt_lo) * (1 + 4 * factors * _U)))
+                sub[n - n_below:] = up(sub[n - n_below:] + at)
+            raw = down(down(ct - sub) * (kt_lo * sc_dn * sc_dn)) * v_lo
+            bad = ~np.isfinite(raw)
+            if n_above:
+                bad[:n_above] = True                # tilted mass from above the window may land here
+            t_lo = down(raw)
+            t_lo[bad] = 0.0
+            lo_arr = np.maximum(lo_arr, np.maximum(t_lo, 0.0))
+    start = m * b.start + (s.start if s is not None else 0) + lo
+    if upper:
+        inf = float(up(up(m * b.inf) + (s.inf if s is not None else 0.0)))
+        inf = float(up(inf + above))
+        return truncate(Pld(start, hi, inf), True, 4.0 * hi.size * err_real, tail)
+    return truncate(Pld(start, lo_arr), False, tail=tail)
+
+
 
 def fraction_interval(iv, q: Fraction):
     return iv.mpf(q.numerator) / q.denominator
@@ -442,6 +711,41 @@ def delta_at(p: Pld, epsilon: float, iv, h: Fraction, hf: float, upper: bool) ->
 
 
 _TABLE_BLOCK = 1024
+
+
+def _decreasing_blocks(seed, ratio, jump, n: int, upper: bool):
+    """Doubles above (``upper``) or below ``seed * ratio**i`` (i < n), for ``0 < ratio < 1``, ``seed <= 1``.
+
+    The sequence restarts every ``_TABLE_BLOCK`` points from an interval seed
+    (``seed * jump**b``, ``jump = ratio**_TABLE_BLOCK``, interval products:
+    their widths stay near the context's precision, far below a double's
+    spacing), and all blocks run as one row-wise ``np.cumprod``: each row is
+    :func:`geometric` of its seed (the same products, hence the same bound
+    ``(1 + u)**i - 1 <= 1.01 i u``). Values below ``FLOOR`` are enclosed in
+    ``[0, 2 FLOOR]`` (a decreasing row above ``FLOOR`` never went through the
+    subnormals).
+    """
+    B = _TABLE_BLOCK
+    nb = max(1, -(-n // B))
+    seeds = np.zeros(nb)
+    s = seed
+    floor = seed.ctx.mpf(FLOOR)
+    for j in range(nb):
+        if s.b < floor:             # this block and all later ones lie below FLOOR (no rational route)
+            break
+        a, b = float_box(s)
+        seeds[j] = b if upper else a
+        s = s * jump
+    r_lo, r_hi = float_box(ratio)
+    rows = np.full((nb, B), r_hi if upper else r_lo)
+    rows[:, 0] = seeds
+    with np.errstate(under="ignore"):
+        c = np.cumprod(rows, axis=1)
+        g = 1.01 * (np.arange(B) + 2) * _U
+        c = (up(c * (1 + g)) if upper else down(c * (1 - g))).reshape(-1)[:n]
+    small = c < FLOOR
+    c[small] = 2 * FLOOR if upper else 0.0
+    return c
 
 
 def suffix_sums(x):
@@ -495,14 +799,9 @@ class DeltaTable:
         H = fraction_interval(iv, h)
         ratio = iv.exp(-H)
         s0 = p.start + self.i0
-        lo = np.empty(n)
-        hi = np.empty(n)
-        for b in range(0, n, _TABLE_BLOCK):
-            k = min(_TABLE_BLOCK, n - b)
-            a, c = geometric(iv.exp(-(s0 + b) * H), ratio, k, upper_only=not upper)   # e^{-L_i}
-            hi[b:b + k] = c
-            if upper:
-                lo[b:b + k] = a
+        # e^{-L_i}: lower weights for an upper table, upper weights for a lower one
+        w = _decreasing_blocks(iv.exp(-s0 * H), ratio, iv.exp(-_TABLE_BLOCK * H), n, not upper)
+        lo = hi = w
         sm, r = suffix_sums(m)
         g = 1.01 * (r + 1) * _U
         if upper:
