@@ -36,7 +36,8 @@ several times faster than the row order at d = 50, and its twin
 (:func:`refdp.twins.erm.margin_pass` with ``lanes=True``) agrees bit for bit.
 """
 cimport cython
-from libc.math cimport exp, log1p, fabs
+from libc.math cimport exp, log1p, fabs, isfinite
+from libc.stdint cimport int64_t
 
 cdef extern from *:
     """
@@ -269,3 +270,93 @@ cdef void margin_pass_rows(const double* X, const double* y, const double* theta
         margin_pass(&zero, y, &zero, n, 0, kind, h, block, &zero, values)
     else:
         margin_pass(X, y, theta, n, d, kind, h, block, blocks, values)
+
+
+# ---------------------------------------------------------------- the data screen ||x|| vs a radius
+#
+# Sign of ||x||**2 - radius**2 for each row, decided by a compensated (double-double) sum with a
+# rigorous error bound, or 0 where it cannot be decided (refdp.erm._data.rows_above decides those
+# rows in exact integer arithmetic). Per row, in the order j = 0 .. d-1: each square split exactly
+# by Dekker's product (x = hi + lo with 26-bit halves, valid for 2**-480 <= |x| <= 2**500 or x = 0),
+# its leading part added to the running sum by Knuth's TwoSum (exact error term), the error terms
+# and the squares' low parts summed in floating point with the sum of their absolute values for the
+# bound. An entry outside the exact range of the split (or a non-finite one) makes the row
+# undecided. The twin refdp.twins.erm.row_norm_sign performs the same operations in the same order.
+
+cdef double _SPLIT = 134217729.0           # 2**27 + 1
+cdef double _U53 = 2.0 ** -53
+
+
+cdef inline void _two_square(double x, double* p, double* e) noexcept nogil:
+    cdef double c = _SPLIT * x
+    cdef double hi = c - (c - x)
+    cdef double lo = x - hi
+    p[0] = x * x
+    e[0] = ((hi * hi - p[0]) + 2.0 * hi * lo) + lo * lo
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void row_norm_sign(const double* X, Py_ssize_t n, Py_ssize_t d, double radius,
+                        int64_t* out) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef const double* row
+    cdef double x, a, p, e, t, bb, err, S, small, absmall, rp, re, D, V, bound
+    cdef double lo_x = 2.0 ** -480, hi_x = 2.0 ** 500, floor_ = 2.0 ** -1000
+    cdef double kU = <double>(2 * d + 4) * _U53
+    cdef bint tiny
+    _two_square(radius, &rp, &re)
+    for i in range(n):
+        row = X + i * d
+        S = 0.0
+        small = 0.0
+        absmall = 0.0
+        tiny = False
+        for j in range(d):
+            x = row[j]
+            a = fabs(x)
+            if a != 0.0 and (a < lo_x or a > hi_x):
+                tiny = True
+                x = 0.0
+            _two_square(x, &p, &e)
+            t = S + p                           # TwoSum(S, p): S + p = t + err exactly
+            bb = t - S
+            err = (S - (t - bb)) + (p - bb)
+            S = t
+            small = small + (err + e)
+            absmall = absmall + (fabs(err) + fabs(e))
+        D = S - rp
+        V = D + (small - re)
+        bound = ((_U53 * fabs(D) + kU * (absmall + fabs(re)) * 1.01) + 2.0 * _U53 * fabs(V)) + floor_
+        if tiny or not isfinite(V):
+            out[i] = 0
+        elif V > bound:
+            out[i] = 1
+        elif V < -bound:
+            out[i] = -1
+        else:
+            out[i] = 0
+
+
+def _py_row_norm_sign(X, radius):
+    """Per row of ``X`` (C-contiguous float64, 2-D): +1 / -1 for ``||x||**2`` above / below ``radius**2``, 0 undecided.
+
+    ``radius`` must lie in ``[2**-480, 2**500]`` (the exact range of the split).
+    """
+    owner = "refdp._erm._py_row_norm_sign"
+    X = array_arg(X, "X", owner, cnp.NPY_FLOAT64, np.float64, 2)
+    cdef double r = positive_arg(radius, "radius", owner)
+    if not (2.0 ** -480 <= r <= 2.0 ** 500):
+        from refdp.utils.validation import parameter_error
+        raise parameter_error("radius", owner, "a float in the range [2**-480, 2**500]", radius)
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
+    out = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return out
+    cdef int64_t[::1] ov = out
+    cdef const double[:, ::1] xv = X
+    cdef double zero = 0.0
+    cdef const double* px = &xv[0, 0] if d > 0 else &zero
+    with nogil:
+        row_norm_sign(px, n, d, r, &ov[0])
+    return out

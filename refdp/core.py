@@ -531,3 +531,22 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
         parts = list(pool.map(lambda ab: _erm._py_margin_pass(X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h,
                                                               block, lanes, values), zip(cuts[:-1], cuts[1:])))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def row_norm_sign(X, radius, *, compiled=True):
+    """Per row of ``X``: the sign of ``||x||**2 - radius**2`` (+1, -1), or 0 where a compensated sum cannot decide it.
+
+    ``X`` is a validated float64 ``(n, d)`` array, ``radius`` a float; for a
+    radius outside ``[2**-480, 2**500]`` (the exact range of the split of
+    the squares) every row is undecided. The kernel (``refdp/_erm.pyx``,
+    ``row_norm_sign``) and its twin (:func:`refdp.twins.erm.row_norm_sign`)
+    give the same signs; ``refdp.erm._data.rows_above`` decides the rows
+    left at 0 exactly.
+    """
+    n = X.shape[0]
+    radius = float(radius)
+    if not 2.0 ** -480 <= radius <= 2.0 ** 500:
+        return np.zeros(n, dtype=np.int64)
+    if not compiled or _erm is None:
+        return _erm_twin.row_norm_sign(X, radius)
+    return _erm._py_row_norm_sign(np.ascontiguousarray(X, dtype=np.float64), radius)

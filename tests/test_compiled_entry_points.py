@@ -265,6 +265,10 @@ CHILD = textwrap.dedent(r'''
             "_py_margin_pass": (
                 [ROWS, SIGNS, THETA, 1, 0.5, 2], ["f8_2d", "f8", "f8", "int", "gamma", "size"],
                 pass_contract, lambda a: te.margin_pass(*a), "exact"),
+            "_py_row_norm_sign": (
+                [ROWS, 1.0], ["f8_2d", "gamma"],
+                lambda a: arr_ok(a[0], "f8", 2) and pos_ok(a[1]) and 2.0**-480 <= a[1] <= 2.0**500,
+                lambda a: te.row_norm_sign(a[0], a[1]), "exact"),
         },
         "refdp._fft": {
             "fft_inplace": (
