@@ -360,3 +360,194 @@ def _py_row_norm_sign(X, radius):
     with nogil:
         row_norm_sign(px, n, d, r, &ov[0])
     return out
+
+
+# ---------------------------------------------------------------- exact normal draws (Karney's Algorithm N)
+#
+# The standard normal draws of the float-safe objective perturbation (refdp.utils.lazy_noise:
+# lazy_normal, Karney 2016, Algorithms N and B), with the same random choices in the same order:
+# k from geometric_exp(1, 2), accepted with bernoulli_exp(k (k - 1), 2); then k + 1 runs of
+# Algorithm B, each comparing fresh lazy uniforms digit by digit (digits taken from the bit
+# buffer of refdp.utils.lazy_noise.BitSource: 64-bit words, first bit highest) and drawing
+# uniform_below(2k + 2) for the acceptance of (2k + x) / (2k + 2); finally the sign from one bit.
+# The samplers are refdp._core's (the ones refdp.core's draws call). Every lazy uniform is held in
+# one 64-bit word: a draw needing more than `max_length` digits (probability about 2**-max_length
+# per comparison) or a k above 2**20 stops the kernel, which then reports failure; the caller
+# restores the bit generator's state and draws with the twin.
+
+from numpy.random cimport bitgen_t
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdint cimport uint8_t, uint64_t
+from refdp._core cimport geometric_exp, bernoulli_exp_rational, uniform_below
+
+cdef struct _Bits:
+    bitgen_t* bg
+    uint64_t buffer
+    int left
+    int max_length
+    int failed
+
+cdef struct _Uniform:
+    uint64_t m
+    int length
+
+
+cdef inline uint64_t _take(_Bits* s, int k) noexcept nogil:
+    # the next k (1 <= k <= 64) bits of the buffer, first bit highest (BitSource.bits)
+    cdef uint64_t out = 0
+    cdef int take
+    while k > 0:
+        if s.left == 0:
+            s.buffer = s.bg.next_raw(s.bg.state)
+            s.left = 64
+        take = k if k < s.left else s.left
+        s.left -= take
+        if take == 64:
+            out = s.buffer
+        else:
+            out = (out << take) | ((s.buffer >> s.left) & ((<uint64_t> 1 << take) - 1))
+        k -= take
+    return out
+
+
+cdef inline int _digit(_Bits* s, _Uniform* u, int i) noexcept nogil:
+    # the i-th digit of u (LazyUniform.digit), drawn if needed; -1 when u would pass max_length
+    cdef int k
+    if i >= u.length:
+        k = i + 1 - u.length
+        if i + 1 > s.max_length:
+            s.failed = 1
+            return -1
+        u.m = (u.m << k) | _take(s, k)
+        u.length += k
+    return <int> ((u.m >> (u.length - 1 - i)) & 1)
+
+
+cdef inline int _less_than(_Bits* s, _Uniform* a, _Uniform* b) noexcept nogil:
+    # whether a < b (LazyUniform.less_than); -1 on failure
+    cdef int i = 0, da, db
+    while True:
+        da = _digit(s, a, i)
+        if da < 0:
+            return -1
+        db = _digit(s, b, i)
+        if db < 0:
+            return -1
+        if da != db:
+            return 1 if da < db else 0
+        i += 1
+
+
+cdef int _karney_b(_Bits* s, uint64_t k, _Uniform* x) noexcept nogil:
+    # Bernoulli(exp(-x (2k + x) / (2k + 2))), Karney's Algorithm B (lazy_noise._karney_b); -1 on failure
+    cdef _Uniform* y = x
+    cdef _Uniform held, z, r
+    cdef uint64_t n = 0, m = 2 * k + 2, i
+    cdef int c
+    while True:
+        z.m = 0
+        z.length = 0
+        c = _less_than(s, &z, y)
+        if c < 0:
+            return -1
+        if c == 0:
+            break
+        i = uniform_below(s.bg, m)
+        if i > 2 * k:
+            break
+        if i == 2 * k:
+            r.m = 0
+            r.length = 0
+            c = _less_than(s, &r, x)
+            if c < 0:
+                return -1
+            if c == 0:
+                break
+        held = z
+        y = &held
+        n += 1
+    return 1 if n % 2 == 0 else 0
+
+
+cdef int lazy_normals(bitgen_t* bg, Py_ssize_t count, uint64_t* buffer, int* left, int max_length,
+                      uint8_t* negative, uint64_t* ks, uint64_t* ms, int* lengths) noexcept nogil:
+    """``count`` draws of Karney's Algorithm N; 0 on success, -1 on failure (see above)."""
+    cdef _Bits s
+    cdef _Uniform x
+    cdef Py_ssize_t j
+    cdef uint64_t k, hi, t
+    cdef int ok, c
+    s.bg = bg
+    s.buffer = buffer[0]
+    s.left = left[0]
+    s.max_length = max_length
+    s.failed = 0
+    for j in range(count):
+        while True:
+            geometric_exp(bg, 1, 2, &hi, &k)
+            if hi != 0 or k > (<uint64_t> 1 << 20):
+                return -1
+            if not bernoulli_exp_rational(bg, k * (k - 1) if k > 0 else 0, 2):
+                continue
+            x.m = 0
+            x.length = 0
+            ok = 1
+            t = 0
+            while t <= k:
+                c = _karney_b(&s, k, &x)
+                if c < 0:
+                    return -1
+                if c == 0:
+                    ok = 0
+                    break
+                t += 1
+            if ok:
+                negative[j] = <uint8_t> _take(&s, 1)
+                ks[j] = k
+                ms[j] = x.m
+                lengths[j] = x.length
+                break
+    buffer[0] = s.buffer
+    left[0] = s.left
+    return 0
+
+
+#: The bit generators whose ``random_raw`` words (BitSource's) are their ``next_uint64`` words.
+_RAW_IS_UINT64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
+def _py_lazy_normals(bit_generator, count, buffer, left, max_length=64):
+    """``count`` exact normal draws with a bit buffer ``(buffer, left)``: see the comment above.
+
+    Returns ``(ok, buffer, left, negative, k, m, length)`` (lists; ``ok`` False: the kernel
+    stopped, and the bit generator has moved: the caller restores its state).
+    """
+    owner = "refdp._erm._py_lazy_normals"
+    if type(bit_generator) not in _RAW_IS_UINT64:
+        from refdp.utils.validation import parameter_error
+        raise parameter_error("bit_generator", owner, "a PCG64, PCG64DXSM, Philox or SFC64 bit generator "
+                              "(whose raw words are its 64-bit words)", bit_generator)
+    cdef Py_ssize_t c = int_arg(count, "count", owner, 0, 2**31)
+    buf_ = int_arg(buffer, "buffer", owner, 0, 2**64)
+    cdef int lf = int_arg(left, "left", owner, 0, 65)
+    cdef int ml = int_arg(max_length, "max_length", owner, 1, 65)
+    capsule = bit_generator.capsule
+    if not PyCapsule_IsValid(capsule, b"BitGenerator"):
+        raise ValueError("invalid BitGenerator capsule")
+    cdef bitgen_t* bg = <bitgen_t*> PyCapsule_GetPointer(capsule, b"BitGenerator")
+    cdef uint64_t buf = <uint64_t> buf_
+    neg = np.zeros(c, dtype=np.uint8)
+    ks = np.zeros(c, dtype=np.uint64)
+    ms = np.zeros(c, dtype=np.uint64)
+    lengths = np.zeros(c, dtype=np.intc)
+    cdef uint8_t[::1] nv = neg
+    cdef uint64_t[::1] kv = ks, mv = ms
+    cdef int[::1] lv = lengths
+    cdef int status = 0
+    if c == 0:
+        return True, int(buf), lf, [], [], [], []
+    with bit_generator.lock, nogil:
+        status = lazy_normals(bg, c, &buf, &lf, ml, &nv[0], &kv[0], &mv[0], &lv[0])
+    if status != 0:
+        return False, int(buf_), int(left), [], [], [], []
+    return True, int(buf), lf, [bool(v) for v in neg.tolist()], ks.tolist(), ms.tolist(), lengths.tolist()

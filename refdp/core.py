@@ -550,3 +550,38 @@ def row_norm_sign(X, radius, *, compiled=True):
     if not compiled or _erm is None:
         return _erm_twin.row_norm_sign(X, radius)
     return _erm._py_row_norm_sign(np.ascontiguousarray(X, dtype=np.float64), radius)
+
+
+def lazy_normal_draws(bit_generator, count, buffer, left, *, compiled=True):
+    """``count`` exact standard normal draws (Karney's Algorithm N) for a lazy draw's bit buffer, or None.
+
+    The draws of :func:`refdp.utils.lazy_noise.lazy_normal`, in the same
+    order from the same bits: ``(buffer, left)`` is the buffer of a
+    :class:`~refdp.utils.lazy_noise.BitSource` on ``bit_generator``.
+    Returns ``(buffer, left, draws)`` with ``draws`` a list of ``(negative,
+    k, m, length)`` (sign, integer part, the fraction's first ``length``
+    digits ``m``), or None for a bit generator whose raw words are not its
+    64-bit words (MT19937) or a draw beyond the kernel's 64-digit uniforms
+    (the generator's state is then restored: the caller draws with
+    :func:`~refdp.utils.lazy_noise.lazy_normal`). The kernel
+    (``refdp/_erm.pyx``, ``lazy_normals``) and its twin
+    (:func:`refdp.twins.erm.lazy_normals`) give the same draws.
+    """
+    if type(bit_generator) not in _erm_twin.RAW_IS_UINT64:
+        return None
+    state = bit_generator.state
+    if compiled and _erm is not None:
+        ok, buffer, left, neg, ks, ms, lengths = _erm._py_lazy_normals(bit_generator, count, buffer, left)
+    else:
+        ok, buffer, left, neg, ks, ms, lengths = _erm_twin.lazy_normals(bit_generator, count, buffer, left)
+    if not ok:
+        bit_generator.state = state
+        return None
+    return buffer, left, list(zip(neg, ks, ms, lengths))
+
+
+def geometric_exp_draws(bit_generator, num, den, size):
+    """``size`` draws of :func:`geometric_exp_draw` in one call (the same draws, in order), as a list of ints."""
+    if num < _U64 and den < _U64:
+        return _core._py_geometric_exp(bit_generator, num, den, size)
+    return [geometric_exp_draw(bit_generator, num, den) for _ in range(size)]

@@ -201,11 +201,11 @@ class GridMinimiser:
         cell boundaries have probability zero).
         """
         # floor((c -+ r) / g + 1/2) over integers: c = cn / cd, r = rn / rd, g = gn / gd
-        gn, gd = Fraction(self.step).as_integer_ratio()
+        gn, gd = self.step.as_integer_ratio()
         rn, rd = radius.as_integer_ratio()
         out = []
         for c in centre:
-            cn, cd = Fraction(c).as_integer_ratio()
+            cn, cd = c.as_integer_ratio()           # exact: a double or a Fraction
             den = 2 * cd * rd * gn
             a, b = cn * rd * 2 * gd, rn * cd * 2 * gd
             half = cd * rd * gn
@@ -219,6 +219,29 @@ class GridMinimiser:
 def _box_gap(box, g, n) -> Fraction:
     """An upper bound of ``sup_{b in box} ||b / n - g||_2``, within ``(sqrt(d) + 1) 2**-64`` of it.
 
+    ``box``: pairs of rationals (:func:`_integer_boxes` of them, :func:`_box_gap_ints`).
+    """
+    return _box_gap_ints(_integer_boxes(box), g, n)
+
+
+def _integer_boxes(box):
+    """Pairs of rationals as ``(lo_num, lo_den, hi_num, hi_den)`` (the form of ``integer_bounds()`` of a lazy draw)."""
+    out = []
+    for lo, hi in box:
+        lo, hi = Fraction(lo), Fraction(hi)
+        out.append((lo.numerator, lo.denominator, hi.numerator, hi.denominator))
+    return out
+
+
+def _noise_boxes(noise):
+    """The boxes of a lazy draw as integer quadruples (its ``integer_bounds()``, or its ``bounds()`` converted)."""
+    integer_bounds = getattr(noise, "integer_bounds", None)
+    return integer_bounds() if integer_bounds is not None else _integer_boxes(noise.bounds())
+
+
+def _box_gap_ints(box, g, n) -> Fraction:
+    """:func:`_box_gap` of a box of integer quadruples ``(lo_num, lo_den, hi_num, hi_den)``, denominators > 0.
+
     Integer arithmetic: each coordinate's larger distance ``p / q`` (exact)
     is rounded up to ``D / 2**64`` (``D = ceil(2**64 p / q)``), and the root of
     ``sum D**2`` is rounded up. Every step rounds up, so the result is at least
@@ -227,10 +250,8 @@ def _box_gap(box, g, n) -> Fraction:
     on one common denominator costs a time quadratic in ``d``.)
     """
     total = 0
-    for (lo, hi), gj in zip(box, g):
-        gn, gd = float(gj).as_integer_ratio()
-        ln, ld = lo.numerator, lo.denominator
-        hn, hd = hi.numerator, hi.denominator
+    for (ln, ld, hn, hd), gj in zip(box, np.asarray(g, dtype=np.float64).tolist()):
+        gn, gd = gj.as_integer_ratio()
         a_n, a_d = abs(ln * gd - n * ld * gn), n * ld * gd
         b_n, b_d = abs(hn * gd - n * hd * gn), n * hd * gd
         p, q = (a_n, a_d) if a_n * b_d >= b_n * a_d else (b_n, b_d)
@@ -257,14 +278,15 @@ REFINE_BITS = 16
 
 
 def _centre(box, n):
-    """The float linear term ``mid(box) / n`` the solver uses for a box of ``b``."""
-    # the double nearest (lo + hi) / 2: int / int true division is correctly rounded
-    out = []
-    for lo, hi in box:
-        lo, hi = Fraction(lo), Fraction(hi)
-        out.append((lo.numerator * hi.denominator + hi.numerator * lo.denominator)
-                   / (2 * lo.denominator * hi.denominator))
-    return np.array(out) / n
+    """The float linear term ``mid(box) / n`` the solver uses for a box of ``b`` (pairs of rationals)."""
+    return _centre_ints(_integer_boxes(box), n)
+
+
+def _centre_ints(box, n):
+    """:func:`_centre` of a box of integer quadruples ``(lo_num, lo_den, hi_num, hi_den)``, denominators > 0."""
+    # the double nearest (lo + hi) / 2: int / int true division is correctly rounded, so an
+    # unreduced quadruple gives the same double as the reduced fractions
+    return np.array([(ln * hd + hn * ld) / (2 * ld * hd) for ln, ld, hn, hd in box]) / n
 
 
 def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200):
@@ -288,9 +310,9 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
     theta = np.array(theta0, dtype=np.float64)
     last_grad = math.inf
     for _ in range(max_rounds):
-        box = noise.bounds()
-        g = _centre(box, n)
-        gap = _box_gap(box, g, n)
+        box = _noise_boxes(noise)
+        g = _centre_ints(box, n)
+        gap = _box_gap_ints(box, g, n)
         grad, err = problem.float_gradient(theta, g)
         grad_ub = _up(float(np.linalg.norm(np.abs(grad) + err)) * (1.0 + 4 * (d + 2) * _U))
         radius = (Fraction(grad_ub) + gap) / Fraction(mu)
@@ -454,17 +476,17 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     n, d = Z.shape
     step = grid_step(unit_scale, 1)
     noise.refine(START_BITS)
-    box = noise.bounds()
-    g = _centre(box, n)
+    box = _noise_boxes(noise)
+    g = _centre_ints(box, n)
     if n * d >= PRE_REFINE_SIZE:
         # where a pass over the rows costs more than drawing digits, draw the digits the search
         # would draw after its first passes now (the same chunks: the same b), so that its
         # Newton steps are not restarted when the box centre moves
         target = Fraction(mu) * Fraction(step) / 2**PRE_REFINE_BITS
-        while _box_gap(box, g, n) > target:
+        while _box_gap_ints(box, g, n) > target:
             noise.refine(REFINE_BITS)
-            box = noise.bounds()
-            g = _centre(box, n)
+            box = _noise_boxes(noise)
+            g = _centre_ints(box, n)
     problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
         # the cell search needs a gradient well below mu * step (every coordinate's distance to

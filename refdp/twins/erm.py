@@ -5,7 +5,10 @@ the same order, row by row with Python floats (``math.exp`` and
 ``math.log1p`` are the C library's functions the kernel calls), so the two
 agree bit for bit; ``tests/erm/test_margin_pass.py`` compares them.
 :func:`row_norm_sign` is the twin of the data screen of the same name
-(``tests/erm/test_row_norm_sign.py``).
+(``tests/erm/test_row_norm_sign.py``). :func:`lazy_normals` is the twin of
+the exact normal draws of the same name (Karney's Algorithm N with the bit
+buffer of :class:`refdp.utils.lazy_noise.BitSource`;
+``tests/erm/test_lazy_normals.py``).
 """
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ import math
 
 import numpy as np
 
-__all__ = ["margin_pass", "row_norm_sign"]
+from . import core as _core_twin
+
+__all__ = ["margin_pass", "row_norm_sign", "lazy_normals"]
 
 
 def margin_pass(X, y, theta, kind, h, block, lanes=False, values=True):
@@ -140,3 +145,93 @@ def row_norm_sign(X, radius):
         if not tiny and math.isfinite(V):
             out[i] = 1 if V > bound else (-1 if V < -bound else 0)
     return out
+
+
+#: The bit generators whose raw words are their 64-bit words (the kernel's domain).
+RAW_IS_UINT64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
+def lazy_normals(bit_generator, count, buffer, left, max_length=64):
+    """``count`` exact standard normal draws (Karney's Algorithm N), as the kernel of the same name.
+
+    ``(buffer, left)`` is the bit buffer of a
+    :class:`~refdp.utils.lazy_noise.BitSource` (``left`` bits of the word
+    ``buffer`` not yet used, taken highest first). Returns ``(ok, buffer,
+    left, negative, k, m, length)``: per draw its sign, integer part and the
+    ``length`` digits ``m`` of its fraction drawn so far. ``ok`` is False
+    (and the other values are the arguments and empty lists) when a lazy
+    uniform would need more than ``max_length`` digits or ``k`` exceeds
+    ``2**20``: the bit generator has then moved. ``max_length=None``: no limit.
+    """
+    if type(bit_generator) not in RAW_IS_UINT64:
+        raise ValueError("The 'bit_generator' parameter of refdp.twins.erm.lazy_normals must be a PCG64, "
+                         "PCG64DXSM, Philox or SFC64 bit generator (whose raw words are its 64-bit words). "
+                         f"Got {bit_generator!r} instead.")
+    words = _core_twin.word_source(bit_generator)
+    limit = math.inf if max_length is None else max_length
+    state = [buffer, left]
+
+    class _Stop(Exception):
+        pass
+
+    def take(k):
+        out = 0
+        while k > 0:
+            if state[1] == 0:
+                state[0], state[1] = words(), 64
+            t = min(k, state[1])
+            state[1] -= t
+            out = (out << t) | ((state[0] >> state[1]) & ((1 << t) - 1))
+            k -= t
+        return out
+
+    def digit(u, i):
+        if i >= u[1]:
+            if i + 1 > limit:
+                raise _Stop
+            k = i + 1 - u[1]
+            u[0] = (u[0] << k) | take(k)
+            u[1] += k
+        return (u[0] >> (u[1] - 1 - i)) & 1
+
+    def less_than(a, b):
+        i = 0
+        while True:
+            da, db = digit(a, i), digit(b, i)
+            if da != db:
+                return da < db
+            i += 1
+
+    def karney_b(k, x):
+        y, n, m = x, 0, 2 * k + 2
+        while True:
+            z = [0, 0]
+            if not less_than(z, y):
+                break
+            i = _core_twin.uniform_below(words, m)
+            if i > 2 * k:
+                break
+            if i == 2 * k and not less_than([0, 0], x):
+                break
+            y, n = z, n + 1
+        return n % 2 == 0
+
+    negative, ks, ms, lengths = [], [], [], []
+    try:
+        for _ in range(count):
+            while True:
+                k = _core_twin.geometric_exp(words, 1, 2)
+                if max_length is not None and k > 1 << 20:
+                    raise _Stop
+                if not _core_twin.bernoulli_exp(words, k * (k - 1), 2):
+                    continue
+                x = [0, 0]
+                if all(karney_b(k, x) for _ in range(k + 1)):
+                    negative.append(bool(take(1)))
+                    ks.append(k)
+                    ms.append(x[0])
+                    lengths.append(x[1])
+                    break
+    except _Stop:
+        return False, buffer, left, [], [], [], []
+    return True, state[0], state[1], negative, ks, ms, lengths
