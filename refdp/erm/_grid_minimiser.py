@@ -399,8 +399,13 @@ WARM_STRIDE = 4
 #: corrections lower the gradient norm, the loss's logarithms are not needed.
 START_VALUE_SLOPE = 1e-7
 
+#: Gradient norm at which the start point's L-BFGS phase hands over to Newton steps (on every
+#: row, up to HESSIAN_ROWS rows). Those steps factor the Newton matrix once and correct it with
+#: secant pairs: near the minimiser one O(n d^2) matrix and a pass per step finish the solve.
+QUASI_HANDOVER_GTOL = 1e-4
 
-def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
+
+def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
     """An uncertified point near the minimiser of ``F_g``, from compiled lane-order passes, or None.
 
     Up to :data:`~refdp.utils.solver.HESSIAN_ROWS` rows: L-BFGS steps where
@@ -415,13 +420,22 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
     has no compiled pass (the caller then uses :func:`~refdp.utils.solver.minimise`).
     The release does not depend on this point: the cell search certifies
     the cell of the exact minimiser from wherever it starts.
+
+    ``gtol``: where the L-BFGS phase stops (default
+    :data:`QUASI_HANDOVER_GTOL`); after it, with ``reuse_after_quasi``, the
+    Newton matrix is factored once and corrected by
+    :data:`SECANT_PAIRS` secant pairs (refactored after a shortened step).
+    The warm start of a large problem keeps its own settings
+    (:data:`WARM_TOL`, a matrix per step on the strided rows).
     """
     n, d = Z.shape
     factor = first = None
+    if gtol is None:
+        gtol = QUASI_HANDOVER_GTOL
     if n > HESSIAN_ROWS or (n >= WARM_STRIDE * QUASI_NEWTON_MIN_ROWS and d >= QUASI_NEWTON_MIN_DIM):
         stride = -(-n // HESSIAN_ROWS) if n > HESSIAN_ROWS else WARM_STRIDE
         warm = start_point(loss, np.ascontiguousarray(Z[::stride]), np.ascontiguousarray(ys[::stride]), mu, g,
-                           tol=max(tol, WARM_TOL), gtol=WARM_TOL)
+                           tol=max(tol, WARM_TOL), gtol=WARM_TOL, reuse_after_quasi=False)
         f = np.zeros(d) if warm is None else warm.theta
         # from the warm start, the Newton steps lower the gradient norm: the line search
         # compares norms and the passes skip the loss; beyond HESSIAN_ROWS the Newton matrix
@@ -433,7 +447,7 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
         last = []
         quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True, gtol=gtol, last=last)
         f = np.zeros(d) if quick is None else quick
-        reuse, values = False, True
+        reuse, values = reuse_after_quasi and quick is not None, True
         if last and np.array_equal(last[0][0], f):
             first = last[0][1]                  # L-BFGS's last pass was at this point
     if first is None:
