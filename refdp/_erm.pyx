@@ -34,6 +34,10 @@ chains the compiler vectorises (an AVX2 clone is selected at load time with
 GCC on x86-64 Linux; neither clone fuses multiply-adds), so this pass runs
 several times faster than the row order at d = 50, and its twin
 (:func:`refdp.twins.erm.margin_pass` with ``lanes=True``) agrees bit for bit.
+On request the lane pass also writes ``l''(m_i)`` per row (the logistic
+``e / ((1 + e)(1 + e))`` from the same ``e = exp(-|m|)``; ``1 / (2h)`` or 0 for
+the Huber hinge), the weights of the solver's Newton matrix, so that no second
+pass over the rows forms the margins again.
 """
 cimport cython
 from libc.math cimport exp, log1p, fabs, isfinite
@@ -54,7 +58,10 @@ cdef extern from *:
     #endif
     #define REFDP_LANES 4
 
-    static inline void refdp_lane_loss(double m, int kind, double h, double *dv, double *val, int want) {
+    static inline void refdp_lane_loss(double m, int kind, double h, double *dv, double *val, int want,
+                                       double *curv) {
+        /* curv (when not NULL) receives l''(m): e / ((1 + e)(1 + e)) with the shared e = exp(-|m|)
+           for the logistic loss, 1 / (2h) inside the Huber hinge's quadratic piece, 0 outside */
         double e;
         if (kind == 0) {
             if (m >= 0.0) {
@@ -66,23 +73,27 @@ cdef extern from *:
                 *dv = -1.0 / (1.0 + e);
                 if (want) *val = -m + log1p(e);
             }
+            if (curv) *curv = e / ((1.0 + e) * (1.0 + e));
         } else if (m > 1.0 + h) {
             *dv = 0.0;
             *val = 0.0;
+            if (curv) *curv = 0.0;
         } else if (m < 1.0 - h) {
             *dv = -1.0;
             *val = 1.0 - m;
+            if (curv) *curv = 0.0;
         } else {
             e = 1.0 + h - m;
             *dv = -e / (2.0 * h);
             *val = e * e / (4.0 * h);
+            if (curv) *curv = 1.0 / (2.0 * h);
         }
     }
 
     REFDP_LANE_CLONES
     static void refdp_margin_pass_lanes(const double *X, const double *y, const double *theta, Py_ssize_t n,
                                         Py_ssize_t d, int kind, double h, Py_ssize_t block, double *blocks,
-                                        double *values, int want_values) {
+                                        double *values, int want_values, double *curvatures) {
         Py_ssize_t i0, i, j, l, r, g, b, d4 = d - d % REFDP_LANES;
         double s[4][REFDP_LANES], dot[4], v[4], val, dv;
         const double *row[4];
@@ -103,7 +114,7 @@ cdef extern from *:
                 for (j = d4; j < d; j++) dot[r] = dot[r] + row[r][j] * theta[j];
                 i = i0 + r;
                 val = 0.0;
-                refdp_lane_loss(y[i] * dot[r], kind, h, &dv, &val, want_values);
+                refdp_lane_loss(y[i] * dot[r], kind, h, &dv, &val, want_values, curvatures ? curvatures + i : NULL);
                 v[r] = y[i] * dv;
                 if (want_values) values[i / block] = values[i / block] + val;
             }
@@ -125,7 +136,7 @@ cdef extern from *:
     """
     void refdp_margin_pass_lanes(const double* X, const double* y, const double* theta, Py_ssize_t n,
                                  Py_ssize_t d, int kind, double h, Py_ssize_t block, double* blocks,
-                                 double* values, int want_values) nogil
+                                 double* values, int want_values, double* curvatures) nogil
 cimport numpy as cnp
 from refdp._checks cimport array_arg, int_arg, positive_arg
 
@@ -216,11 +227,13 @@ cdef void margin_pass(const double* X, const double* y, const double* theta, Py_
         i0 += g
 
 
-def _py_margin_pass(X, y, theta, kind, h, block, lanes=False, with_values=True):
+def _py_margin_pass(X, y, theta, kind, h, block, lanes=False, with_values=True, curvatures=None):
     """(gradient sums per block, shape (ceil(n / block), d); loss sums per block) of one pass (module docstring).
 
     ``lanes``: the lane-order pass (module docstring); ``with_values`` False skips
-    the loss sums there (returned as zeros).
+    the loss sums there (returned as zeros). ``curvatures`` (lane order only): a
+    writeable float64 array of length n that receives ``l''(m_i)`` per row (the
+    logistic ``e / ((1 + e)(1 + e))`` with the pass's ``e = exp(-|m|)``).
     """
     owner = "refdp._erm._py_margin_pass"
     X = array_arg(X, "X", owner, cnp.NPY_FLOAT64, np.float64, 2)
@@ -233,6 +246,12 @@ def _py_margin_pass(X, y, theta, kind, h, block, lanes=False, with_values=True):
     cdef double hh = positive_arg(h, "h", owner)
     cdef Py_ssize_t bl = int_arg(block, "block", owner, 1, 2**62)
     cdef Py_ssize_t nb = (n + bl - 1) // bl
+    if curvatures is not None:
+        if not lanes:
+            from refdp.utils.validation import parameter_error
+            raise parameter_error("curvatures", owner, "None unless lanes is True", curvatures)
+        curvatures = array_arg(curvatures, "curvatures", owner, cnp.NPY_FLOAT64, np.float64, 1, True)
+        length(curvatures, "curvatures", owner, n, "X.shape[0]")
     blocks = np.zeros((nb, d), dtype=np.float64)
     values = np.zeros(nb, dtype=np.float64)
     if n == 0:
@@ -250,15 +269,20 @@ def _py_margin_pass(X, y, theta, kind, h, block, lanes=False, with_values=True):
         pt = &tv[0]
     cdef Py_ssize_t nn = n, dd = d
     cdef bint use_lanes = bool(lanes)
+    cdef double[::1] cv
+    cdef double* pc = NULL
+    if curvatures is not None:
+        cv = curvatures
+        pc = &cv[0]
     cdef int want = 1 if with_values else 0
     cdef double zero = 0.0
     with nogil:
         if not use_lanes:
             margin_pass_rows(px, &yv[0], pt, nn, dd, k, hh, bl, pb, &vv[0])
         elif dd == 0:
-            refdp_margin_pass_lanes(&zero, &yv[0], &zero, nn, 0, k, hh, bl, &zero, &vv[0], want)
+            refdp_margin_pass_lanes(&zero, &yv[0], &zero, nn, 0, k, hh, bl, &zero, &vv[0], want, pc)
         else:
-            refdp_margin_pass_lanes(px, &yv[0], pt, nn, dd, k, hh, bl, pb, &vv[0], want)
+            refdp_margin_pass_lanes(px, &yv[0], pt, nn, dd, k, hh, bl, pb, &vv[0], want, pc)
     return blocks, values
 
 

@@ -487,7 +487,8 @@ MARGIN_PASS_LOSSES = {"logistic": 0, "huber_hinge": 1}
 MARGIN_PASS_PARALLEL_ROWS = 1 << 17
 
 
-def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None, lanes=False, values=True):
+def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None, lanes=False, values=True,
+                       curvatures=None):
     """Per-block gradient sums ``sum_i y_i l'(m_i) x_i`` and loss sums of one pass, or None.
 
     ``X`` is a validated C-contiguous float64 ``(n, d)`` array, ``y`` the
@@ -505,13 +506,17 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
     ``refdp/_erm.pyx``: the dot products in four lanes, one exponential per
     row; several times faster at d = 50), which the float-safe cell search and
     its start point use; ``values=False`` skips its loss sums (zeros).
+    ``curvatures`` (lane order only): a writeable float64 array of length
+    ``n`` that receives ``l''`` at every row's margin (the Newton matrix's
+    weights, from the pass's own exponential).
     """
     kind = MARGIN_PASS_LOSSES.get(getattr(loss, "name", None))
     if kind is None or type(loss).__module__ != "refdp.utils.losses":
         return None
     h = float(getattr(loss, "h", 1.0))
     if not compiled or _erm is None:
-        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block), lanes=bool(lanes), values=bool(values))
+        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block), lanes=bool(lanes), values=bool(values),
+                                     curvatures=curvatures)
     y = np.ascontiguousarray(y, dtype=np.float64)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     block = int(block)
@@ -524,12 +529,13 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
     threads = max(1, min(threads, n_blocks))
     lanes, values = bool(lanes), bool(values)
     if threads == 1:
-        return _erm._py_margin_pass(X, y, theta, kind, h, block, lanes, values)
+        return _erm._py_margin_pass(X, y, theta, kind, h, block, lanes, values, curvatures)
     cuts = [int(c) * block for c in np.linspace(0, n_blocks, threads + 1).astype(np.int64)]
     cuts[-1] = n
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(lambda ab: _erm._py_margin_pass(X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h,
-                                                              block, lanes, values), zip(cuts[:-1], cuts[1:])))
+        parts = list(pool.map(lambda ab: _erm._py_margin_pass(
+            X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h, block, lanes, values,
+            None if curvatures is None else curvatures[ab[0]:ab[1]]), zip(cuts[:-1], cuts[1:])))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 

@@ -450,13 +450,15 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
         reuse, values = reuse_after_quasi and quick is not None, True
         if last and np.array_equal(last[0][0], f):
             first = last[0][1]                  # L-BFGS's last pass was at this point
+    curvatures = None
     if first is None:
-        first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values)
+        curvatures = np.empty(n) if n <= HESSIAN_ROWS else None      # l'' for the first Newton matrix
+        first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values, curvatures=curvatures)
     if first is None:
         return None
     return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,
                          lanes=True, factor=factor, value_slope=START_VALUE_SLOPE if values else math.inf,
-                         secant=SECANT_PAIRS if reuse else 0)
+                         secant=SECANT_PAIRS if reuse else 0, first_curvatures=curvatures)
 
 
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):

@@ -21,10 +21,16 @@ from . import core as _core_twin
 __all__ = ["margin_pass", "row_norm_sign", "lazy_normals"]
 
 
-def margin_pass(X, y, theta, kind, h, block, lanes=False, values=True):
-    """(gradient sums per block, loss sums per block): see :mod:`refdp._erm` (``lanes``: its lane order)."""
+def margin_pass(X, y, theta, kind, h, block, lanes=False, values=True, curvatures=None):
+    """(gradient sums per block, loss sums per block): see :mod:`refdp._erm` (``lanes``: its lane order).
+
+    ``curvatures`` (lane order only): an array of length n that receives ``l''(m_i)``.
+    """
     if lanes:
-        return _margin_pass_lanes(X, y, theta, kind, h, block, values)
+        return _margin_pass_lanes(X, y, theta, kind, h, block, values, curvatures)
+    if curvatures is not None:
+        raise ValueError("The 'curvatures' parameter of refdp.twins.erm.margin_pass must be None unless lanes "
+                         f"is True. Got {curvatures!r} instead.")
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     nb = -(-n // block)
@@ -61,22 +67,22 @@ LANES = 4
 
 
 def _lane_loss(m, kind, h, want):
-    """``(l'(m), l(m))`` in the lane-order pass's formulas (one shared exponential for the logistic loss)."""
+    """``(l'(m), l(m), l''(m))`` in the lane-order pass's formulas (one shared exponential for the logistic loss)."""
     if kind == 0:
         if m >= 0.0:
             e = math.exp(-m)
-            return -e / (1.0 + e), (math.log1p(e) if want else 0.0)
+            return -e / (1.0 + e), (math.log1p(e) if want else 0.0), e / ((1.0 + e) * (1.0 + e))
         e = math.exp(m)
-        return -1.0 / (1.0 + e), (-m + math.log1p(e) if want else 0.0)
+        return -1.0 / (1.0 + e), (-m + math.log1p(e) if want else 0.0), e / ((1.0 + e) * (1.0 + e))
     if m > 1.0 + h:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     if m < 1.0 - h:
-        return -1.0, 1.0 - m
+        return -1.0, 1.0 - m, 0.0
     e = 1.0 + h - m
-    return -e / (2.0 * h), e * e / (4.0 * h)
+    return -e / (2.0 * h), e * e / (4.0 * h), 1.0 / (2.0 * h)
 
 
-def _margin_pass_lanes(X, y, theta, kind, h, block, want):
+def _margin_pass_lanes(X, y, theta, kind, h, block, want, curvatures=None):
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     nb = -(-n // block)
@@ -92,7 +98,9 @@ def _margin_pass_lanes(X, y, theta, kind, h, block, want):
         dot = (s[0] + s[1]) + (s[2] + s[3])
         for j in range(d4, d):
             dot = dot + row[j] * t[j]
-        dv, val = _lane_loss(yi * dot, kind, h, want)
+        dv, val, curv = _lane_loss(yi * dot, kind, h, want)
+        if curvatures is not None:
+            curvatures[i] = curv
         v = yi * dv
         acc = blocks[i // block]
         for j in range(d):

@@ -118,6 +118,12 @@ def newton_matrix(loss, X, y, mu, f):
     return scaled.T @ scaled + mu * np.eye(X.shape[1])
 
 
+def newton_matrix_of(X, curvatures, mu):
+    """:func:`newton_matrix` over every row from ``l''`` at each row's margin (``curvatures``, from a pass)."""
+    scaled = X * np.sqrt(curvatures / X.shape[0])[:, None]                           # l'' >= 0
+    return scaled.T @ scaled + mu * np.eye(X.shape[1])
+
+
 def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     """Minimise ``F`` until the certified gradient norm is at most ``tol``.
 
@@ -215,17 +221,19 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
-def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True):
+def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True, curvatures=None):
     """``(F(f), grad F(f), block sums)`` with one pass over the rows (the compiled pass when it applies), or None.
 
     ``lanes``: the compiled pass's lane order (:func:`refdp.core.margin_pass_blocks`);
     with ``values=False`` (lane order only) the loss is not evaluated and
-    ``F(f)`` is returned as None.
+    ``F(f)`` is returned as None. ``curvatures`` (lane order only): an array
+    of length n that receives ``l''`` at every row's margin.
     """
     from .. import core
 
     values = values or not lanes
-    fused = (core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK, lanes=lanes, values=values)
+    fused = (core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK, lanes=lanes, values=values,
+                                     curvatures=curvatures if lanes else None)
              if X.flags.c_contiguous else None)
     if fused is None:
         return None
@@ -305,7 +313,7 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
 
 
 def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix, lanes=False,
-                  factor=None, value_slope=1e-10, secant=0):
+                  factor=None, value_slope=1e-10, secant=0, first_curvatures=None):
     """Damped Newton steps from ``f``, one compiled pass (:func:`pass_value_gradient`) per trial point.
 
     ``first`` is that pass at ``f``. With ``certify`` the steps stop when the
@@ -329,12 +337,19 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
     (pairs with a positive curvature ``s^T y`` only; cleared when the matrix is
     refactored): the pairs correct the matrix's sampling error in the
     directions the steps explore.
+
+    In lane order up to :data:`HESSIAN_ROWS` rows each trial pass also
+    returns ``l''`` at every margin, and the Newton matrix at an accepted
+    point is formed from those (:func:`newton_matrix_of`: no second pass for
+    the margins); ``first_curvatures``, if given, are those of ``first``.
     """
     n, d = X.shape
     value, grad, blocks = first
     gn = math.inf
     last = factor
     pairs = []
+    weighted = lanes and n <= HESSIAN_ROWS and X.flags.c_contiguous
+    curv = first_curvatures if weighted else None
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
         if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
@@ -346,7 +361,8 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         # minimiser it changes far less than its sampling error, and any positive definite
         # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
-            factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
+            matrix = newton_matrix_of(X, curv, mu) if curv is not None else newton_matrix(loss, X, y, mu, f)
+            factor = scipy.linalg.cho_factor(matrix)
             pairs = []
         last = factor
         step = two_loop(factor, pairs, grad) if pairs else scipy.linalg.cho_solve(factor, grad)
@@ -355,8 +371,9 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         t, moved = 1.0, False
         for _ in range(60):
             cand = f - t * step
+            cand_curv = np.empty(n) if weighted else None
             cand_value, cand_grad, cand_blocks = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes,
-                                                                     values=armijo)
+                                                                     values=armijo, curvatures=cand_curv)
             if armijo:
                 ok = cand_value < value - 1e-4 * t * slope
             else:                                   # F cannot resolve the decrease: lower the gradient norm
@@ -374,7 +391,7 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
             curvature = float(s_ @ y_)
             if curvature > 0.0:
                 pairs = (pairs + [(s_, y_, 1.0 / curvature)])[-secant:]
-        f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
+        f, value, grad, blocks, curv = cand, cand_value, cand_grad, cand_blocks, cand_curv
     if not certify:
         return SolverResult(f, gn, it, blocks, factor if factor is not None else last,
                             tuple(pairs) if factor is not None else ())
