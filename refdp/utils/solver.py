@@ -362,10 +362,10 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
             matrix = newton_matrix_of(X, curv, mu) if curv is not None else newton_matrix(loss, X, y, mu, f)
-            factor = scipy.linalg.cho_factor(matrix)
+            factor = scipy.linalg.cho_factor(matrix, check_finite=False)      # finite: l'' in [0, c], |x| <= 1
             pairs = []
         last = factor
-        step = two_loop(factor, pairs, grad) if pairs else scipy.linalg.cho_solve(factor, grad)
+        step = two_loop(factor, pairs, grad) if pairs else scipy.linalg.cho_solve(factor, grad, check_finite=False)
         slope = float(grad @ step)
         armijo = value is not None and slope > value_slope * (1.0 + abs(value))
         t, moved = 1.0, False
@@ -406,7 +406,7 @@ def two_loop(factor, pairs, grad):
         a = rho * float(s_ @ q)
         alphas.append(a)
         q -= a * y_
-    r = scipy.linalg.cho_solve(factor, q)
+    r = scipy.linalg.cho_solve(factor, q, check_finite=False)
     for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
         r += s_ * (a - rho * float(y_ @ r))
     return r
