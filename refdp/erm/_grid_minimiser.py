@@ -429,7 +429,7 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
     (:data:`WARM_TOL`, a matrix per step on the strided rows).
     """
     n, d = Z.shape
-    factor = first = None
+    factor = first = curvatures = None
     if gtol is None:
         gtol = QUASI_HANDOVER_GTOL
     if n > HESSIAN_ROWS or (n >= WARM_STRIDE * QUASI_NEWTON_MIN_ROWS and d >= QUASI_NEWTON_MIN_DIM):
@@ -449,8 +449,7 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
         f = np.zeros(d) if quick is None else quick
         reuse, values = reuse_after_quasi and quick is not None, True
         if last and np.array_equal(last[0][0], f):
-            first = last[0][1]                  # L-BFGS's last pass was at this point
-    curvatures = None
+            first, curvatures = last[0][1], last[0][2]      # L-BFGS's last pass was at this point
     if first is None:
         curvatures = np.empty(n) if n <= HESSIAN_ROWS else None      # l'' for the first Newton matrix
         first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values, curvatures=curvatures)

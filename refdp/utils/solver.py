@@ -258,7 +258,8 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     QUASI_NEWTON_MIN_ROWS`` and a loss with a compiled pass. The certified Newton steps of :func:`minimise`
     (or the cell search) then start from it; nothing is certified here.
     ``lanes``: the compiled pass's lane order. ``last``: a list that receives
-    ``(point, pass)`` of the last evaluation (a caller continuing from the
+    ``(point, pass, curvatures)`` of the last evaluation (``curvatures``: ``l''``
+    per row in lane order up to :data:`HESSIAN_ROWS` rows, else None) (a caller continuing from the
     returned point need not repeat that pass). The pass at the first point is
     made once (before, it was repeated by the first L-BFGS evaluation; the
     values are the same).
@@ -266,19 +267,24 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     n, d = X.shape
     if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
         return None
+    # in lane order each pass also returns l'' per row, for the Newton matrix at the last point
+    weighted = lanes and n <= HESSIAN_ROWS
     f0 = np.zeros(d)
-    first = pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes)
+    curv = np.empty(n) if weighted else None
+    first = pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes, curvatures=curv)
     if first is None:
         return None
     from scipy.optimize import minimize as scipy_minimize
 
-    seen = [(f0.copy(), first)]
+    seen = [(f0.copy(), first, curv)]
 
     def fun(f):
-        point, result = seen[0]
+        point, result, _ = seen[0]
         if not np.array_equal(point, f):
-            point, result = np.array(f, dtype=np.float64), pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes)
-            seen[0] = (point, result)
+            c = np.empty(n) if weighted else None
+            point = np.array(f, dtype=np.float64)
+            result = pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes, curvatures=c)
+            seen[0] = (point, result, c)
         return result[0], result[1]
 
     res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
