@@ -73,7 +73,8 @@ from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
 from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, QUASI_NEWTON_MIN_DIM, QUASI_NEWTON_MIN_ROWS, minimise,
-                            newton_matrix, newton_passes, pass_value_gradient, quasi_newton_point, two_loop)
+                            newton_matrix, newton_passes, pass_at_zero, pass_value_gradient, quasi_newton_point,
+                            two_loop)
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
@@ -452,7 +453,12 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
             first, curvatures = last[0][1], last[0][2]      # L-BFGS's last pass was at this point
     if first is None:
         curvatures = np.empty(n) if n <= HESSIAN_ROWS else None      # l'' for the first Newton matrix
-        first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values, curvatures=curvatures)
+        if not np.any(f):                       # at 0 every margin is 0: no pass needed
+            first = pass_at_zero(loss, Z, ys, mu, g, curvatures=curvatures)
+            if first is not None and not values:
+                first = (None, first[1], None)
+        else:
+            first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values, curvatures=curvatures)
     if first is None:
         return None
     return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,

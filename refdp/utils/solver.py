@@ -243,6 +243,26 @@ def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True, curva
     return value, np.sum(blocks, axis=0) / n + mu * f + g, blocks
 
 
+def pass_at_zero(loss, X, y, mu, g, *, curvatures=None):
+    """:func:`pass_value_gradient` at ``f = 0`` without a pass over the rows, or None (no compiled pass).
+
+    Every margin is 0 there, so ``F(0) = l(0)`` and ``grad F(0) = l'(0) X^T y
+    / n + g`` (one matrix-vector product); ``curvatures``, if given, is filled
+    with ``l''(0)``. The block sums are None: this evaluation only starts a
+    solve (nothing certified uses it).
+    """
+    from .. import core
+
+    if (core.MARGIN_PASS_LOSSES.get(getattr(loss, "name", None)) is None
+            or type(loss).__module__ != "refdp.utils.losses" or not X.flags.c_contiguous):
+        return None
+    zero = np.zeros(1)
+    if curvatures is not None:
+        curvatures[:] = float(loss.second_derivative(zero)[0])
+    slope = float(loss.derivative(zero)[0])
+    return float(loss.value(zero)[0]), (X.T @ y) * (slope / X.shape[0]) + g, None
+
+
 #: Smallest dimension at which :func:`quasi_newton_point` replaces the
 #: first Newton steps (below it the Newton matrix costs a few passes only).
 QUASI_NEWTON_MIN_DIM = 32
@@ -271,7 +291,7 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     weighted = lanes and n <= HESSIAN_ROWS
     f0 = np.zeros(d)
     curv = np.empty(n) if weighted else None
-    first = pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes, curvatures=curv)
+    first = pass_at_zero(loss, X, y, mu, g, curvatures=curv)
     if first is None:
         return None
     from scipy.optimize import minimize as scipy_minimize

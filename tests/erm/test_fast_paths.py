@@ -53,3 +53,28 @@ def test_a_remembered_budget_is_the_budget_computed_afresh():
     for _ in range(2):                                        # a refusal is recomputed, naming its caller
         with pytest.raises(ValueError, match="'epsilon' parameter of my_caller"):
             op._budget(5e-324, 0.25, 10, 1e-3, 2, "my_caller")
+
+
+@pytest.mark.parametrize("h", [None, 0.5, 1.5])
+def test_the_evaluation_at_zero_equals_a_pass_at_zero(h):
+    """``pass_at_zero`` (no pass over the rows) gives the value, gradient and l'' of a lane pass at f = 0."""
+    from refdp.erm import HuberHingeLoss, LogisticLoss
+    from refdp.utils import solver
+
+    loss = LogisticLoss() if h is None else HuberHingeLoss(h)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(700, 9))
+    X /= 1.01 * np.linalg.norm(X, axis=1)[:, None]
+    y = np.where(rng.random(700) < 0.4, 1.0, -1.0)
+    g = rng.normal(size=9) * 1e-2
+    got_c, want_c = np.full(700, np.nan), np.full(700, np.nan)
+    value, grad, blocks = solver.pass_at_zero(loss, X, y, 1e-3, g, curvatures=got_c)
+    v2, g2, b2 = solver.pass_value_gradient(loss, X, y, 1e-3, g, np.zeros(9), lanes=True, curvatures=want_c)
+    assert blocks is None and b2 is not None
+    assert abs(value - v2) <= 1e-13 * abs(v2) and np.array_equal(got_c, want_c)
+    assert np.allclose(grad, g2, rtol=1e-13, atol=1e-16)
+
+    class Other(LogisticLoss):
+        pass
+
+    assert solver.pass_at_zero(Other(), X, y, 1e-3, g) is None
