@@ -406,6 +406,11 @@ START_VALUE_SLOPE = 1e-7
 QUASI_HANDOVER_GTOL = 1e-4
 
 
+#: From this norm of the linear term g (the noise's pull; the data's is at most 1), the Newton steps
+#: of a start point without an L-BFGS phase start at -g / mu instead of at 0.
+NOISE_START_NORM = 1.0
+
+
 def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
     """An uncertified point near the minimiser of ``F_g``, from compiled lane-order passes, or None.
 
@@ -448,6 +453,10 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
         last = []
         quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True, gtol=gtol, last=last)
         f = np.zeros(d) if quick is None else quick
+        if quick is None and float(np.linalg.norm(g)) >= NOISE_START_NORM:
+            # |l'| <= 1 and ||x|| <= 1 bound the data's gradient by 1, so the minimiser lies within
+            # 1 / mu of -g / mu: where the noise's pull is larger, start there instead of at 0
+            f = -g / mu
         reuse, values = reuse_after_quasi and quick is not None, True
         if last and np.array_equal(last[0][0], f):
             first, curvatures = last[0][1], last[0][2]      # L-BFGS's last pass was at this point
