@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.lapack
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
@@ -120,8 +121,12 @@ def newton_matrix(loss, X, y, mu, f):
 
 def newton_matrix_of(X, curvatures, mu):
     """:func:`newton_matrix` over every row from ``l''`` at each row's margin (``curvatures``, from a pass)."""
-    scaled = X * np.sqrt(curvatures / X.shape[0])[:, None]                           # l'' >= 0
-    return scaled.T @ scaled + mu * np.eye(X.shape[1])
+    w = curvatures / X.shape[0]
+    np.sqrt(w, out=w)                                                                  # l'' >= 0
+    scaled = X * w[:, None]
+    matrix = scaled.T @ scaled
+    matrix.flat[::X.shape[1] + 1] += mu
+    return matrix
 
 
 def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
@@ -388,10 +393,10 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
             matrix = newton_matrix_of(X, curv, mu) if curv is not None else newton_matrix(loss, X, y, mu, f)
-            factor = scipy.linalg.cho_factor(matrix, check_finite=False)      # finite: l'' in [0, c], |x| <= 1
+            factor = cholesky(matrix)
             pairs = []
         last = factor
-        step = two_loop(factor, pairs, grad) if pairs else scipy.linalg.cho_solve(factor, grad, check_finite=False)
+        step = two_loop(factor, pairs, grad) if pairs else cholesky_solve(factor, grad)
         slope = float(grad @ step)
         armijo = value is not None and slope > value_slope * (1.0 + abs(value))
         t, moved = 1.0, False
@@ -424,6 +429,23 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
+def cholesky(matrix):
+    """:func:`scipy.linalg.cho_factor` of a finite symmetric positive definite matrix (upper), LAPACK called directly."""
+    c, info = scipy.linalg.lapack.dpotrf(matrix, lower=0, clean=0)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"the Newton matrix is not positive definite (potrf info {info})")
+    return c, False
+
+
+def cholesky_solve(factor, b):
+    """:func:`scipy.linalg.cho_solve` for a factor of :func:`cholesky` (or of ``cho_factor``), LAPACK called directly."""
+    c, lower = factor
+    x, info = scipy.linalg.lapack.dpotrs(c, b, lower=int(lower))
+    if info != 0:
+        raise ValueError(f"potrs: illegal argument {-info}")
+    return x
+
+
 def two_loop(factor, pairs, grad):
     """``H grad`` for the L-BFGS inverse ``H`` with initial matrix ``factor`` (Cholesky) and ``pairs`` ``(s, y, 1/s^T y)``."""
     q = np.array(grad, dtype=np.float64)
@@ -432,7 +454,7 @@ def two_loop(factor, pairs, grad):
         a = rho * float(s_ @ q)
         alphas.append(a)
         q -= a * y_
-    r = scipy.linalg.cho_solve(factor, q, check_finite=False)
+    r = cholesky_solve(factor, q)
     for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
         r += s_ * (a - rho * float(y_ @ r))
     return r
