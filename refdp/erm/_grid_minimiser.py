@@ -52,6 +52,13 @@ its own corrections. At ``n d >= PRE_REFINE_SIZE`` the digits of ``b`` that
 the search would request after its first passes are drawn before the solve,
 so that no pass is spent at a box centre that then moves.
 
+Up to ``HESSIAN_ROWS`` rows (the sizes where fixed costs matter) the start
+point evaluates ``F`` at 0 without a pass (every margin is 0), forms each
+Newton matrix from the ``l''`` weights that the pass at the accepted point
+returns, starts at ``-g / mu`` where the noise's pull exceeds the data's,
+and in high dimension hands its L-BFGS phase over at a gradient of
+``QUASI_HANDOVER_GTOL`` to Newton steps with one factored matrix.
+
 Speed does not change the release: the draw's digits are requested in fixed
 chunks (``START_BITS``, then ``REFINE_BITS`` for every coordinate at once),
 so the exact ``b`` is the same function of the bit stream however many
