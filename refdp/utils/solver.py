@@ -307,40 +307,84 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     (or the cell search) then start from it; nothing is certified here.
     ``lanes``: the compiled pass's lane order. ``last``: a list that receives
     ``(point, pass, curvatures)`` of the last evaluation (``curvatures``: ``l''``
-    per row in lane order up to :data:`HESSIAN_ROWS` rows, else None) (a caller continuing from the
-    returned point need not repeat that pass). The pass at the first point is
-    made once (before, it was repeated by the first L-BFGS evaluation; the
-    values are the same).
+    per row in lane order up to :data:`HESSIAN_ROWS` rows, else None), so
+    that a caller continuing from the returned point need not repeat that
+    pass. The evaluation at 0 needs no pass (:func:`pass_at_zero`).
+
+    The steps are L-BFGS (Nocedal and Wright, Numerical Optimization,
+    Algorithm 7.4 and 7.5) with the last :data:`LBFGS_PAIRS` pairs, the
+    initial matrix ``(s^T y / y^T y) I`` (the first step scaled to length at
+    most 1) and a backtracking line search on ``F`` (Armijo, halving); they
+    stop at a largest gradient entry at most ``gtol`` or when the line
+    search fails.
     """
     n, d = X.shape
     if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
         return None
     # in lane order each pass also returns l'' per row, for the Newton matrix at the last point
     weighted = lanes and n <= HESSIAN_ROWS
-    f0 = np.zeros(d)
+    x = np.zeros(d)
     curv = np.empty(n) if weighted else None
-    first = pass_at_zero(loss, X, y, mu, g, curvatures=curv)
-    if first is None:
+    result = pass_at_zero(loss, X, y, mu, g, curvatures=curv)
+    if result is None:
         return None
-    from scipy.optimize import minimize as scipy_minimize
-
-    seen = [(f0.copy(), first, curv)]
-
-    def fun(f):
-        point, result, _ = seen[0]
-        if not np.array_equal(point, f):
-            c = np.empty(n) if weighted else None
-            point = np.array(f, dtype=np.float64)
-            result = pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes, curvatures=c)
-            seen[0] = (point, result, c)
-        return result[0], result[1]
-
-    res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
-                         options={"maxiter": 500, "gtol": gtol, "ftol": 1e-15})
-    x = np.asarray(res.x, dtype=np.float64)
+    value, grad = result[0], result[1]
+    state = (x, result, curv)
+    pairs = []
+    for _ in range(LBFGS_MAX_ITER):
+        if not float(np.max(np.abs(grad))) > gtol:
+            break
+        direction = -_lbfgs_direction(pairs, grad)
+        slope = float(grad @ direction)
+        if not slope < 0.0:                     # not a descent direction (rounding): restart from -grad
+            if not pairs:
+                break
+            pairs = []
+            continue
+        t, moved = 1.0, False
+        for _ in range(LBFGS_MAX_HALVINGS):
+            cand = x + t * direction
+            cand_curv = np.empty(n) if weighted else None
+            cand_result = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes, curvatures=cand_curv)
+            if cand_result[0] <= value + 1e-4 * t * slope:
+                moved = True
+                break
+            t *= 0.5
+        if not moved:
+            break
+        s_, y_ = cand - x, cand_result[1] - grad
+        sy = float(s_ @ y_)
+        if sy > 1e-12 * float(y_ @ y_):         # curvature condition: keeps the inverse positive definite
+            pairs = (pairs + [(s_, y_, 1.0 / sy)])[-LBFGS_PAIRS:]
+        x, value, grad = cand, cand_result[0], cand_result[1]
+        state = (x, cand_result, cand_curv)
     if last is not None:
-        last[:] = [seen[0]]
+        last[:] = [state]
     return x if np.all(np.isfinite(x)) else None
+
+
+#: Pairs kept by the L-BFGS phase, its iterations and the halvings of one line search.
+LBFGS_PAIRS = 8
+LBFGS_MAX_ITER = 500
+LBFGS_MAX_HALVINGS = 40
+
+
+def _lbfgs_direction(pairs, grad):
+    """``H grad`` for the L-BFGS inverse ``H`` of ``pairs`` ``(s, y, 1 / s^T y)`` (two-loop recursion)."""
+    q = np.array(grad, dtype=np.float64)
+    alphas = []
+    for s_, y_, rho in reversed(pairs):
+        a = rho * float(s_ @ q)
+        alphas.append(a)
+        q -= a * y_
+    if pairs:
+        s_, y_, rho = pairs[-1]
+        q *= 1.0 / (rho * float(y_ @ y_))       # s^T y / y^T y
+    else:
+        q *= min(1.0, 1.0 / float(np.linalg.norm(q)))
+    for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
+        q += s_ * (a - rho * float(y_ @ q))
+    return q
 
 
 #: Rows per block of the solver's compiled pass (the per-block sums are then added by NumPy).
