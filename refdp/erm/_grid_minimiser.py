@@ -297,7 +297,8 @@ def _centre_ints(box, n):
     return np.array([(ln * hd + hn * ld) / (2 * ld * hd) for ln, ld, hn, hd in box]) / n
 
 
-def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200):
+def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200,
+                        first_box=None):
     """The exact ``round(theta*(b) / g)`` for the lazy draw ``noise`` (module docstring).
 
     Parameters
@@ -308,6 +309,10 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
         ``refine(k)``.
     theta0 : ndarray
         A starting point (e.g. the float solver's output at the box centre).
+    first_box : tuple, optional
+        ``(boxes, centre)`` of ``noise`` as it is now (:func:`_noise_boxes`,
+        :func:`_centre_ints`), if the caller has them: the first round uses
+        them instead of forming them again.
 
     Returns
     -------
@@ -318,8 +323,11 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
     theta = np.array(theta0, dtype=np.float64)
     last_grad = math.inf
     for _ in range(max_rounds):
-        box = _noise_boxes(noise)
-        g = _centre_ints(box, n)
+        if first_box is not None:
+            (box, g), first_box = first_box, None
+        else:
+            box = _noise_boxes(noise)
+            g = _centre_ints(box, n)
         gap = _box_gap_ints(box, g, n)
         grad, err = problem.float_gradient(theta, g)
         grad_ub = _up(float(np.linalg.norm(np.abs(grad) + err)) * (1.0 + 4 * (d + 2) * _U))
@@ -410,7 +418,7 @@ START_VALUE_SLOPE = 1e-7
 #: Gradient norm at which the start point's L-BFGS phase hands over to Newton steps (on every
 #: row, up to HESSIAN_ROWS rows). Those steps factor the Newton matrix once and correct it with
 #: secant pairs: near the minimiser one O(n d^2) matrix and a pass per step finish the solve.
-QUASI_HANDOVER_GTOL = 1e-4
+QUASI_HANDOVER_GTOL = 3e-4
 
 
 #: From this norm of the linear term g (the noise's pull; the data's is at most 1), the Newton steps
@@ -539,7 +547,7 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
             problem.factor, problem.pairs = start.factor, list(start.pairs)
     except RuntimeError:                      # a starting point only: the certificate is below
         theta0 = np.zeros(d)
-    cells = grid_cell_minimiser(problem, noise, theta0)
+    cells = grid_cell_minimiser(problem, noise, theta0, first_box=(box, g))     # the noise is as it was at g
     limit = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
     cells = [max(-limit, min(limit, k)) for k in cells]
     return np.array([float(k) * step for k in cells]), step
