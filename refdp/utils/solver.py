@@ -312,11 +312,17 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     pass. The evaluation at 0 needs no pass (:func:`pass_at_zero`).
 
     The steps are L-BFGS (Nocedal and Wright, Numerical Optimization,
-    Algorithm 7.4 and 7.5) with the last :data:`LBFGS_PAIRS` pairs, the
+    Algorithm 7.4 and 7.5) with the last :data:`LBFGS_PAIRS` pairs and the
     initial matrix ``(s^T y / y^T y) I`` (the first step scaled to length at
-    most 1) and a backtracking line search on ``F`` (Armijo, halving); they
-    stop at a largest gradient entry at most ``gtol`` or when the line
-    search fails.
+    most 1). The line search needs no value of ``F`` (the passes skip the
+    loss's logarithms): ``F`` is convex, so along the direction ``p`` the
+    function ``phi(t) = F(x + t p)`` has an increasing slope and ``phi(t) -
+    phi(0) <= t phi'(t)``; a step with ``phi'(t) <= 1e-4 phi'(0)`` therefore
+    satisfies Armijo's condition. A step past the minimum along ``p``
+    (``phi'(t) > 0``) is shortened to the zero of the secant of ``phi'``
+    (between 0.1 and 0.9 times), a step short of it but not steep enough
+    halved. They stop at a largest gradient entry at most ``gtol`` or when
+    the line search fails; the returned pass carries no value of ``F``.
     """
     n, d = X.shape
     if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
@@ -328,7 +334,7 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     result = pass_at_zero(loss, X, y, mu, g, curvatures=curv)
     if result is None:
         return None
-    value, grad = result[0], result[1]
+    grad = result[1]
     state = (x, result, curv)
     pairs = []
     for _ in range(LBFGS_MAX_ITER):
@@ -345,18 +351,20 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
         for _ in range(LBFGS_MAX_HALVINGS):
             cand = x + t * direction
             cand_curv = np.empty(n) if weighted else None
-            cand_result = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes, curvatures=cand_curv)
-            if cand_result[0] <= value + 1e-4 * t * slope:
+            cand_result = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes, values=not lanes,
+                                              curvatures=cand_curv)
+            cand_slope = float(cand_result[1] @ direction)
+            if cand_slope <= 1e-4 * slope:      # Armijo's condition, by convexity (docstring)
                 moved = True
                 break
-            t *= 0.5
+            t *= max(0.1, min(0.9, slope / (slope - cand_slope))) if cand_slope > 0.0 else 0.5
         if not moved:
             break
         s_, y_ = cand - x, cand_result[1] - grad
         sy = float(s_ @ y_)
         if sy > 1e-12 * float(y_ @ y_):         # curvature condition: keeps the inverse positive definite
             pairs = (pairs + [(s_, y_, 1.0 / sy)])[-LBFGS_PAIRS:]
-        x, value, grad = cand, cand_result[0], cand_result[1]
+        x, grad = cand, cand_result[1]
         state = (x, cand_result, cand_curv)
     if last is not None:
         last[:] = [state]
