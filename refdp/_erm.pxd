@@ -9,3 +9,6 @@ cdef void margin_pass(const double* X, const double* y, const double* theta, Py_
 # radius in [2**-480, 2**500]; out[n] is overwritten.
 cdef void row_norm_sign(const double* X, Py_ssize_t n, Py_ssize_t d, double radius,
                         int64_t* out) noexcept nogil
+
+# out[j] = sum_i |x_ij| for j < d, the rows added in order.
+cdef void column_abs_sums(const double* X, Py_ssize_t n, Py_ssize_t d, double* out) noexcept nogil

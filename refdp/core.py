@@ -591,3 +591,16 @@ def geometric_exp_draws(bit_generator, num, den, size):
     if num < _U64 and den < _U64:
         return _core._py_geometric_exp(bit_generator, num, den, size)
     return [geometric_exp_draw(bit_generator, num, den) for _ in range(size)]
+
+
+def column_abs_sums(X, *, compiled=True):
+    """``sum_i |x_ij|`` per column of a validated float64 ``(n, d)`` array, the rows added in order.
+
+    The kernel (``refdp/_erm.pyx``, ``column_abs_sums``) and its twin
+    (:func:`refdp.twins.erm.column_abs_sums`) give the same doubles; the
+    cell search of :mod:`refdp.erm._grid_minimiser` bounds any order of
+    this sum.
+    """
+    if not compiled or _erm is None:
+        return _erm_twin.column_abs_sums(X)
+    return _erm._py_column_abs_sums(np.ascontiguousarray(X, dtype=np.float64))

@@ -274,6 +274,10 @@ CHILD = textwrap.dedent(r'''
                 lambda a: (isinstance(a[0], te.RAW_IS_UINT64) and int_ok(a[1], 0, 2**31)
                            and int_ok(a[2], 0, 2**64) and int_ok(a[3], 0, 65) and int_ok(a[4], 1, 65)),
                 lambda a: te.lazy_normals(type(a[0])(SEED), *a[1:]), "exact"),
+            "_py_column_abs_sums": (
+                [ROWS], ["f8_2d"],
+                lambda a: arr_ok(a[0], "f8", 2),
+                lambda a: te.column_abs_sums(a[0]), "exact"),
         },
         "refdp._fft": {
             "fft_inplace": (

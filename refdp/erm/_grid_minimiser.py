@@ -88,8 +88,6 @@ __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 #: Rows per block of the certified gradient sum (each block summed in any
 #: order with error gamma_(BLOCK+2) of its absolute sum).
 BLOCK = 256
-#: Rows per chunk of the column sums of |Z| (any order: the bound allows it).
-CHUNK = 8192
 
 
 def _up(x: float, k: int = 2) -> float:
@@ -107,16 +105,8 @@ class GridMinimiser:
         self.mu = float(mu)
         self.step = float(step)
         # C_j >= sum_i |x_ij|: a float sum of n non-negative terms is at least
-        # (1 - gamma_n) times the exact one, in any order
-        # (summed in chunks of rows into one reused buffer, so that no copy of Z is made)
-        col = np.zeros(self.d)
-        buf = np.empty((min(CHUNK, self.n), self.d))
-        ones = np.ones(buf.shape[0])
-        for start in range(0, self.n, CHUNK):
-            rows = Z[start:start + CHUNK]
-            part = buf[:rows.shape[0]]
-            np.abs(rows, out=part)
-            col += ones[:rows.shape[0]] @ part
+        # (1 - gamma_n) times the exact one, in any order (one compiled pass, rows in order)
+        col = core.column_abs_sums(Z)
         self.col_abs = col * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
         self._exact_rows = None
         #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None

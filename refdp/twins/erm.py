@@ -18,7 +18,7 @@ import numpy as np
 
 from . import core as _core_twin
 
-__all__ = ["margin_pass", "row_norm_sign", "lazy_normals"]
+__all__ = ["margin_pass", "row_norm_sign", "lazy_normals", "column_abs_sums"]
 
 
 def margin_pass(X, y, theta, kind, h, block, lanes=False, values=True, curvatures=None):
@@ -243,3 +243,13 @@ def lazy_normals(bit_generator, count, buffer, left, max_length=64):
     except _Stop:
         return False, buffer, left, [], [], [], []
     return True, state[0], state[1], negative, ks, ms, lengths
+
+
+def column_abs_sums(X):
+    """``sum_i |x_ij|`` per column, the rows added in order (the kernel of the same name)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = [0.0] * X.shape[1]
+    for row in X.tolist():
+        for j, x in enumerate(row):
+            out[j] = out[j] + abs(x)
+    return np.array(out, dtype=np.float64)

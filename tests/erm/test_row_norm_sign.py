@@ -1,11 +1,12 @@
-"""The compiled data screen ``row_norm_sign`` equals its twin and never contradicts exact arithmetic.
+"""The compiled data screens equal their twins and never contradict exact arithmetic.
 
 ``refdp.core.row_norm_sign`` decides the sign of ``||x||**2 - radius**2`` per
 row with a compensated sum (``refdp/_erm.pyx``; twin
 ``refdp/twins/erm.py``), leaving 0 where it cannot; ``rows_above`` settles
 those rows exactly. Kernel and twin must return the same signs, and every
 decided sign must be the sign of the exact squared norm minus ``radius**2``
-(computed in rational arithmetic).
+(computed in rational arithmetic). The same holds for the column sums of
+``|x|`` that bound the cell search's rounding error (``column_abs_sums``).
 """
 from __future__ import annotations
 
@@ -73,3 +74,22 @@ def test_radius_outside_the_split_range_leaves_every_row_undecided():
     X = np.ones((3, 2))
     for r in (2.0**-481, 2.0**501):
         assert core.row_norm_sign(X, r).tolist() == [0, 0, 0]
+
+
+def test_column_abs_sums_kernel_equals_twin_and_bounds_the_exact_sums():
+    from refdp.erm import _grid_minimiser as gm
+    from refdp.utils.rounding import gamma
+
+    for seed in range(3):
+        for X in _cases(seed):
+            X = np.where(np.isfinite(X), X, 0.0)
+            got = core.column_abs_sums(X)
+            assert np.array_equal(got, core.column_abs_sums(X, compiled=False))
+            exact = [sum(abs(Fraction(float(v))) for v in col) for col in X.T]
+            # the cell search's bound: the float sum times (1 + 2 gamma_(n+2)) (1 + 4u) is at least the exact sum
+            n = X.shape[0]
+            bound = got * (1.0 + 2.0 * gamma(n + 2)) * (1.0 + 4 * 2.0**-53)
+            assert all(Fraction(float(b)) >= e for b, e in zip(bound, exact) if np.isfinite(b))
+    Z = np.asfortranarray(np.arange(12.0).reshape(4, 3) - 5.0)            # any memory order
+    assert core.column_abs_sums(Z).tolist() == [12.0, 12.0, 12.0]
+    assert gm.GridMinimiser(None, np.ascontiguousarray(Z) / 20, np.ones(4), 1.0, 1.0).col_abs.shape == (3,)
