@@ -5,15 +5,20 @@ Algorithm 2) for L2-regularised logistic regression:
 
 * refdp: ``refdp.erm.PrivateLogisticRegression(method="objective",
   regularization=Lambda, improved=False)`` (the paper's budget, as
-  diffprivlib), float-safe by default (an exact draw of the noise and the
-  certified grid cell of the exact minimiser): a start point from damped
-  Newton steps (exact Hessian up to 50,000 rows; beyond, a warm start on
-  every k-th row and the Newton matrix of those rows, factored once; L-BFGS
-  steps first where d >= 32 and n >= 5000, on every 4th row from 20,000
-  rows), the gradient in one compiled lane-order pass over the rows (threads
-  from 2**17 rows), then the certified cell search (each of its Newton
-  corrections one more pass); budget rounded toward safety, the data
-  assumption ||x|| <= 1 checked exactly;
+  diffprivlib), float-safe by default (an exact draw of the noise, compiled,
+  and the certified grid cell of the exact minimiser): a start point from
+  damped Newton steps (exact Hessian up to 50,000 rows, its weights l''
+  returned by the pass at the accepted point; from 0, or from -g / mu where
+  the noise's pull ||g|| exceeds the data's bound 1; beyond 50,000 rows, a
+  warm start on every k-th row and the Newton matrix of those rows, factored
+  once; L-BFGS steps first where d >= 32 and n >= 5000, on every 4th row
+  from 20,000 rows, handing over at a gradient of 1e-4 to Newton steps with
+  one factored matrix and secant pairs), the gradient in one compiled
+  lane-order pass over the rows (threads from 2**17 rows), then the
+  certified cell search (each of its Newton corrections one more pass);
+  budget rounded toward safety (and remembered per setting: the script
+  refits one setting, so only its first fit computes it), the data
+  assumption ||x|| <= 1 checked exactly (a compiled compensated sum);
 * diffprivlib: ``diffprivlib.models.LogisticRegression(epsilon, data_norm=1,
   C=1/(n Lambda), fit_intercept=False)`` (the same objective: its C is the
   inverse of n Lambda); L-BFGS-B stopped at a projected gradient of 1e-4

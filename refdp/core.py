@@ -505,7 +505,8 @@ MARGIN_PASS_LOSSES = {"logistic": 0, "huber_hinge": 1}
 MARGIN_PASS_PARALLEL_ROWS = 1 << 17
 
 
-def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None, lanes=False, values=True):
+def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=None, lanes=False, values=True,
+                       curvatures=None):
     """Per-block gradient sums ``sum_i y_i l'(m_i) x_i`` and loss sums of one pass, or None.
 
     ``X`` is a validated C-contiguous float64 ``(n, d)`` array, ``y`` the
@@ -523,13 +524,17 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
     ``refdp/_erm.pyx``: the dot products in four lanes, one exponential per
     row; several times faster at d = 50), which the float-safe cell search and
     its start point use; ``values=False`` skips its loss sums (zeros).
+    ``curvatures`` (lane order only): a writeable float64 array of length
+    ``n`` that receives ``l''`` at every row's margin (the Newton matrix's
+    weights, from the pass's own exponential).
     """
     kind = MARGIN_PASS_LOSSES.get(getattr(loss, "name", None))
     if kind is None or type(loss).__module__ != "refdp.utils.losses":
         return None
     h = float(getattr(loss, "h", 1.0))
     if not compiled or _erm is None:
-        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block), lanes=bool(lanes), values=bool(values))
+        return _erm_twin.margin_pass(X, y, theta, kind, h, int(block), lanes=bool(lanes), values=bool(values),
+                                     curvatures=curvatures)
     y = np.ascontiguousarray(y, dtype=np.float64)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     block = int(block)
@@ -542,10 +547,78 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
     threads = max(1, min(threads, n_blocks))
     lanes, values = bool(lanes), bool(values)
     if threads == 1:
-        return _erm._py_margin_pass(X, y, theta, kind, h, block, lanes, values)
+        return _erm._py_margin_pass(X, y, theta, kind, h, block, lanes, values, curvatures)
     cuts = [int(c) * block for c in np.linspace(0, n_blocks, threads + 1).astype(np.int64)]
     cuts[-1] = n
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(lambda ab: _erm._py_margin_pass(X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h,
-                                                              block, lanes, values), zip(cuts[:-1], cuts[1:])))
+        parts = list(pool.map(lambda ab: _erm._py_margin_pass(
+            X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h, block, lanes, values,
+            None if curvatures is None else curvatures[ab[0]:ab[1]]), zip(cuts[:-1], cuts[1:])))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def row_norm_sign(X, radius, *, compiled=True):
+    """Per row of ``X``: the sign of ``||x||**2 - radius**2`` (+1, -1), or 0 where a compensated sum cannot decide it.
+
+    ``X`` is a validated float64 ``(n, d)`` array, ``radius`` a float; for a
+    radius outside ``[2**-480, 2**500]`` (the exact range of the split of
+    the squares) every row is undecided. The kernel (``refdp/_erm.pyx``,
+    ``row_norm_sign``) and its twin (:func:`refdp.twins.erm.row_norm_sign`)
+    give the same signs; ``refdp.erm._data.rows_above`` decides the rows
+    left at 0 exactly.
+    """
+    n = X.shape[0]
+    radius = float(radius)
+    if not 2.0 ** -480 <= radius <= 2.0 ** 500:
+        return np.zeros(n, dtype=np.int64)
+    if not compiled or _erm is None:
+        return _erm_twin.row_norm_sign(X, radius)
+    return _erm._py_row_norm_sign(np.ascontiguousarray(X, dtype=np.float64), radius)
+
+
+def lazy_normal_draws(bit_generator, count, buffer, left, *, compiled=True):
+    """``count`` exact standard normal draws (Karney's Algorithm N) for a lazy draw's bit buffer, or None.
+
+    The draws of :func:`refdp.utils.lazy_noise.lazy_normal`, in the same
+    order from the same bits: ``(buffer, left)`` is the buffer of a
+    :class:`~refdp.utils.lazy_noise.BitSource` on ``bit_generator``.
+    Returns ``(buffer, left, draws)`` with ``draws`` a list of ``(negative,
+    k, m, length)`` (sign, integer part, the fraction's first ``length``
+    digits ``m``), or None for a bit generator whose raw words are not its
+    64-bit words (MT19937) or a draw beyond the kernel's 64-digit uniforms
+    (the generator's state is then restored: the caller draws with
+    :func:`~refdp.utils.lazy_noise.lazy_normal`). The kernel
+    (``refdp/_erm.pyx``, ``lazy_normals``) and its twin
+    (:func:`refdp.twins.erm.lazy_normals`) give the same draws.
+    """
+    if type(bit_generator) not in _erm_twin.RAW_IS_UINT64:
+        return None
+    state = bit_generator.state
+    if compiled and _erm is not None:
+        ok, buffer, left, neg, ks, ms, lengths = _erm._py_lazy_normals(bit_generator, count, buffer, left)
+    else:
+        ok, buffer, left, neg, ks, ms, lengths = _erm_twin.lazy_normals(bit_generator, count, buffer, left)
+    if not ok:
+        bit_generator.state = state
+        return None
+    return buffer, left, list(zip(neg, ks, ms, lengths))
+
+
+def geometric_exp_draws(bit_generator, num, den, size):
+    """``size`` draws of :func:`geometric_exp_draw` in one call (the same draws, in order), as a list of ints."""
+    if num < _U64 and den < _U64:
+        return _core._py_geometric_exp(bit_generator, num, den, size)
+    return [geometric_exp_draw(bit_generator, num, den) for _ in range(size)]
+
+
+def column_abs_sums(X, *, compiled=True):
+    """``sum_i |x_ij|`` per column of a validated float64 ``(n, d)`` array, the rows added in order.
+
+    The kernel (``refdp/_erm.pyx``, ``column_abs_sums``) and its twin
+    (:func:`refdp.twins.erm.column_abs_sums`) give the same doubles; the
+    cell search of :mod:`refdp.erm._grid_minimiser` bounds any order of
+    this sum.
+    """
+    if not compiled or _erm is None:
+        return _erm_twin.column_abs_sums(X)
+    return _erm._py_column_abs_sums(np.ascontiguousarray(X, dtype=np.float64))

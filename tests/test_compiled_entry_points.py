@@ -285,6 +285,19 @@ CHILD = textwrap.dedent(r'''
             "_py_margin_pass": (
                 [ROWS, SIGNS, THETA, 1, 0.5, 2], ["f8_2d", "f8", "f8", "int", "gamma", "size"],
                 pass_contract, lambda a: te.margin_pass(*a), "exact"),
+            "_py_row_norm_sign": (
+                [ROWS, 1.0], ["f8_2d", "gamma"],
+                lambda a: arr_ok(a[0], "f8", 2) and pos_ok(a[1]) and 2.0**-480 <= a[1] <= 2.0**500,
+                lambda a: te.row_norm_sign(a[0], a[1]), "exact"),
+            "_py_lazy_normals": (
+                ["bg", 4, 12345, 7, 64], ["bg", "size", "int0", "int0", "int"],
+                lambda a: (isinstance(a[0], te.RAW_IS_UINT64) and int_ok(a[1], 0, 2**31)
+                           and int_ok(a[2], 0, 2**64) and int_ok(a[3], 0, 65) and int_ok(a[4], 1, 65)),
+                lambda a: te.lazy_normals(type(a[0])(SEED), *a[1:]), "exact"),
+            "_py_column_abs_sums": (
+                [ROWS], ["f8_2d"],
+                lambda a: arr_ok(a[0], "f8", 2),
+                lambda a: te.column_abs_sums(a[0]), "exact"),
         },
         "refdp._fft": {
             "fft_inplace": (

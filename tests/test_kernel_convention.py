@@ -95,7 +95,8 @@ def test_docs_table_names_every_module_twin_and_wrapper():
                 "geometric_exp_draw", "discrete_laplace_draws", "discrete_gaussian_draws",
                 "lnmax_log_law_rows", "lnmax_exact_rows", "discrete_exact_rows", "fft_inplace", "pair_products",
                 "power_products",
-                "margin_pass_blocks"]
+                "margin_pass_blocks", "row_norm_sign", "lazy_normal_draws", "geometric_exp_draws",
+                "column_abs_sums"]
     for name in wrappers:
         assert callable(getattr(core, name)), name
         assert f"``{name}``" in text, name

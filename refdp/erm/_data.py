@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import core
 from ..utils.rounding import UNIT_ROUNDOFF as _U
 from ..utils.validation import Described, Interval, check_array, check_scalar, parameter_error
 from ..utils.validation import check_flag
@@ -41,8 +42,9 @@ def rows_above(X, radius=1.0, sq=None):
     Rows comfortably inside (float sum of squares below ``radius**2`` by more
     than its relative rounding error ``(d + 2) 2**-53``, with a factor 4 of
     margin) are accepted in floating point; the others are decided by a
-    compensated (double-double) sum with a rigorous error bound
-    (:func:`_compensated_sign`), and the few it cannot decide in exact integer
+    compensated (double-double) sum with a rigorous error bound (the
+    compiled screen :func:`refdp.core.row_norm_sign`, one pass over those
+    rows), and the few it cannot decide in exact integer
     arithmetic on the significands (:func:`_exact_sq_norm`). ``sq``: the
     rows' float sums of squares ``np.einsum("ij,ij->i", X, X)`` if already
     computed.
@@ -68,55 +70,12 @@ def rows_above(X, radius=1.0, sq=None):
         near = np.flatnonzero(~(m > radius) & ~(m <= inside))
     if not near.size:
         return sure_above.astype(np.int64)
-    sign = _compensated_sign(X[near], radius)
+    sign = core.row_norm_sign(X[near], radius)
     undecided = near[sign == 0]
     r2 = Fraction(radius) ** 2
     above = [i for i, q in zip(undecided, _exact_sq_norm(X[undecided])) if q > r2] if undecided.size else []
     found = [near[sign > 0], np.asarray(above, dtype=np.int64), sure_above]
     return np.sort(np.concatenate(found)).astype(np.int64)
-
-
-def _two_square(x):
-    """``(p, e)`` with ``p + e = x**2`` exactly (Dekker's product; valid for 2**-480 <= |x| <= 2**500)."""
-    c = 134217729.0 * x                              # 2**27 + 1: split into two 26-bit halves
-    hi = c - (c - x)
-    lo = x - hi
-    p = x * x
-    return p, ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
-
-
-def _compensated_sign(rows, radius):
-    """Sign of ``||x||**2 - radius**2`` per row (+1, -1), or 0 where double-double cannot decide it.
-
-    The squares are split exactly (:func:`_two_square`), their leading parts
-    summed with exact error terms (Knuth's TwoSum), and the small terms summed
-    in floating point with a bound on their rounding error.
-    """
-    if not 2.0 ** -480 <= radius <= 2.0 ** 500:      # outside the exact range of _two_square
-        return np.zeros(rows.shape[0], dtype=np.int64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        S = np.zeros(rows.shape[0])
-        small = np.zeros(rows.shape[0])
-        absmall = np.zeros(rows.shape[0])
-        cols = np.array(rows.T, order="C")             # one contiguous vector per column
-        a = np.abs(cols)
-        bad = (a != 0) & ((a < 2.0 ** -480) | (a > 2.0 ** 500))
-        tiny = bad.any(axis=0)
-        P, E = _two_square(np.where(bad, 0.0, cols))
-        for p, e in zip(P, E):
-            t = S + p                                    # TwoSum(S, p): S + p = t + err exactly
-            bb = t - S
-            err = (S - (t - bb)) + (p - bb)
-            S = t
-            small += err + e
-            absmall += np.abs(err) + np.abs(e)
-        rp, re = _two_square(np.float64(radius))
-        D = S - rp
-        V = D + (small - re)
-        k = 2 * rows.shape[1] + 4
-        bound = _U * np.abs(D) + k * _U * (absmall + abs(re)) * 1.01 + 2 * _U * np.abs(V) + 2.0 ** -1000
-    out = np.where(V > bound, 1, np.where(V < -bound, -1, 0))
-    return np.where(tiny | ~np.isfinite(V), 0, out)
 
 
 def _exact_sq_norm(rows):

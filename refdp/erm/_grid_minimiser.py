@@ -52,6 +52,13 @@ its own corrections. At ``n d >= PRE_REFINE_SIZE`` the digits of ``b`` that
 the search would request after its first passes are drawn before the solve,
 so that no pass is spent at a box centre that then moves.
 
+Up to ``HESSIAN_ROWS`` rows (the sizes where fixed costs matter) the start
+point evaluates ``F`` at 0 without a pass (every margin is 0), forms each
+Newton matrix from the ``l''`` weights that the pass at the accepted point
+returns, starts at ``-g / mu`` where the noise's pull exceeds the data's,
+and in high dimension hands its L-BFGS phase over at a gradient of
+``QUASI_HANDOVER_GTOL`` to Newton steps with one factored matrix.
+
 Speed does not change the release: the draw's digits are requested in fixed
 chunks (``START_BITS``, then ``REFINE_BITS`` for every coordinate at once),
 so the exact ``b`` is the same function of the bit stream however many
@@ -73,15 +80,14 @@ from ..utils.precision import raw_to_fraction
 from ..utils.rounding import EXACT_INT_LIMIT, UNIT_ROUNDOFF as _U, gamma as _gamma, interval_context
 from ..mechanisms.float_safe import grid_step
 from ..utils.solver import (HESSIAN_ROWS, PASS_BLOCK, QUASI_NEWTON_MIN_DIM, QUASI_NEWTON_MIN_ROWS, minimise,
-                            newton_matrix, newton_passes, pass_value_gradient, quasi_newton_point, two_loop)
+                            newton_matrix, newton_passes, pass_at_zero, pass_value_gradient, quasi_newton_point,
+                            two_loop)
 
 __all__ = ["GridMinimiser", "grid_cell_minimiser"]
 
 #: Rows per block of the certified gradient sum (each block summed in any
 #: order with error gamma_(BLOCK+2) of its absolute sum).
 BLOCK = 256
-#: Rows per chunk of the column sums of |Z| (any order: the bound allows it).
-CHUNK = 8192
 
 
 def _up(x: float, k: int = 2) -> float:
@@ -99,16 +105,8 @@ class GridMinimiser:
         self.mu = float(mu)
         self.step = float(step)
         # C_j >= sum_i |x_ij|: a float sum of n non-negative terms is at least
-        # (1 - gamma_n) times the exact one, in any order
-        # (summed in chunks of rows into one reused buffer, so that no copy of Z is made)
-        col = np.zeros(self.d)
-        buf = np.empty((min(CHUNK, self.n), self.d))
-        ones = np.ones(buf.shape[0])
-        for start in range(0, self.n, CHUNK):
-            rows = Z[start:start + CHUNK]
-            part = buf[:rows.shape[0]]
-            np.abs(rows, out=part)
-            col += ones[:rows.shape[0]] @ part
+        # (1 - gamma_n) times the exact one, in any order (one compiled pass, rows in order)
+        col = core.column_abs_sums(Z)
         self.col_abs = col * (1.0 + 2.0 * _gamma(self.n + 2)) * (1.0 + 4 * _U)
         self._exact_rows = None
         #: (theta, block sums of the compiled pass at theta) handed over by the solver, or None
@@ -201,11 +199,11 @@ class GridMinimiser:
         cell boundaries have probability zero).
         """
         # floor((c -+ r) / g + 1/2) over integers: c = cn / cd, r = rn / rd, g = gn / gd
-        gn, gd = Fraction(self.step).as_integer_ratio()
+        gn, gd = self.step.as_integer_ratio()
         rn, rd = radius.as_integer_ratio()
         out = []
         for c in centre:
-            cn, cd = Fraction(c).as_integer_ratio()
+            cn, cd = c.as_integer_ratio()           # exact: a double or a Fraction
             den = 2 * cd * rd * gn
             a, b = cn * rd * 2 * gd, rn * cd * 2 * gd
             half = cd * rd * gn
@@ -219,6 +217,29 @@ class GridMinimiser:
 def _box_gap(box, g, n) -> Fraction:
     """An upper bound of ``sup_{b in box} ||b / n - g||_2``, within ``(sqrt(d) + 1) 2**-64`` of it.
 
+    ``box``: pairs of rationals (:func:`_integer_boxes` of them, :func:`_box_gap_ints`).
+    """
+    return _box_gap_ints(_integer_boxes(box), g, n)
+
+
+def _integer_boxes(box):
+    """Pairs of rationals as ``(lo_num, lo_den, hi_num, hi_den)`` (the form of ``integer_bounds()`` of a lazy draw)."""
+    out = []
+    for lo, hi in box:
+        lo, hi = Fraction(lo), Fraction(hi)
+        out.append((lo.numerator, lo.denominator, hi.numerator, hi.denominator))
+    return out
+
+
+def _noise_boxes(noise):
+    """The boxes of a lazy draw as integer quadruples (its ``integer_bounds()``, or its ``bounds()`` converted)."""
+    integer_bounds = getattr(noise, "integer_bounds", None)
+    return integer_bounds() if integer_bounds is not None else _integer_boxes(noise.bounds())
+
+
+def _box_gap_ints(box, g, n) -> Fraction:
+    """:func:`_box_gap` of a box of integer quadruples ``(lo_num, lo_den, hi_num, hi_den)``, denominators > 0.
+
     Integer arithmetic: each coordinate's larger distance ``p / q`` (exact)
     is rounded up to ``D / 2**64`` (``D = ceil(2**64 p / q)``), and the root of
     ``sum D**2`` is rounded up. Every step rounds up, so the result is at least
@@ -227,10 +248,8 @@ def _box_gap(box, g, n) -> Fraction:
     on one common denominator costs a time quadratic in ``d``.)
     """
     total = 0
-    for (lo, hi), gj in zip(box, g):
-        gn, gd = float(gj).as_integer_ratio()
-        ln, ld = lo.numerator, lo.denominator
-        hn, hd = hi.numerator, hi.denominator
+    for (ln, ld, hn, hd), gj in zip(box, np.asarray(g, dtype=np.float64).tolist()):
+        gn, gd = gj.as_integer_ratio()
         a_n, a_d = abs(ln * gd - n * ld * gn), n * ld * gd
         b_n, b_d = abs(hn * gd - n * hd * gn), n * hd * gd
         p, q = (a_n, a_d) if a_n * b_d >= b_n * a_d else (b_n, b_d)
@@ -257,17 +276,19 @@ REFINE_BITS = 16
 
 
 def _centre(box, n):
-    """The float linear term ``mid(box) / n`` the solver uses for a box of ``b``."""
-    # the double nearest (lo + hi) / 2: int / int true division is correctly rounded
-    out = []
-    for lo, hi in box:
-        lo, hi = Fraction(lo), Fraction(hi)
-        out.append((lo.numerator * hi.denominator + hi.numerator * lo.denominator)
-                   / (2 * lo.denominator * hi.denominator))
-    return np.array(out) / n
+    """The float linear term ``mid(box) / n`` the solver uses for a box of ``b`` (pairs of rationals)."""
+    return _centre_ints(_integer_boxes(box), n)
 
 
-def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200):
+def _centre_ints(box, n):
+    """:func:`_centre` of a box of integer quadruples ``(lo_num, lo_den, hi_num, hi_den)``, denominators > 0."""
+    # the double nearest (lo + hi) / 2: int / int true division is correctly rounded, so an
+    # unreduced quadruple gives the same double as the reduced fractions
+    return np.array([(ln * hd + hn * ld) / (2 * ld * hd) for ln, ld, hn, hd in box]) / n
+
+
+def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=REFINE_BITS, max_rounds=200,
+                        first_box=None):
     """The exact ``round(theta*(b) / g)`` for the lazy draw ``noise`` (module docstring).
 
     Parameters
@@ -278,6 +299,10 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
         ``refine(k)``.
     theta0 : ndarray
         A starting point (e.g. the float solver's output at the box centre).
+    first_box : tuple, optional
+        ``(boxes, centre)`` of ``noise`` as it is now (:func:`_noise_boxes`,
+        :func:`_centre_ints`), if the caller has them: the first round uses
+        them instead of forming them again.
 
     Returns
     -------
@@ -288,9 +313,12 @@ def grid_cell_minimiser(problem: GridMinimiser, noise, theta0, *, refine_bits=RE
     theta = np.array(theta0, dtype=np.float64)
     last_grad = math.inf
     for _ in range(max_rounds):
-        box = noise.bounds()
-        g = _centre(box, n)
-        gap = _box_gap(box, g, n)
+        if first_box is not None:
+            (box, g), first_box = first_box, None
+        else:
+            box = _noise_boxes(noise)
+            g = _centre_ints(box, n)
+        gap = _box_gap_ints(box, g, n)
         grad, err = problem.float_gradient(theta, g)
         grad_ub = _up(float(np.linalg.norm(np.abs(grad) + err)) * (1.0 + 4 * (d + 2) * _U))
         radius = (Fraction(grad_ub) + gap) / Fraction(mu)
@@ -377,8 +405,18 @@ WARM_STRIDE = 4
 #: corrections lower the gradient norm, the loss's logarithms are not needed.
 START_VALUE_SLOPE = 1e-7
 
+#: Gradient norm at which the start point's L-BFGS phase hands over to Newton steps (on every
+#: row, up to HESSIAN_ROWS rows). Those steps factor the Newton matrix once and correct it with
+#: secant pairs: near the minimiser one O(n d^2) matrix and a pass per step finish the solve.
+QUASI_HANDOVER_GTOL = 3e-4
 
-def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
+
+#: From this norm of the linear term g (the noise's pull; the data's is at most 1), the Newton steps
+#: of a start point without an L-BFGS phase start at -g / mu instead of at 0.
+NOISE_START_NORM = 1.0
+
+
+def start_point(loss, Z, ys, mu, g, *, tol, gtol=None, reuse_after_quasi=True):
     """An uncertified point near the minimiser of ``F_g``, from compiled lane-order passes, or None.
 
     Up to :data:`~refdp.utils.solver.HESSIAN_ROWS` rows: L-BFGS steps where
@@ -393,13 +431,22 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
     has no compiled pass (the caller then uses :func:`~refdp.utils.solver.minimise`).
     The release does not depend on this point: the cell search certifies
     the cell of the exact minimiser from wherever it starts.
+
+    ``gtol``: where the L-BFGS phase stops (default
+    :data:`QUASI_HANDOVER_GTOL`); after it, with ``reuse_after_quasi``, the
+    Newton matrix is factored once and corrected by
+    :data:`SECANT_PAIRS` secant pairs (refactored after a shortened step).
+    The warm start of a large problem keeps its own settings
+    (:data:`WARM_TOL`, a matrix per step on the strided rows).
     """
     n, d = Z.shape
-    factor = first = None
+    factor = first = curvatures = None
+    if gtol is None:
+        gtol = QUASI_HANDOVER_GTOL
     if n > HESSIAN_ROWS or (n >= WARM_STRIDE * QUASI_NEWTON_MIN_ROWS and d >= QUASI_NEWTON_MIN_DIM):
         stride = -(-n // HESSIAN_ROWS) if n > HESSIAN_ROWS else WARM_STRIDE
         warm = start_point(loss, np.ascontiguousarray(Z[::stride]), np.ascontiguousarray(ys[::stride]), mu, g,
-                           tol=max(tol, WARM_TOL), gtol=WARM_TOL)
+                           tol=max(tol, WARM_TOL), gtol=WARM_TOL, reuse_after_quasi=False)
         f = np.zeros(d) if warm is None else warm.theta
         # from the warm start, the Newton steps lower the gradient norm: the line search
         # compares norms and the passes skip the loss; beyond HESSIAN_ROWS the Newton matrix
@@ -411,16 +458,26 @@ def start_point(loss, Z, ys, mu, g, *, tol, gtol=1e-7):
         last = []
         quick = quasi_newton_point(loss, Z, ys, mu, g, lanes=True, gtol=gtol, last=last)
         f = np.zeros(d) if quick is None else quick
-        reuse, values = False, True
+        if quick is None and float(np.linalg.norm(g)) >= NOISE_START_NORM:
+            # |l'| <= 1 and ||x|| <= 1 bound the data's gradient by 1, so the minimiser lies within
+            # 1 / mu of -g / mu: where the noise's pull is larger, start there instead of at 0
+            f = -g / mu
+        reuse, values = reuse_after_quasi and quick is not None, True
         if last and np.array_equal(last[0][0], f):
-            first = last[0][1]                  # L-BFGS's last pass was at this point
+            first, curvatures = last[0][1], last[0][2]      # L-BFGS's last pass was at this point
     if first is None:
-        first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values)
+        curvatures = np.empty(n) if n <= HESSIAN_ROWS else None      # l'' for the first Newton matrix
+        if not np.any(f):                       # at 0 every margin is 0: no pass needed
+            first = pass_at_zero(loss, Z, ys, mu, g, curvatures=curvatures)
+            if first is not None and not values:
+                first = (None, first[1], None)
+        else:
+            first = pass_value_gradient(loss, Z, ys, mu, g, f, lanes=True, values=values, curvatures=curvatures)
     if first is None:
         return None
     return newton_passes(loss, Z, ys, mu, g, f, first, tol=tol, max_iter=200, certify=False, reuse_matrix=reuse,
                          lanes=True, factor=factor, value_slope=START_VALUE_SLOPE if values else math.inf,
-                         secant=SECANT_PAIRS if reuse else 0)
+                         secant=SECANT_PAIRS if reuse else 0, first_curvatures=curvatures)
 
 
 def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
@@ -454,17 +511,17 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
     n, d = Z.shape
     step = grid_step(unit_scale, 1)
     noise.refine(START_BITS)
-    box = noise.bounds()
-    g = _centre(box, n)
+    box = _noise_boxes(noise)
+    g = _centre_ints(box, n)
     if n * d >= PRE_REFINE_SIZE:
         # where a pass over the rows costs more than drawing digits, draw the digits the search
         # would draw after its first passes now (the same chunks: the same b), so that its
         # Newton steps are not restarted when the box centre moves
         target = Fraction(mu) * Fraction(step) / 2**PRE_REFINE_BITS
-        while _box_gap(box, g, n) > target:
+        while _box_gap_ints(box, g, n) > target:
             noise.refine(REFINE_BITS)
-            box = noise.bounds()
-            g = _centre(box, n)
+            box = _noise_boxes(noise)
+            g = _centre_ints(box, n)
     problem = GridMinimiser(loss, Z, ys, mu, step)
     try:
         # the cell search needs a gradient well below mu * step (every coordinate's distance to
@@ -480,7 +537,7 @@ def secure_minimiser(loss, Z, ys, mu, noise, unit_scale, *, tol):
             problem.factor, problem.pairs = start.factor, list(start.pairs)
     except RuntimeError:                      # a starting point only: the certificate is below
         theta0 = np.zeros(d)
-    cells = grid_cell_minimiser(problem, noise, theta0)
+    cells = grid_cell_minimiser(problem, noise, theta0, first_box=(box, g))     # the noise is as it was at g
     limit = min(EXACT_INT_LIMIT, math.floor(Fraction(sys.float_info.max) / Fraction(step)))
     cells = [max(-limit, min(limit, k)) for k in cells]
     return np.array([float(k) * step for k in cells]), step

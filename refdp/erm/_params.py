@@ -6,6 +6,7 @@ scikit-learn's estimator checks require.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 from ..utils.validation import parameter_error
@@ -18,8 +19,7 @@ class ParamsMixin:
 
     @classmethod
     def _param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self"]
+        return list(_init_parameter_names(cls.__init__))
 
     def get_params(self, deep=True):
         """The constructor parameters, as a dict (scikit-learn protocol)."""
@@ -38,3 +38,9 @@ class ParamsMixin:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+@functools.lru_cache(maxsize=64)
+def _init_parameter_names(init):
+    """The parameter names of an ``__init__`` (without ``self``), read once per function object."""
+    return tuple(p for p in inspect.signature(init).parameters if p != "self")

@@ -44,6 +44,7 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import NamedTuple
@@ -116,7 +117,30 @@ def extra_regularization(target: Fraction, regularization: float) -> float:
 
 
 def _budget(epsilon, curvature, n, regularization, power, owner="objective_perturbation_budget"):
-    """Algorithm 2's budget with a determinant bound ``(1 + c/(n mu))**power``."""
+    """Algorithm 2's budget with a determinant bound ``(1 + c/(n mu))**power``.
+
+    A deterministic function of its arguments: for plain floats and ints it
+    is remembered (:func:`_remembered_budget`, a bounded cache), so that
+    refitting the same setting does not repeat the interval evaluation.
+    """
+    args = (epsilon, curvature, n, regularization, power)
+    if all(type(v) is float or type(v) is int for v in args):
+        # the key keeps the types: 1 and 1.0 are computed (and stored) apart
+        found = _remembered_budget(*args, tuple(type(v) is int for v in args))
+    else:
+        found = _compute_budget(*args)
+    if isinstance(found, str):
+        raise parameter_error("epsilon", owner, found, epsilon)
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_budget(epsilon, curvature, n, regularization, power, int_types):
+    return _compute_budget(epsilon, curvature, n, regularization, power)
+
+
+def _compute_budget(epsilon, curvature, n, regularization, power):
+    """:func:`_budget`, or the allowed range (a str) of an epsilon for which it does not exist."""
     eps, c, lam = Fraction(epsilon), Fraction(curvature), Fraction(regularization)
     iv = shared_interval_context(IV_PREC)
     q = iv.mpf(c.numerator) / c.denominator / n / (iv.mpf(lam.numerator) / lam.denominator)
@@ -132,15 +156,13 @@ def _budget(epsilon, curvature, n, regularization, power, owner="objective_pertu
     target = ceil_interval(target_iv)
     if not math.isfinite(target):
         # epsilon = 5e-324 needed Lambda + Delta beyond the doubles (an OverflowError before)
-        raise parameter_error("epsilon", owner, "large enough that Lambda + Delta of Algorithm 2 is a finite "
-                              "double", epsilon)
+        return "large enough that Lambda + Delta of Algorithm 2 is a finite double"
     target = Fraction(target)
     delta = extra_regularization(target, regularization)
     eps_prime = floor_fraction(eps / 2)
     beta = floor_fraction(eps / 4)
     if not beta > 0.0:
-        raise parameter_error("epsilon", owner, "large enough that the noise rate epsilon / 4 is a positive "
-                              "double", epsilon)
+        return "large enough that the noise rate epsilon / 4 is a positive double"
     return ObjectivePerturbationBudget(float(epsilon), eps_prime, delta, beta, regularization + delta,
                                        power == IMPROVED_POWER)
 

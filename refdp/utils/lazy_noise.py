@@ -95,10 +95,10 @@ class LazyUniform:
 
     __slots__ = ("src", "m", "length")
 
-    def __init__(self, src: BitSource):
+    def __init__(self, src: BitSource, m: int = 0, length: int = 0):
         self.src = src
-        self.m = 0
-        self.length = 0
+        self.m = m
+        self.length = length
 
     def refine(self, k: int = 1) -> None:
         self.m = (self.m << k) | self.src.bits(k)
@@ -129,9 +129,9 @@ class LazyExponential:
 
     __slots__ = ("src", "k", "m", "length")
 
-    def __init__(self, src: BitSource):
+    def __init__(self, src: BitSource, k: int | None = None):
         self.src = src
-        self.k = src.geometric_exp(1, 1)
+        self.k = src.geometric_exp(1, 1) if k is None else k     # k: drawn by the caller, the same way
         self.m = 0
         self.length = 0
 
@@ -203,6 +203,20 @@ def lazy_normal(src: BitSource) -> LazyNormal:
             return LazyNormal(bool(src.bit()), k, x)
 
 
+def lazy_normals(src: BitSource, count: int) -> list[LazyNormal]:
+    """``count`` draws of :func:`lazy_normal`, in order (the compiled draws where they apply: the same draws)."""
+    found = core.lazy_normal_draws(src.bit_generator, count, src._buffer, src._left)
+    if found is None:
+        return [lazy_normal(src) for _ in range(count)]
+    src._buffer, src._left, draws = found
+    return [LazyNormal(neg, k, LazyUniform(src, m, length)) for neg, k, m, length in draws]
+
+
+def _exponentials(src: BitSource, count: int) -> list[LazyExponential]:
+    """``count`` :class:`LazyExponential` draws, in order (their integer parts drawn in one call)."""
+    return [LazyExponential(src, k) for k in core.geometric_exp_draws(src.bit_generator, 1, 1, count)]
+
+
 def _isqrt_bounds(q: Fraction, bits: int) -> tuple[Fraction, Fraction]:
     """Rationals ``lo <= sqrt(q) <= hi`` with ``hi - lo <= 2^-bits``, for ``q >= 0``."""
     scale = 1 << bits
@@ -222,17 +236,21 @@ class LazyGaussianVector:
 
     def __init__(self, src: BitSource, dim: int, sigma: Fraction):
         self.sigma = Fraction(sigma)
-        self.normals = [lazy_normal(src) for _ in range(dim)]
+        self.normals = lazy_normals(src, dim)
 
     def refine(self, k: int = 1) -> None:
         for z in self.normals:
             z.refine(k)
 
     def bounds(self) -> list[tuple[Fraction, Fraction]]:
+        return _fractions(self.integer_bounds())
+
+    def integer_bounds(self) -> list[tuple[int, int, int, int]]:
+        """The boxes of :meth:`bounds` as ``(lo_num, lo_den, hi_num, hi_den)``, unreduced, denominators > 0."""
         num, den = self.sigma.numerator, self.sigma.denominator
         boxes, scale = _normal_boxes(self.normals)
         den *= scale
-        return [(Fraction(num * a, den), Fraction(num * b, den)) for a, b in boxes]
+        return [(num * a, den, num * b, den) for a, b in boxes]
 
 
 class LazySphericalLaplace:
@@ -247,23 +265,40 @@ class LazySphericalLaplace:
     def __init__(self, src: BitSource, dim: int, beta: Fraction):
         self.dim = dim
         self.beta = Fraction(beta)
-        self.radii = [LazyExponential(src) for _ in range(dim)]
+        self.radii = _exponentials(src, dim)
         if dim == 1:
             self.sign = bool(src.bit())
             self.normals = []
         else:
-            self.normals = [lazy_normal(src) for _ in range(dim)]
+            self.normals = lazy_normals(src, dim)
         self._root_bits = 8
 
     def refine(self, k: int = 1) -> None:
-        for e in self.radii:
-            e.refine(k)
+        length = self.radii[0].length
+        den = 1 << (length + k)
+        if all(e.length == length for e in self.radii):
+            # the radii's next digits in one call: the draws of e.refine(k) for each e, in order
+            mask = (1 << k) - 1
+            for e, j in zip(self.radii, core.geometric_exp_draws(self.radii[0].src.bit_generator, 1, den,
+                                                                  len(self.radii))):
+                e.m = (e.m << k) | (j & mask)
+                e.length += k
+        else:
+            for e in self.radii:
+                e.refine(k)
         for z in self.normals:
             z.refine(k)
         self._root_bits += k
 
     def bounds(self) -> list[tuple[Fraction, Fraction]]:
-        """Rational boxes of the coordinates of ``b`` (integer arithmetic on common dyadic denominators).
+        """Rational boxes of the coordinates of ``b``: :meth:`integer_bounds` as Fractions."""
+        return _fractions(self.integer_bounds())
+
+    def integer_bounds(self) -> list[tuple[int, int, int, int]]:
+        """Rational boxes of the coordinates of ``b`` as ``(lo_num, lo_den, hi_num, hi_den)`` (integer arithmetic on common dyadic denominators).
+
+        The fractions are not reduced (denominators are positive); the cell
+        search works on these integers directly, :meth:`bounds` reduces them.
 
         The radius ``R`` lies in ``[S, S + U] / 2^L`` (the exponentials'
         cells on the finest denominator), the normals in ``[a_j, b_j] / 2^M``;
@@ -283,8 +318,7 @@ class LazySphericalLaplace:
         bn, bd = self.beta.numerator, self.beta.denominator
         r_lo, r_hi, r_den = s * bd, (s + u) * bd, bn << length
         if self.dim == 1:
-            lo, hi = Fraction(r_lo, r_den), Fraction(r_hi, r_den)
-            return [(-hi, -lo)] if self.sign else [(lo, hi)]
+            return [(-r_hi, r_den, -r_lo, r_den)] if self.sign else [(r_lo, r_den, r_hi, r_den)]
         boxes, scale = _normal_boxes(self.normals)
         sq_lo = sq_hi = 0
         for a, b in boxes:
@@ -296,8 +330,7 @@ class LazySphericalLaplace:
         root_lo = math.isqrt((sq_lo << (2 * bits)) >> two_m)
         root_hi = math.isqrt((sq_hi << (2 * bits)) >> two_m) + 1
         if root_lo <= 0:
-            lo, hi = Fraction(r_lo, r_den), Fraction(r_hi, r_den)
-            return [(-hi, hi) for _ in boxes]          # direction unknown: |b_j| <= R / beta
+            return [(-r_hi, r_den, r_hi, r_den) for _ in boxes]      # direction unknown: |b_j| <= R / beta
         # G_j / ||G|| in [a / (scale root), b / (scale root)] * 2^bits; 1 / ||G|| in [2^bits / root_hi, 2^bits / root_lo]
         one = 1 << bits
         out = []
@@ -309,10 +342,12 @@ class LazySphericalLaplace:
             vn, vd = b * one, scale * (root_lo if b >= 0 else root_hi)
             if vn > vd:
                 vn, vd = 1, 1
-            low = Fraction(tn * (r_lo if tn >= 0 else r_hi), td * r_den)
-            high = Fraction(vn * (r_hi if vn >= 0 else r_lo), vd * r_den)
-            out.append((low, high))
+            out.append((tn * (r_lo if tn >= 0 else r_hi), td * r_den, vn * (r_hi if vn >= 0 else r_lo), vd * r_den))
         return out
+
+
+def _fractions(boxes) -> list[tuple[Fraction, Fraction]]:
+    return [(Fraction(a, b), Fraction(c, d)) for a, b, c, d in boxes]
 
 
 def _normal_boxes(normals) -> tuple[list[tuple[int, int]], int]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.lapack
 
 from .rounding import UNIT_ROUNDOFF as _U, gamma as _gamma
 
@@ -116,6 +117,39 @@ def newton_matrix(loss, X, y, mu, f):
     Xh, yh = (X, y) if stride == 1 else (X[::stride], y[::stride])
     scaled = Xh * np.sqrt(loss.second_derivative(yh * (Xh @ f)) / Xh.shape[0])[:, None]    # l'' >= 0
     return scaled.T @ scaled + mu * np.eye(X.shape[1])
+
+
+#: From this dimension the product of :func:`newton_matrix_of` is formed in single precision (about
+#: half the time of the O(n d^2) product); the matrix only steers the start point's steps.
+SINGLE_PRECISION_MIN_DIM = 32
+
+
+def newton_matrix_of(X, curvatures, mu):
+    """:func:`newton_matrix` over every row from ``l''`` at each row's margin (``curvatures``, from a pass).
+
+    From :data:`SINGLE_PRECISION_MIN_DIM` columns the product ``S^T S`` (``S``
+    the rows scaled by ``sqrt(l''/n)``) is formed in single precision, where
+    ``mu`` exceeds ``2**-10`` times its largest diagonal entry (its rounding
+    error, about ``2**-24`` of that entry per term, then stays far below the
+    ``mu I`` that keeps the matrix positive definite); elsewhere in double
+    precision. Any positive definite matrix gives a descent direction, and
+    nothing certified depends on it.
+    """
+    n, d = X.shape
+    w = curvatures / n
+    np.sqrt(w, out=w)                                                                  # l'' >= 0
+    matrix = None
+    if d >= SINGLE_PRECISION_MIN_DIM:
+        scaled = np.empty((n, d), dtype=np.float32)
+        np.multiply(X, w[:, None], out=scaled, casting="unsafe")
+        matrix = (scaled.T @ scaled).astype(np.float64)
+        if not mu >= 2.0**-10 * float(np.max(np.diagonal(matrix))):
+            matrix = None
+    if matrix is None:
+        scaled = X * w[:, None]
+        matrix = scaled.T @ scaled
+    matrix.flat[::d + 1] += mu
+    return matrix
 
 
 def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
@@ -215,17 +249,19 @@ def minimise(loss, X, y, mu, g=None, *, tol, max_iter=200, start=None):
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
 
 
-def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True):
+def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True, curvatures=None):
     """``(F(f), grad F(f), block sums)`` with one pass over the rows (the compiled pass when it applies), or None.
 
     ``lanes``: the compiled pass's lane order (:func:`refdp.core.margin_pass_blocks`);
     with ``values=False`` (lane order only) the loss is not evaluated and
-    ``F(f)`` is returned as None.
+    ``F(f)`` is returned as None. ``curvatures`` (lane order only): an array
+    of length n that receives ``l''`` at every row's margin.
     """
     from .. import core
 
     values = values or not lanes
-    fused = (core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK, lanes=lanes, values=values)
+    fused = (core.margin_pass_blocks(loss, X, y, f, PASS_BLOCK, lanes=lanes, values=values,
+                                     curvatures=curvatures if lanes else None)
              if X.flags.c_contiguous else None)
     if fused is None:
         return None
@@ -233,6 +269,26 @@ def pass_value_gradient(loss, X, y, mu, g, f, *, lanes=False, values=True):
     n = X.shape[0]
     value = float(np.sum(sums)) / n + 0.5 * mu * float(f @ f) + float(g @ f) if values else None
     return value, np.sum(blocks, axis=0) / n + mu * f + g, blocks
+
+
+def pass_at_zero(loss, X, y, mu, g, *, curvatures=None):
+    """:func:`pass_value_gradient` at ``f = 0`` without a pass over the rows, or None (no compiled pass).
+
+    Every margin is 0 there, so ``F(0) = l(0)`` and ``grad F(0) = l'(0) X^T y
+    / n + g`` (one matrix-vector product); ``curvatures``, if given, is filled
+    with ``l''(0)``. The block sums are None: this evaluation only starts a
+    solve (nothing certified uses it).
+    """
+    from .. import core
+
+    if (core.MARGIN_PASS_LOSSES.get(getattr(loss, "name", None)) is None
+            or type(loss).__module__ != "refdp.utils.losses" or not X.flags.c_contiguous):
+        return None
+    zero = np.zeros(1)
+    if curvatures is not None:
+        curvatures[:] = float(loss.second_derivative(zero)[0])
+    slope = float(loss.derivative(zero)[0])
+    return float(loss.value(zero)[0]), (X.T @ y) * (slope / X.shape[0]) + g, None
 
 
 #: Smallest dimension at which :func:`quasi_newton_point` replaces the
@@ -250,35 +306,93 @@ def quasi_newton_point(loss, X, y, mu, g, *, gtol=1e-7, lanes=False, last=None):
     QUASI_NEWTON_MIN_ROWS`` and a loss with a compiled pass. The certified Newton steps of :func:`minimise`
     (or the cell search) then start from it; nothing is certified here.
     ``lanes``: the compiled pass's lane order. ``last``: a list that receives
-    ``(point, pass)`` of the last evaluation (a caller continuing from the
-    returned point need not repeat that pass). The pass at the first point is
-    made once (before, it was repeated by the first L-BFGS evaluation; the
-    values are the same).
+    ``(point, pass, curvatures)`` of the last evaluation (``curvatures``: ``l''``
+    per row in lane order up to :data:`HESSIAN_ROWS` rows, else None), so
+    that a caller continuing from the returned point need not repeat that
+    pass. The evaluation at 0 needs no pass (:func:`pass_at_zero`).
+
+    The steps are L-BFGS (Nocedal and Wright, Numerical Optimization,
+    Algorithm 7.4 and 7.5) with the last :data:`LBFGS_PAIRS` pairs and the
+    initial matrix ``(s^T y / y^T y) I`` (the first step scaled to length at
+    most 1). The line search needs no value of ``F`` (the passes skip the
+    loss's logarithms): ``F`` is convex, so along the direction ``p`` the
+    function ``phi(t) = F(x + t p)`` has an increasing slope and ``phi(t) -
+    phi(0) <= t phi'(t)``; a step with ``phi'(t) <= 1e-4 phi'(0)`` therefore
+    satisfies Armijo's condition. A step past the minimum along ``p``
+    (``phi'(t) > 0``) is shortened to the zero of the secant of ``phi'``
+    (between 0.1 and 0.9 times), a step short of it but not steep enough
+    halved. They stop at a largest gradient entry at most ``gtol`` or when
+    the line search fails; the returned pass carries no value of ``F``.
     """
     n, d = X.shape
     if d < QUASI_NEWTON_MIN_DIM or n < QUASI_NEWTON_MIN_ROWS or not X.flags.c_contiguous:
         return None
-    f0 = np.zeros(d)
-    first = pass_value_gradient(loss, X, y, mu, g, f0, lanes=lanes)
-    if first is None:
+    # in lane order each pass also returns l'' per row, for the Newton matrix at the last point
+    weighted = lanes and n <= HESSIAN_ROWS
+    x = np.zeros(d)
+    curv = np.empty(n) if weighted else None
+    result = pass_at_zero(loss, X, y, mu, g, curvatures=curv)
+    if result is None:
         return None
-    from scipy.optimize import minimize as scipy_minimize
-
-    seen = [(f0.copy(), first)]
-
-    def fun(f):
-        point, result = seen[0]
-        if not np.array_equal(point, f):
-            point, result = np.array(f, dtype=np.float64), pass_value_gradient(loss, X, y, mu, g, f, lanes=lanes)
-            seen[0] = (point, result)
-        return result[0], result[1]
-
-    res = scipy_minimize(fun, f0, jac=True, method="L-BFGS-B",
-                         options={"maxiter": 500, "gtol": gtol, "ftol": 1e-15})
-    x = np.asarray(res.x, dtype=np.float64)
+    grad = result[1]
+    state = (x, result, curv)
+    pairs = []
+    for _ in range(LBFGS_MAX_ITER):
+        if not float(np.max(np.abs(grad))) > gtol:
+            break
+        direction = -_lbfgs_direction(pairs, grad)
+        slope = float(grad @ direction)
+        if not slope < 0.0:                     # not a descent direction (rounding): restart from -grad
+            if not pairs:
+                break
+            pairs = []
+            continue
+        t, moved = 1.0, False
+        for _ in range(LBFGS_MAX_HALVINGS):
+            cand = x + t * direction
+            cand_curv = np.empty(n) if weighted else None
+            cand_result = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes, values=not lanes,
+                                              curvatures=cand_curv)
+            cand_slope = float(cand_result[1] @ direction)
+            if cand_slope <= 1e-4 * slope:      # Armijo's condition, by convexity (docstring)
+                moved = True
+                break
+            t *= max(0.1, min(0.9, slope / (slope - cand_slope))) if cand_slope > 0.0 else 0.5
+        if not moved:
+            break
+        s_, y_ = cand - x, cand_result[1] - grad
+        sy = float(s_ @ y_)
+        if sy > 1e-12 * float(y_ @ y_):         # curvature condition: keeps the inverse positive definite
+            pairs = (pairs + [(s_, y_, 1.0 / sy)])[-LBFGS_PAIRS:]
+        x, grad = cand, cand_result[1]
+        state = (x, cand_result, cand_curv)
     if last is not None:
-        last[:] = [seen[0]]
+        last[:] = [state]
     return x if np.all(np.isfinite(x)) else None
+
+
+#: Pairs kept by the L-BFGS phase, its iterations and the halvings of one line search.
+LBFGS_PAIRS = 8
+LBFGS_MAX_ITER = 500
+LBFGS_MAX_HALVINGS = 40
+
+
+def _lbfgs_direction(pairs, grad):
+    """``H grad`` for the L-BFGS inverse ``H`` of ``pairs`` ``(s, y, 1 / s^T y)`` (two-loop recursion)."""
+    q = np.array(grad, dtype=np.float64)
+    alphas = []
+    for s_, y_, rho in reversed(pairs):
+        a = rho * float(s_ @ q)
+        alphas.append(a)
+        q -= a * y_
+    if pairs:
+        s_, y_, rho = pairs[-1]
+        q *= 1.0 / (rho * float(y_ @ y_))       # s^T y / y^T y
+    else:
+        q *= min(1.0, 1.0 / float(np.linalg.norm(q)))
+    for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
+        q += s_ * (a - rho * float(y_ @ q))
+    return q
 
 
 #: Rows per block of the solver's compiled pass (the per-block sums are then added by NumPy).
@@ -305,7 +419,7 @@ def _minimise_large(loss, X, y, mu, g, *, tol, max_iter):
 
 
 def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_matrix, lanes=False,
-                  factor=None, value_slope=1e-10, secant=0):
+                  factor=None, value_slope=1e-10, secant=0, first_curvatures=None):
     """Damped Newton steps from ``f``, one compiled pass (:func:`pass_value_gradient`) per trial point.
 
     ``first`` is that pass at ``f``. With ``certify`` the steps stop when the
@@ -329,12 +443,19 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
     (pairs with a positive curvature ``s^T y`` only; cleared when the matrix is
     refactored): the pairs correct the matrix's sampling error in the
     directions the steps explore.
+
+    In lane order up to :data:`HESSIAN_ROWS` rows each trial pass also
+    returns ``l''`` at every margin, and the Newton matrix at an accepted
+    point is formed from those (:func:`newton_matrix_of`: no second pass for
+    the margins); ``first_curvatures``, if given, are those of ``first``.
     """
     n, d = X.shape
     value, grad, blocks = first
     gn = math.inf
     last = factor
     pairs = []
+    weighted = lanes and n <= HESSIAN_ROWS and X.flags.c_contiguous
+    curv = first_curvatures if weighted else None
     for it in range(max_iter + 1):
         gn = float(np.linalg.norm(grad))
         if (gn + rounding_bound(loss, n, d, mu, g, f) if certify else gn) <= tol:
@@ -346,17 +467,19 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
         # minimiser it changes far less than its sampling error, and any positive definite
         # matrix gives a descent direction (a step that fails the line search refactors)
         if factor is None:
-            factor = scipy.linalg.cho_factor(newton_matrix(loss, X, y, mu, f))
+            matrix = newton_matrix_of(X, curv, mu) if curv is not None else newton_matrix(loss, X, y, mu, f)
+            factor = cholesky(matrix)
             pairs = []
         last = factor
-        step = two_loop(factor, pairs, grad) if pairs else scipy.linalg.cho_solve(factor, grad)
+        step = two_loop(factor, pairs, grad) if pairs else cholesky_solve(factor, grad)
         slope = float(grad @ step)
         armijo = value is not None and slope > value_slope * (1.0 + abs(value))
         t, moved = 1.0, False
         for _ in range(60):
             cand = f - t * step
+            cand_curv = np.empty(n) if weighted else None
             cand_value, cand_grad, cand_blocks = pass_value_gradient(loss, X, y, mu, g, cand, lanes=lanes,
-                                                                     values=armijo)
+                                                                     values=armijo, curvatures=cand_curv)
             if armijo:
                 ok = cand_value < value - 1e-4 * t * slope
             else:                                   # F cannot resolve the decrease: lower the gradient norm
@@ -374,11 +497,28 @@ def newton_passes(loss, X, y, mu, g, f, first, *, tol, max_iter, certify, reuse_
             curvature = float(s_ @ y_)
             if curvature > 0.0:
                 pairs = (pairs + [(s_, y_, 1.0 / curvature)])[-secant:]
-        f, value, grad, blocks = cand, cand_value, cand_grad, cand_blocks
+        f, value, grad, blocks, curv = cand, cand_value, cand_grad, cand_blocks, cand_curv
     if not certify:
         return SolverResult(f, gn, it, blocks, factor if factor is not None else last,
                             tuple(pairs) if factor is not None else ())
     raise _unreachable(tol, gn, rounding_bound(loss, n, d, mu, g, f))
+
+
+def cholesky(matrix):
+    """:func:`scipy.linalg.cho_factor` of a finite symmetric positive definite matrix (upper), LAPACK called directly."""
+    c, info = scipy.linalg.lapack.dpotrf(matrix, lower=0, clean=0)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"the Newton matrix is not positive definite (potrf info {info})")
+    return c, False
+
+
+def cholesky_solve(factor, b):
+    """:func:`scipy.linalg.cho_solve` for a factor of :func:`cholesky` (or of ``cho_factor``), LAPACK called directly."""
+    c, lower = factor
+    x, info = scipy.linalg.lapack.dpotrs(c, b, lower=int(lower))
+    if info != 0:
+        raise ValueError(f"potrs: illegal argument {-info}")
+    return x
 
 
 def two_loop(factor, pairs, grad):
@@ -389,7 +529,7 @@ def two_loop(factor, pairs, grad):
         a = rho * float(s_ @ q)
         alphas.append(a)
         q -= a * y_
-    r = scipy.linalg.cho_solve(factor, q)
+    r = cholesky_solve(factor, q)
     for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
         r += s_ * (a - rho * float(y_ @ r))
     return r

@@ -134,3 +134,21 @@ def test_lane_order_derivative_within_the_certified_rounding():
             worst = max(worst, float(err.b))
             assert float(err.b) <= bound, (m, got)
     assert worst > 0.0                          # the comparison saw rounding errors
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber", "huber-narrow"])
+def test_lane_order_curvatures_equal_twin_and_the_second_derivative(loss):
+    """The lane pass's ``l''`` per row (the Newton matrix's weights): kernel == twin, == the loss's formula."""
+    for n, d, threads in ((1, 1, 1), (37, 5, 1), (600, 13, 1), (1029, 9, 3)):
+        for scale in (0.1, 3.0, 800.0):
+            X, y, theta = _rows(n, d, 5 * n + d, scale)
+            got, want = np.full(n, np.nan), np.full(n, np.nan)
+            a = core.margin_pass_blocks(loss, X, y, theta, 64, lanes=True, curvatures=got, n_threads=threads)
+            b = core.margin_pass_blocks(loss, X, y, theta, 64, compiled=False, lanes=True, curvatures=want)
+            assert np.array_equal(got, want) and np.array_equal(a[0], b[0])
+            m = y * (X @ theta)
+            ref = loss.second_derivative(m)
+            inside = np.abs(np.abs(m - 1.0) - getattr(loss, "h", np.inf)) > 1e-9   # off the Huber kinks
+            assert np.allclose(got[inside], ref[inside], rtol=1e-12, atol=1e-300)
+    with pytest.raises(ValueError, match="curvatures"):
+        core.margin_pass_blocks(LOSSES[0], X, y, theta, 64, curvatures=np.empty(X.shape[0]))
