@@ -51,27 +51,8 @@ def canonical_outputs():
     return rows
 
 
-def run(seed, confidence, n_samples, test):
-    case = next(c for c in cases() if c.name == "SVT4")
-    chosen = []
-    select = blackbox._select
-
-    def observed(*args, **kwargs):
-        best, used, layout = select(*args, **kwargs)
-        chosen.append((best[0], used, layout))
-        return best, used, layout
-
-    blackbox._select = observed
-    try:
-        t0 = time.perf_counter()
-        r = audit_black_box(case.mechanism, case.pairs, case.claimed_epsilon, confidence=confidence,
-                            n_samples=n_samples, rng=seed, progress=False, holdout_test=test)
-        secs = time.perf_counter() - t0
-    finally:
-        blackbox._select = select
-    known = KNOWN_EPSILON["SVT4"][0]
-    p = [rep.label for rep in r.pairs].index(r.pair_label)
-    cand, used, layout = chosen[p]
+def _expected(cand, p, layout, nh, beta):
+    """(outcomes in the event, exact log-ratio, bound of the candidate's held-out test at the expected counts)."""
     rows = canonical_outputs()
     sample, _ = draw(lambda _d, _n, _g: rows, None, len(rows), np.random.default_rng(0), "svt4_seeds", layout)
     inside = cand.event.contains(sample)
@@ -80,17 +61,55 @@ def run(seed, confidence, n_samples, test):
     num, den = float(pa[inside].sum()), float(pb[inside].sum())
     if cand.numerator == 1:
         num, den = den, num
-    nh = n_samples - used
-    beta = r.beta
-    if r.holdout_test == "conditional":
+    if cand.test == "conditional":
         expected = float(conditional_bound(num * nh, den * nh, 2 * beta))
     else:
         expected = math.log(special.betaincinv(num * nh, nh - num * nh + 1, beta)
                             / special.betainccinv(den * nh + 1, nh - den * nh, beta))
+    return int(inside.sum()), math.log(num / den), expected
+
+
+def run(seed, confidence, n_samples, test, selection_only=False):
+    """One seeded SVT4 audit; ``selection_only`` skips the held-out draws (bound 0, expected figures only)."""
+    case = next(c for c in cases() if c.name == "SVT4")
+    chosen = []
+    select, held_out = blackbox._select, blackbox._held_out
+
+    def observed(*args, **kwargs):
+        best, used, layout = select(*args, **kwargs)
+        chosen.append((best[0], used, layout, kwargs.get("alternates")))
+        return best, used, layout
+
+    def no_draws(task, items, client, say):
+        return [[0] * len(task.plan[it[0]][2]) for it in items]
+
+    blackbox._select = observed
+    if selection_only:
+        blackbox._held_out = no_draws
+    try:
+        t0 = time.perf_counter()
+        r = audit_black_box(case.mechanism, case.pairs, case.claimed_epsilon, confidence=confidence,
+                            n_samples=n_samples, rng=seed, progress=False, holdout_test=test)
+        secs = time.perf_counter() - t0
+    finally:
+        blackbox._select, blackbox._held_out = select, held_out
+    known = KNOWN_EPSILON["SVT4"][0]
+    # the held-out pair: the best provisional value (as the audit ranks them)
+    p = max(range(len(chosen)), key=lambda i: (chosen[i][0].value if chosen[i][0] is not None else -math.inf, -i))
+    cand, used, layout, alts = chosen[p]
+    nh = n_samples - used
+    beta_one = (1 - confidence) / 2          # one held-out test
+    outcomes, ratio, expected_one = _expected(cand, p, layout, nh, beta_one)
+    group = [cand] + list((alts or [[]])[0])
+    # with m events tested each is at 1/m of the error; the best expected bound is what to expect
+    tested = [_expected(c, p, layout, nh, r.beta) for c in group]
+    best = max(tested, key=lambda t: t[2])
     return {"seed": seed, "confidence": confidence, "holdout_test": test, "test_used": r.holdout_test,
-            "bound": r.epsilon_lower, "power": r.epsilon_lower / known, "pair": r.pair_label,
-            "outcomes_in_event": int(inside.sum()), "event_log_ratio": math.log(num / den),
-            "expected_bound": expected, "expected_power": expected / known, "selection_samples": used,
+            "bound": r.epsilon_lower, "power": r.epsilon_lower / known, "pair": r.pairs[p].label,
+            "outcomes_in_event": outcomes, "event_log_ratio": ratio,
+            "expected_bound_one": expected_one, "expected_power_one": expected_one / known,
+            "events_tested": len(group), "tested_outcomes": [t[0] for t in tested],
+            "expected_bound": best[2], "expected_power": best[2] / known, "selection_samples": used,
             "samples": r.samples, "seconds": secs, "load_avg": os.getloadavg()[0], "event": r.event}
 
 
@@ -102,16 +121,19 @@ def main(argv=None):
                         choices=("binomial", "conditional", "auto"))
     parser.add_argument("--samples", type=int, default=10_000_000)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--selection-only", action="store_true",
+                        help="skip the held-out draws: expected figures of the chosen events only")
     args = parser.parse_args(argv)
     out = []
-    print(f"{'seed':>4s} {'test':>8s} {'bound':>7s} {'power':>6s} {'expected':>8s} {'pair':24s} {'outcomes':>8s} "
-          f"{'ratio':>7s} {'selection':>9s} {'outputs':>9s} {'time':>6s} {'load':>5s}")
+    print(f"{'seed':>4s} {'test':>8s} {'bound':>7s} {'power':>6s} {'expected':>8s} {'(1 ev.)':>7s} {'pair':24s} "
+          f"{'outcomes':>8s} {'ratio':>7s} {'tested':>7s} {'selection':>9s} {'outputs':>9s} {'time':>6s} {'load':>5s}")
     for seed in args.seeds:
         for test in args.holdout_test:
-            row = run(seed, args.confidence, args.samples, test)
+            row = run(seed, args.confidence, args.samples, test, args.selection_only)
             out.append(row)
             print(f"{seed:4d} {test:>8s} {row['bound']:7.4f} {row['power']:6.3f} {row['expected_power']:8.3f} "
-                  f"{row['pair'][:24]:24s} {row['outcomes_in_event']:8d} {row['event_log_ratio']:7.5f} "
+                  f"{row['expected_power_one']:7.3f} {row['pair'][:24]:24s} {row['outcomes_in_event']:8d} "
+                  f"{row['event_log_ratio']:7.5f} {'+'.join(map(str, row['tested_outcomes'])):>7s} "
                   f"{row['selection_samples']:9d} {row['samples']:9d} {row['seconds']:5.1f}s {row['load_avg']:5.2f}",
                   flush=True)
     if args.json:
