@@ -36,7 +36,7 @@ from refdp.audit import audit_black_box, query_answer_pairs  # noqa: E402
 from refdp.audit._sampling import draw  # noqa: E402
 from refdp.audit.events import conditional_bound  # noqa: E402
 import oracle  # noqa: E402
-from suite import KNOWN_EPSILON, cases  # noqa: E402
+from suite import KNOWN_EPSILON, cases, disable_alternates  # noqa: E402
 
 RHO, NU, THRESHOLD = 40.0, 1 / 0.075, 1.0   # SVT4 at epsilon 0.1 (suite.svt(4))
 
@@ -123,7 +123,11 @@ def main(argv=None):
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--selection-only", action="store_true",
                         help="skip the held-out draws: expected figures of the chosen events only")
+    parser.add_argument("--no-alternates", action="store_true",
+                        help="test only the chosen event at the held-out stage (the rule before rarer alternatives)")
     args = parser.parse_args(argv)
+    if args.no_alternates:
+        disable_alternates()
     out = []
     print(f"{'seed':>4s} {'test':>8s} {'bound':>7s} {'power':>6s} {'expected':>8s} {'(1 ev.)':>7s} {'pair':24s} "
           f"{'outcomes':>8s} {'ratio':>7s} {'tested':>7s} {'selection':>9s} {'outputs':>9s} {'time':>6s} {'load':>5s}")
