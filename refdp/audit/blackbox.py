@@ -25,8 +25,13 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    under a root drawn from ``rng``), so that the shards can run anywhere
    (``client=``: a Dask cluster) with the same counts,
    and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
-   of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
-   the number of held-out tests (pairs times objectives), report
+   of ``M(D')`` in ``E``. Beside the chosen event, up to two rarer events
+   that the selection outputs cannot tell from it are counted too (the
+   guard of step 1 leans to larger events; :func:`_alternate`), and the
+   largest of their bounds is reported. With ``beta = (1 - confidence) /
+   (2 m)``, ``m`` the number of held-out tests (every event tested, on every
+   held-out pair, for every objective; decided before any held-out output
+   is drawn), report
 
    * ``epsilon_lower = ln((p_lo - delta) / p'_hi)`` (0 if not positive), with
      ``p_lo`` the Clopper--Pearson lower bound of ``k/n`` and ``p'_hi`` the
@@ -725,8 +730,12 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         of the budget was drawn); 0 never stops early (the selection uses
         half the budget).
     holdout_pairs : int in [1, 2**20], default 1
-        How many pairs (best provisional values first) get held-out bounds;
-        the Bonferroni correction counts exactly these.
+        How many pairs (best provisional values first) get held-out bounds.
+        The Bonferroni correction counts every event tested on them: one per
+        pair and objective, plus each rarer event the selection outputs
+        could not tell from the chosen one (at most two more; named in
+        ``PairReport.alternates``), whose bound is reported when it is the
+        larger.
     float_bits : bool, default False
         Also search events on the sign, exponent and last mantissa bits of
         float outputs (Mironov's floating-point attack).
