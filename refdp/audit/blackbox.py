@@ -282,6 +282,11 @@ class BlackBoxAudit:
             if self.holdout_test == "conditional":
                 lines.append("  bound from the conditional test: held-out sizes Poisson, "
                              f"P[M(D) in E] / (P[M(D) in E] + P[M(D') in E]) bounded at error {2 * self.beta:.3g}")
+            tried = next((p.held_out.get("epsilon", {}).get("events_tested", 1) for p in self.pairs
+                          if p.label == self.pair_label and p.held_out), 1)
+            if tried > 1:
+                lines.append(f"  {tried} events tested on this pair (the selection could not tell them apart); "
+                             "the largest bound is reported, each counts in the correction")
         if self.delta_at_epsilon is not None:
             lines.append(f"  delta >= {self.delta_lower:.4g} at epsilon = {self.delta_at_epsilon:g}"
                          + (f" (pair {self.delta_detail.get('pair_label')}, event: "

@@ -101,6 +101,7 @@ def test_every_tested_event_counts_in_the_bonferroni_correction(test):
     assert r.epsilon_lower == max(x["bound"] for x in rows)
     assert r.epsilon_lower == row["bound"] and r.event == row["event"]
     assert r.as_dict()["pairs"][0]["alternates"] == r.pairs[0].alternates
+    assert f"{r.tests} events tested on this pair" in r.summary()
     # the run is reproducible for its seed
     again = _audit(seed, holdout_test=test)
     assert again.epsilon_lower == r.epsilon_lower and again.pairs[0].alternates == r.pairs[0].alternates
@@ -112,3 +113,4 @@ def test_a_clear_choice_tests_one_event():
         return np.where(rng.random(n) < 0.75, bit, 1 - bit)
     r = audit_black_box(rr, [(0, 1)], 1.0, n_samples=200_000, rng=5, progress=False)
     assert r.pairs[0].alternates == {} and r.tests == 1 and "events_tested" not in r.pairs[0].held_out["epsilon"]
+    assert "events tested" not in r.summary()
