@@ -866,8 +866,8 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         for p in ranked[:k_hold]:
             chosen.setdefault(p, []).append(oi)
 
-    # every event tested at the held-out stage counts in the Bonferroni correction: a second
-    # event (chosen at half the guard, on selection outputs only) adds one test
+    # every event tested at the held-out stage counts in the Bonferroni correction: each rarer
+    # event kept by _alternate (on selection outputs only) adds one test
     tested = {}  # (pair, objective index) -> candidates tested there
     for p, objs in sorted(chosen.items()):
         for oi in objs:
