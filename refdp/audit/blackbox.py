@@ -397,7 +397,7 @@ def _draw_many(mechanism, dataset, n, rng, layout):
 
 
 def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, tolerance, float_bits, report,
-            progress, test="binomial", alternates=None):
+            progress, test="binomial", alternates=None, floor=None):
     """Step 1 on one pair: the best candidate per objective and the selection size.
 
     Batches double the selection samples; after each, every candidate is
@@ -412,7 +412,10 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
 
     With a list ``alternates``, it receives one list per objective: the
     rarer events the final tune samples cannot tell from the chosen one
-    (:func:`_alternate`; at most two).
+    (:func:`_alternate`; at most two). With ``floor`` (one value per
+    objective), they are looked for only when some objective's projected
+    value reaches its floor (below it the pair cannot be held out); else
+    the lists are empty.
     """
     n_min = min(n_max, n_budget // _MIN_SELECTION)
     fit, tune = [[], []], [[], []]
@@ -449,12 +452,17 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
                 break
         batch = min(total, n_max - total)  # doubling
     n_project = max(1, n_budget - total)
-    if alternates is not None:
-        alternates.extend(_alternate(scores, fa, fb, ta, tb, objectives, beta, n_project, test, best))
-        if test == "auto":
-            alternates[:] = [[_prefer_conditional(c, beta, n_project) for c in group] for group in alternates]
+    chosen = best
     if test == "auto":
         best = [None if c is None else _prefer_conditional(c, beta, n_project) for c in best]
+    # the values the pairs are ranked by (after the choice of test)
+    wanted = floor is None or any(c is not None and c.value >= f for c, f in zip(best, floor))
+    if alternates is not None and not wanted:
+        alternates.extend([] for _ in objectives)
+    elif alternates is not None:
+        alternates.extend(_alternate(scores, fa, fb, ta, tb, objectives, beta, n_project, test, chosen))
+        if test == "auto":
+            alternates[:] = [[_prefer_conditional(c, beta, n_project) for c in group] for group in alternates]
     report.selection_samples = total
     for o, c in zip(objectives, best):
         report.provisional[o.kind] = None if c is None else c.value
@@ -850,8 +858,12 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     for i, (d, e, label) in enumerate(plist):
         rep = PairReport(i, label, (d, e))
         alts = []
+        # a pair whose values stay below the k_hold-th best so far cannot be held out: no rarer events for it
+        floor = [sorted((c[oi].value for c in candidates if c[oi] is not None), reverse=True)[k_hold - 1]
+                 if sum(c[oi] is not None for c in candidates) >= k_hold else -math.inf
+                 for oi in range(len(objectives))]
         best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_samples, n_max, n0, tolerance,
-                                     bool(float_bits), rep, say, holdout_test, alternates=alts)
+                                     bool(float_bits), rep, say, holdout_test, alternates=alts, floor=floor)
         drawn += 2 * used
         reports.append(rep)
         candidates.append(best)
