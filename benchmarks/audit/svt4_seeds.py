@@ -6,8 +6,11 @@ tolerance) at one seed and one held-out test. Besides the reported bound and
 its power (bound / 0.17247, the exact epsilon), the script scores the event
 the selection chose for the held-out pair on the exact outcome laws of
 ``oracle.py``: its exact log-ratio and the bound the held-out test would
-give it at its expected counts ("expected power"), which shows what the
-selection chose without the held-out noise. The selection is observed by
+give it at its expected counts with one test ("(1 ev.)"), and the best
+such bound over every event tested at the held-out stage (the chosen one
+and the rarer alternatives, each at its share of the error: "expected"),
+which shows what the selection chose without the held-out noise; "tested"
+lists the outcomes in each tested event. The selection is observed by
 wrapping the audit's per-pair selection step (a private function); nothing
 else is changed.
 
