@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from refdp.audit import audit_black_box, query_answer_pairs  # noqa: E402
-from suite import noisy_max, randomised_response, svt  # noqa: E402
+from suite import disable_alternates, noisy_max, randomised_response, svt  # noqa: E402
 
 
 def laplace(value, n, rng):
@@ -76,9 +76,14 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial")
     parser.add_argument("--only", metavar="TEXT", help="only mechanisms whose name contains TEXT")
+    parser.add_argument("--no-alternates", action="store_true",
+                        help="test only the chosen event at the held-out stage (the rule before rarer alternatives)")
     args = parser.parse_args(argv)
+    if args.no_alternates:
+        disable_alternates()
     print(f"{args.reps} seeded repetitions per mechanism and confidence, {args.samples} outputs per dataset "
-          f"and pair, default tolerance, held-out test {args.holdout_test}; "
+          f"and pair, default tolerance, held-out test {args.holdout_test}"
+          f"{', chosen event only' if args.no_alternates else ''}; "
           f"load average {os.getloadavg()[0]:.2f}")
     head = f"{'mechanism':55s} {'conf':>5s} {'alarms':>8s} {'rate 95% CI':>17s} {'nominal':>8s} {'> exact':>8s} {'time':>7s}"
     print(head)

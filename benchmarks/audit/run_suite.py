@@ -45,7 +45,7 @@ sys.path.insert(0, HERE)
 
 import refdp  # noqa: E402
 from refdp.audit import audit_black_box, search_pairs  # noqa: E402
-from suite import DPSNIPER_REFERENCE, KNOWN_EPSILON, cases, floating_point_cases  # noqa: E402
+from suite import DPSNIPER_REFERENCE, KNOWN_EPSILON, cases, disable_alternates, floating_point_cases  # noqa: E402
 
 
 def machine():
@@ -78,7 +78,11 @@ def main(argv=None):
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial",
                         help="held-out test of the epsilon bounds (refdp.audit.audit_black_box's holdout_test)")
+    parser.add_argument("--no-alternates", action="store_true",
+                        help="test only the chosen event at the held-out stage (the rule before rarer alternatives)")
     args = parser.parse_args(argv)
+    if args.no_alternates:
+        disable_alternates()
     samples = 200_000 if args.quick else args.samples
 
     info = machine()
@@ -86,7 +90,8 @@ def main(argv=None):
     for k, v in info.items():
         print(f"{k:15s}: {v}")
     print(f"{'budget':15s}: {samples} outputs per dataset and pair, confidences {args.confidence}, "
-          f"tolerance {args.tolerance}, seed {args.seed}, held-out test {args.holdout_test}")
+          f"tolerance {args.tolerance}, seed {args.seed}, held-out test {args.holdout_test}"
+          + (", chosen event only (no rarer alternatives)" if args.no_alternates else ""))
     print()
 
     rows = []

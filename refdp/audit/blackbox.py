@@ -25,8 +25,13 @@ probabilities on another is that of StatDP [DWWZK18]_ and DP-Sniper
    under a root drawn from ``rng``), so that the shards can run anywhere
    (``client=``: a Dask cluster) with the same counts,
    and count ``k`` of ``n`` outputs of ``M(D)`` and ``k'`` of ``n'`` outputs
-   of ``M(D')`` in ``E``. With ``beta = (1 - confidence) / (2 m)``, ``m``
-   the number of held-out tests (pairs times objectives), report
+   of ``M(D')`` in ``E``. Beside the chosen event, up to two rarer events
+   that the selection outputs cannot tell from it are counted too (the
+   guard of step 1 leans to larger events; :func:`_alternate`), and the
+   largest of their bounds is reported. With ``beta = (1 - confidence) /
+   (2 m)``, ``m`` the number of held-out tests (every event tested, on every
+   held-out pair, for every objective; decided before any held-out output
+   is drawn), report
 
    * ``epsilon_lower = ln((p_lo - delta) / p'_hi)`` (0 if not positive), with
      ``p_lo`` the Clopper--Pearson lower bound of ``k/n`` and ``p'_hi`` the
@@ -85,8 +90,8 @@ from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT,
 from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import (HOLDOUT_TESTS, Objective, build_scores, conditional_bound, projected_conditional, rescore,
-                     select_events)
+from .events import (HOLDOUT_TESTS, SELECTION_Z, Objective, _OutcomeScore, build_scores, conditional_bound,
+                     projected_conditional, rescore, select_events)
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
@@ -116,6 +121,9 @@ CLIENT = Checked("None, a dask.distributed Client or a scheduler address (checke
                  invalid=(1.5, object()))
 MAX_SELECTION = Optional(Interval(int, 2, MAX_SAMPLES))
 _MIN_SELECTION = 32  # the selection draws at least 1/32 of the budget before it may stop
+#: A second event tested at the held-out stage holds at most this share of the
+#: chosen event's tune outputs (a rarer event: the guard leans to larger ones).
+RARER = 0.75
 #: Default held-out outputs per dataset in one shard (one stream, one task on a cluster).
 SHARD_SIZE = 1 << 20
 
@@ -146,7 +154,15 @@ class PairReport:
     held_out : dict
         Objective kind -> held-out result (only for pairs that were held out):
         ``{"k": k, "n": n, "k_other": k', "n_other": n', "p_lower": ...,
-        "p_upper": ..., "bound": ...}``.
+        "p_upper": ..., "bound": ...}``; when more than one event was tested
+        on the pair (see ``alternates``), the row of the largest bound, with
+        ``"events_tested"`` and the other events' rows in ``"other_events"``.
+    alternates : dict
+        Objective kind -> descriptions of the rarer events tested at the
+        held-out stage beside the chosen one (at most two), because the
+        selection outputs could not tell them from it (see
+        :func:`audit_black_box`). Every tested event counts in the
+        Bonferroni correction.
     """
 
     index: int
@@ -157,6 +173,7 @@ class PairReport:
     events: dict = field(default_factory=dict)
     directions: dict = field(default_factory=dict)
     held_out: dict = field(default_factory=dict)
+    alternates: dict = field(default_factory=dict)
 
 
 @constrained_fields(
@@ -265,6 +282,11 @@ class BlackBoxAudit:
             if self.holdout_test == "conditional":
                 lines.append("  bound from the conditional test: held-out sizes Poisson, "
                              f"P[M(D) in E] / (P[M(D) in E] + P[M(D') in E]) bounded at error {2 * self.beta:.3g}")
+            tried = next((p.held_out.get("epsilon", {}).get("events_tested", 1) for p in self.pairs
+                          if p.label == self.pair_label and p.held_out), 1)
+            if tried > 1:
+                lines.append(f"  {tried} events tested on this pair (the selection could not tell them apart); "
+                             "the largest bound is reported, each counts in the correction")
         if self.delta_at_epsilon is not None:
             lines.append(f"  delta >= {self.delta_lower:.4g} at epsilon = {self.delta_at_epsilon:g}"
                          + (f" (pair {self.delta_detail.get('pair_label')}, event: "
@@ -303,7 +325,7 @@ class BlackBoxAudit:
             "seconds": round(self.seconds, 3),
             "pairs": [{"label": p.label, "selection_samples": p.selection_samples,
                        "provisional": p.provisional, "events": p.events,
-                       "held_out": p.held_out} for p in self.pairs],
+                       "held_out": p.held_out, "alternates": p.alternates} for p in self.pairs],
         }
 
     def __str__(self) -> str:
@@ -375,7 +397,7 @@ def _draw_many(mechanism, dataset, n, rng, layout):
 
 
 def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, tolerance, float_bits, report,
-            progress, test="binomial"):
+            progress, test="binomial", alternates=None, floor=None):
     """Step 1 on one pair: the best candidate per objective and the selection size.
 
     Batches double the selection samples; after each, every candidate is
@@ -387,6 +409,13 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
     were drawn: on smaller samples a weak signal hides under the noise and
     two batches without progress prove little), or when ``n_max`` outputs
     were drawn.
+
+    With a list ``alternates``, it receives one list per objective: the
+    rarer events the final tune samples cannot tell from the chosen one
+    (:func:`_alternate`; at most two). With ``floor`` (one value per
+    objective), they are looked for only when some objective's projected
+    value reaches its floor (below it the pair cannot be held out); else
+    the lists are empty.
     """
     n_min = min(n_max, n_budget // _MIN_SELECTION)
     fit, tune = [[], []], [[], []]
@@ -422,14 +451,99 @@ def _select(mechanism, d, e, rng, objectives, beta, n_budget, n_max, n0, toleran
             if all(_converged(v0, v1, tolerance) for v0, v1 in zip(before, values)):
                 break
         batch = min(total, n_max - total)  # doubling
+    n_project = max(1, n_budget - total)
+    chosen = best
     if test == "auto":
-        best = [None if c is None else _prefer_conditional(c, beta, max(1, n_budget - total)) for c in best]
+        best = [None if c is None else _prefer_conditional(c, beta, n_project) for c in best]
+    # the values the pairs are ranked by (after the choice of test)
+    wanted = floor is None or any(c is not None and c.value >= f for c, f in zip(best, floor))
+    if alternates is not None and not wanted:
+        alternates.extend([] for _ in objectives)
+    elif alternates is not None:
+        alternates.extend(_alternate(scores, fa, fb, ta, tb, objectives, beta, n_project, test, chosen))
+        if test == "auto":
+            alternates[:] = [[_prefer_conditional(c, beta, n_project) for c in group] for group in alternates]
     report.selection_samples = total
     for o, c in zip(objectives, best):
         report.provisional[o.kind] = None if c is None else c.value
         report.events[o.kind] = None if c is None else c.description
         report.directions[o.kind] = None if c is None else c.numerator
     return best, total, layout
+
+
+def _alternate(scores, fa, fb, ta, tb, objectives, beta, n_project, test, best):
+    """Per objective, up to two rarer events that may beat the chosen one at the held-out stage.
+
+    The selection's guard moves every tune frequency
+    :data:`refdp.audit.events.SELECTION_Z` standard errors against the event
+    it scores; that costs a rare event of large ratio more than a larger
+    event of smaller ratio, so on small tune samples the choice leans to the
+    larger event (``tests/audit/test_selection_guard.py``). The candidates
+    here are the best event at half the guard among those holding at most
+    :data:`RARER` times the tune outputs of the chosen event ``c``, and the
+    best such event of a size at least 5% away from the first one's (two
+    rare outcomes of close ratios can swap places on the tune samples). A
+    candidate ``a`` is kept when the tune samples cannot tell it from
+    ``c``: when its projected value without guard, ``v0(a)``, is within one
+    standard error of the difference of ``c``'s, ``v0(c) - v0(a) <
+    sqrt(s(a)**2 + s(c)**2)``, where ``s(x) = v0(x) - v1(x)`` is what one
+    standard error of the guard costs ``x`` (``v1``: the value at one
+    standard error; the two estimates are treated as independent, which can
+    only make the answer "cannot tell" more frequent). The held-out stage
+    tests ``c`` and every kept candidate, each counting in the Bonferroni
+    correction, and reports the largest bound. Everything here reads
+    selection outputs only.
+
+    Returns
+    -------
+    list
+        Per objective, a (possibly empty) list of candidates.
+    """
+    cap = [None if c is None else int(RARER * (c.tune_counts[0] + c.tune_counts[2])) for c in best]
+    if any(isinstance(sc, _OutcomeScore) for sc in scores):
+        # the outcomes ranked on every selection output as well: on few outcomes of close ratios
+        # the fit half alone can rank the best outcome below the next, and then no event of its
+        # outcome score holds the best one without the other
+        scores = scores + [_OutcomeScore(Sample.concat([fa, ta]), Sample.concat([fb, tb]))]
+    mode = "binomial" if test == "auto" else test
+    first = select_events(scores, ta, tb, objectives, beta, n_project=n_project, test=mode,
+                          z_sel=SELECTION_Z / 2, below=cap)
+    taken = [None if a is None else a.tune_counts[0] + a.tune_counts[2] for a in first]
+    second = select_events(scores, ta, tb, objectives, beta, n_project=n_project, test=mode,
+                           z_sel=SELECTION_Z / 2, below=cap, avoid=taken)
+    out = []
+    for c, group in zip(best, zip(first, second)):
+        kept = []
+        if c is not None:
+            c0, c1 = (rescore(c, ta, tb, beta, n_project, z_sel=z) for z in (0.0, 1.0))
+            for a in group:
+                if a is None or not (math.isfinite(c0) and math.isfinite(c1)):
+                    continue
+                a0, a1 = (rescore(a, ta, tb, beta, n_project, z_sel=z) for z in (0.0, 1.0))
+                if math.isfinite(a0) and math.isfinite(a1) and c0 - a0 < math.hypot(a0 - a1, c0 - c1):
+                    # its value at the full guard, as every candidate's (the "auto" test compares it)
+                    kept.append(dataclasses.replace(a, value=rescore(a, ta, tb, beta, n_project)))
+        out.append(kept)
+    return out
+
+
+def _held_out_row(c, counts, n_hold, overflow, beta, objective):
+    """The held-out result of one tested candidate from its counts ``(in M(D) outputs, in M(D') outputs)``."""
+    ka, kb = counts
+    k_num, k_den = (ka, kb) if c.numerator == 0 else (kb, ka)
+    n_num, n_den = n_hold if c.numerator == 0 else n_hold[::-1]
+    lo = float(lower_unchecked(k_num, n_num, beta))
+    hi = float(upper_unchecked(k_den, n_den, beta))
+    test = "conditional" if c.test == "conditional" and overflow is not None else "binomial"
+    if test == "conditional":
+        # one bound at error 2 beta on p / (p + p'); a size past the budget reports nothing
+        raw = -math.inf if overflow else float(conditional_bound(k_num, k_den, 2 * beta))
+    else:
+        raw = float(objective.value(lo, hi))
+    bound = max(0.0, raw) if math.isfinite(raw) else 0.0
+    return {"k": k_num, "n": n_num, "k_other": k_den, "n_other": n_den,
+            "p_lower": lo, "p_upper": hi, "bound": bound, "event": c.description,
+            "direction": c.numerator, "test": test}
 
 
 def _prefer_conditional(candidate, beta, n_project):
@@ -629,8 +743,12 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         of the budget was drawn); 0 never stops early (the selection uses
         half the budget).
     holdout_pairs : int in [1, 2**20], default 1
-        How many pairs (best provisional values first) get held-out bounds;
-        the Bonferroni correction counts exactly these.
+        How many pairs (best provisional values first) get held-out bounds.
+        The Bonferroni correction counts every event tested on them: one per
+        pair and objective, plus each rarer event the selection outputs
+        could not tell from the chosen one (at most two more; named in
+        ``PairReport.alternates``), whose bound is reported when it is the
+        larger.
     float_bits : bool, default False
         Also search events on the sign, exponent and last mantissa bits of
         float outputs (Mironov's floating-point attack).
@@ -735,15 +853,21 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         n_max = min(n_max, max_selection)
     n0 = min(max(2, initial_samples), n_max)
 
-    reports, candidates, layouts = [], [], []
+    reports, candidates, layouts, alternates = [], [], [], []
     drawn = 0
     for i, (d, e, label) in enumerate(plist):
         rep = PairReport(i, label, (d, e))
+        alts = []
+        # a pair whose values stay below the k_hold-th best so far cannot be held out: no rarer events for it
+        floor = [sorted((c[oi].value for c in candidates if c[oi] is not None), reverse=True)[k_hold - 1]
+                 if sum(c[oi] is not None for c in candidates) >= k_hold else -math.inf
+                 for oi in range(len(objectives))]
         best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_samples, n_max, n0, tolerance,
-                                     bool(float_bits), rep, say, holdout_test)
+                                     bool(float_bits), rep, say, holdout_test, alternates=alts, floor=floor)
         drawn += 2 * used
         reports.append(rep)
         candidates.append(best)
+        alternates.append(alts)
         layouts.append(layout)
 
     # choose the held-out pairs per objective: best provisional values first
@@ -753,6 +877,19 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
             -(candidates[p][oi].value if candidates[p][oi] is not None else -math.inf), p))
         for p in ranked[:k_hold]:
             chosen.setdefault(p, []).append(oi)
+
+    # every event tested at the held-out stage counts in the Bonferroni correction: each rarer
+    # event kept by _alternate (on selection outputs only) adds one test
+    tested = {}  # (pair, objective index) -> candidates tested there
+    for p, objs in sorted(chosen.items()):
+        for oi in objs:
+            if candidates[p][oi] is not None:
+                tested[(p, oi)] = [candidates[p][oi]] + (alternates[p][oi] if oi < len(alternates[p]) else [])
+                tests += len(tested[(p, oi)]) - 1
+    beta = alpha / (2 * tests)
+    for (p, oi), group in tested.items():
+        if len(group) > 1:
+            reports[p].alternates[objectives[oi].kind] = [c.description for c in group[1:]]
 
     # step 2: every held-out pair's shards, counted locally or on the cluster
     entropy = held_out_entropy(rng)
@@ -765,11 +902,11 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         live_of[p] = live
         rest = n_samples - reports[p].selection_samples  # the rest of the budget
         n_hold[p], overflow[p] = (rest, rest), None
-        if any(candidates[p][oi].test == "conditional" for oi in live):
+        if any(c.test == "conditional" for oi in live for c in tested[(p, oi)]):
             sizes = poisson_sizes(stream_kind(rng), entropy, p, rest)
             if sizes is not None:
                 n_hold[p], overflow[p] = (min(sizes[0], rest), min(sizes[1], rest)), max(sizes) > rest
-        plan[p] = (d, e, [candidates[p][oi].event for oi in live], layouts[p])
+        plan[p] = (d, e, [c.event for oi in live for c in tested[(p, oi)]], layouts[p])
         if n_hold[p][0] == n_hold[p][1]:
             say(f"{label}: drawing {n_hold[p][0]} fresh outputs per dataset for the held-out bound")
         else:
@@ -778,7 +915,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     items = held_out_shards(sorted(plan), n_hold, shard_size)
     task = HeldOutTask(mechanism, stream_kind(rng), entropy, plan)
     shard_counts = _held_out(task, items, client, say)
-    totals = {p: [[0, 0] for _ in live_of[p]] for p in plan}
+    totals = {p: [[0, 0] for _ in plan[p][2]] for p in plan}
     for (p, side, _, _), counts in zip(items, shard_counts):
         for i, k in enumerate(counts):
             totals[p][i][side] += k
@@ -786,22 +923,14 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     results = {}  # (pair, objective) -> dict
     for p in sorted(plan):
         drawn += sum(n_hold[p])
-        for oi, (ka, kb) in zip(live_of[p], totals[p]):
-            c = candidates[p][oi]
-            k_num, k_den = (ka, kb) if c.numerator == 0 else (kb, ka)
-            n_num, n_den = n_hold[p] if c.numerator == 0 else n_hold[p][::-1]
-            lo = float(lower_unchecked(k_num, n_num, beta))
-            hi = float(upper_unchecked(k_den, n_den, beta))
-            test = "conditional" if c.test == "conditional" and overflow[p] is not None else "binomial"
-            if test == "conditional":
-                # one bound at error 2 beta on p / (p + p'); a size past the budget reports nothing
-                raw = -math.inf if overflow[p] else float(conditional_bound(k_num, k_den, 2 * beta))
-            else:
-                raw = float(objectives[oi].value(lo, hi))
-            bound = max(0.0, raw) if math.isfinite(raw) else 0.0
-            row = {"k": k_num, "n": n_num, "k_other": k_den, "n_other": n_den,
-                   "p_lower": lo, "p_upper": hi, "bound": bound, "event": c.description,
-                   "direction": c.numerator, "test": test}
+        flat = iter(totals[p])
+        for oi in live_of[p]:
+            rows = [_held_out_row(c, next(flat), n_hold[p], overflow[p], beta, objectives[oi])
+                    for c in tested[(p, oi)]]
+            row = max(rows, key=lambda r: r["bound"])  # the larger bound; the first event on ties
+            if len(rows) > 1:
+                row["events_tested"] = len(rows)
+                row["other_events"] = [r for r in rows if r is not row]
             reports[p].held_out[objectives[oi].kind] = row
             results[(p, oi)] = row
 

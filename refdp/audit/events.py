@@ -606,7 +606,7 @@ def rescore(candidate, tune_a: Sample, tune_b: Sample, beta, n_project, z_sel=No
 
 
 def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_project=None, test="binomial",
-                  z_sel=None):
+                  z_sel=None, below=None, avoid=None):
     """The best (score, threshold, side, direction) for each objective, on the tune samples.
 
     Parameters
@@ -644,6 +644,14 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
         estimates (default :data:`SELECTION_Z`). At half the guard the
         choice is the one four times as many tune outputs would make if the
         tune frequencies held (every standard error halves).
+    below : sequence of int, optional
+        One count per objective (None for no limit): only events holding
+        fewer tune outputs of the two datasets together are considered
+        (used to find the best event rarer than a chosen one).
+    avoid : sequence of int, optional
+        One count per objective (None for none): events whose tune outputs
+        of the two datasets together are within 5% of it are not considered
+        (used to find a second event, different from a first one).
 
     Returns
     -------
@@ -681,6 +689,10 @@ def select_events(scores, tune_a: Sample, tune_b: Sample, objectives, beta, n_pr
                     with np.errstate(divide="ignore", invalid="ignore"):
                         approx_c = np.where((th > 0) & (th < 1), np.log(th) - np.log1p(-th), -np.inf)
                     approx = approx_c if test == "conditional" else np.maximum(approx, approx_c)
+                if below is not None and below[i] is not None:
+                    approx = np.where(k_num + k_den < below[i], approx, -np.inf)
+                if avoid is not None and avoid[i] is not None:
+                    approx = np.where(np.abs(k_num + k_den - avoid[i]) > 0.05 * avoid[i], approx, -np.inf)
                 top = np.argsort(-approx, kind="stable")[:_SCREEN]
                 top = top[np.isfinite(approx[top])]
                 if top.size == 0:

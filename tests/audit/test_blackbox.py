@@ -77,7 +77,9 @@ def test_noisy_max_value_violation_on_vector_pairs():
     # e^(5 eps / 2) = e^1.25 at eps = 0.5 (five Laplace tails), claimed 0.5
     r = audit_black_box(noisy_max_value(0.5), query_answer_pairs(5), 0.5, n_samples=100_000, rng=3)
     assert r.violation and 0.5 < r.epsilon_lower <= 1.25
-    assert r.pairs_searched == 8 and r.tests == 1
+    # one held-out test, plus one per rarer event the selection could not tell from the chosen one
+    assert r.pairs_searched == 8 and r.tests == 1 + sum(len(v) for p in r.pairs for v in p.alternates.values())
+    assert r.beta == pytest.approx(0.05 / (2 * r.tests), rel=1e-15)
     assert "output <=" in r.event or "output >=" in r.event or "cells" in r.event
 
 

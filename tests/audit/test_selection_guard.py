@@ -8,7 +8,9 @@ stopping rule (no better event after a doubling) can end the selection
 there. The laws below are three outcomes with SVT4's two largest ratios on
 its witness pair (0.1725 and 0.1433, the union 0.159); the counts are their
 expected values, so the tests are deterministic. docs/audit.rst ("SVT4
-across seeds") has the seeded audits this explains.
+across seeds") has the seeded audits this explains; the audit now also
+tests the rarer event at the held-out stage when the tune samples cannot
+tell the two apart (``test_alternates.py``).
 """
 import numpy as np
 
