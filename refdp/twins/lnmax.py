@@ -578,18 +578,25 @@ def order_chain(orders):
             np.array(sfrom, dtype=np.int64))
 
 
-def _moments_update(h, l, orders, sidx, steps, sfrom, nd, lam_max, best1, best2):
-    C = len(h)
+def _reference_shift(h, l):
+    """``(r, d_r, shifts, largest)``: the outcome ``r`` of largest ``h``, ``d_r = h_r - l_r``,
+    the shifts ``(h_o - l_o) - d_r`` and their largest magnitude."""
     r = 0
-    for o in range(C):
+    for o in range(len(h)):
         if h[o] > h[r]:
             r = o
     dr = h[r] - l[r]
-    delta = [(h[o] - l[o]) - dr for o in range(C)]
+    delta = [(h[o] - l[o]) - dr for o in range(len(h))]
     dm = 0.0
     for v in delta:
         if abs(v) > dm:
             dm = abs(v)
+    return r, dr, delta, dm
+
+
+def _moments_update(h, l, orders, sidx, steps, sfrom, nd, lam_max, best1, best2):
+    C = len(h)
+    r, dr, delta, dm = _reference_shift(h, l)
     if nd > 0 and dm * lam_max <= 600.0:
         A = [math.exp(h[o] - h[r]) for o in range(C)]
         chain = []
@@ -674,16 +681,7 @@ def _anchor_bounds(h, l, orders, anchors, lam_max, big):
     """Upper bounds of the exact log-moments of (h, l) at the anchor orders (+inf: not available)."""
     anc, asq, _ = anchors
     C = len(h)
-    r = 0
-    for o in range(C):
-        if h[o] > h[r]:
-            r = o
-    dr = h[r] - l[r]
-    F = [(h[o] - l[o]) - dr for o in range(C)]
-    dm = 0.0
-    for d in F:
-        if abs(d) > dm:
-            dm = abs(d)
+    r, dr, F, dm = _reference_shift(h, l)
     if not (dm * lam_max <= 600.0):
         return [math.inf] * len(anc)
     A = [math.exp(h[o] - h[r]) for o in range(C)]

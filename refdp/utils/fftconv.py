@@ -68,6 +68,22 @@ def _norm1_up(x) -> float:
     return math.nextafter(float(np.sum(x)) * (1 + 1.01 * (n + 1) * _U) + n * 2.0 ** -1074, math.inf)
 
 
+def _split_errors(x, y, th: float, rn: float, up1: float):
+    """``(||x||_1, ||x||_2, e_x), (||y||_1, ||y||_2, e_y)`` of the paired input ``x + i y``, rounded up.
+
+    ``e_x`` bounds ``||X_hat - X||_2`` for the transform ``X`` of ``x`` split
+    from the computed transform of ``x + i y`` (``th`` the relative bound of the
+    length-``n`` FFT, ``rn`` an upper bound of ``sqrt(n)``, ``up1`` the
+    rounding slack); likewise ``e_y``.
+    """
+    x1, y1 = _norm1_up(x), _norm1_up(y)
+    x2, y2 = _norm2_up(x), _norm2_up(y)
+    ez = th * rn * math.hypot(x2, y2) * (1 + 4 * _U) * up1       # ||Z_hat - Z||_2
+    ex = (ez + _U * (rn * x2 + ez)) * up1                       # ||X_hat - X||_2
+    ey = (ez + _U * (rn * y2 + ez)) * up1
+    return (x1, x2, ex), (y1, y2, ey)
+
+
 def convolve_bounds(a, b, python: bool = False):
     """``(c, err)``: the FFT convolution of non-negative ``a``, ``b`` and a bound on every entry's error.
 
@@ -181,16 +197,8 @@ def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False, spectra=None):
     rn = math.sqrt(n) * (1 + 1e-15)
     up1 = 1 + 1e-12
 
-    def side(x, y):
-        x1, y1 = _norm1_up(x), _norm1_up(y)
-        x2, y2 = _norm2_up(x), _norm2_up(y)
-        ez = th * rn * math.hypot(x2, y2) * (1 + 4 * _U) * up1       # ||Z_hat - Z||_2
-        ex = (ez + _U * (rn * x2 + ez)) * up1                       # ||X_hat - X||_2
-        ey = (ez + _U * (rn * y2 + ez)) * up1
-        return (x1, x2, ex), (y1, y2, ey)
-
-    (a1n1, a1n2, ea1), (a2n1, a2n2, ea2) = side(a1, a2)
-    (b1n1, b1n2, eb1), (b2n1, b2n2, eb2) = side(b1, b2)
+    (a1n1, a1n2, ea1), (a2n1, a2n2, ea2) = _split_errors(a1, a2, th, rn, up1)
+    (b1n1, b1n2, eb1), (b2n1, b2n2, eb2) = _split_errors(b1, b2, th, rn, up1)
 
     def product(xn1, xn2, ex, yn1, yn2, ey):
         y_inf = yn1 + ey                                            # >= max |Y_hat|
@@ -256,14 +264,6 @@ def power_bounds_pair(x1, y1, m: int, x2, y2, n: int, python: bool = False):
     up1 = 1 + 1e-12
     tiny = 2.0 ** -1074
 
-    def side(x, y):
-        xa, ya = _norm1_up(x), _norm1_up(y)
-        xb, yb = _norm2_up(x), _norm2_up(y)
-        ez = th * rn * math.hypot(xb, yb) * (1 + 4 * _U) * up1       # ||Z_hat - Z||_2
-        ex = (ez + _U * (rn * xb + ez)) * up1                       # ||X_hat - X||_2
-        ey = (ez + _U * (rn * yb + ez)) * up1
-        return (xa, xb, ex), (ya, yb, ey)
-
     def product(first, second):
         # ||X1_hat**m X2_hat - X1**m X2||_2 and a bound of ||X1_hat**m X2_hat||_2 (computed)
         n1, n2, e1 = first
@@ -283,9 +283,9 @@ def power_bounds_pair(x1, y1, m: int, x2, y2, n: int, python: bool = False):
         d = (d + rho * norm + rn * t) * up1
         return d, ((1 + rho) * norm + rn * t) * up1
 
-    a, b = side(x1, y1)
+    a, b = _split_errors(x1, y1, th, rn, up1)
     if has2:
-        c, d_ = side(x2, y2)
+        c, d_ = _split_errors(x2, y2, th, rn, up1)
     else:
         c = d_ = None
     d1, p1 = product(a, c)

@@ -377,22 +377,32 @@ LBFGS_MAX_ITER = 500
 LBFGS_MAX_HALVINGS = 40
 
 
-def _lbfgs_direction(pairs, grad):
-    """``H grad`` for the L-BFGS inverse ``H`` of ``pairs`` ``(s, y, 1 / s^T y)`` (two-loop recursion)."""
+def _two_loop(pairs, grad, initial):
+    """``H grad`` for the L-BFGS inverse ``H`` of ``pairs`` ``(s, y, 1 / s^T y)`` (two-loop recursion),
+    ``initial(q)`` applying the initial matrix (it may overwrite ``q``)."""
     q = np.array(grad, dtype=np.float64)
     alphas = []
     for s_, y_, rho in reversed(pairs):
         a = rho * float(s_ @ q)
         alphas.append(a)
         q -= a * y_
-    if pairs:
-        s_, y_, rho = pairs[-1]
-        q *= 1.0 / (rho * float(y_ @ y_))       # s^T y / y^T y
-    else:
-        q *= min(1.0, 1.0 / float(np.linalg.norm(q)))
+    r = initial(q)
     for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
-        q += s_ * (a - rho * float(y_ @ q))
-    return q
+        r += s_ * (a - rho * float(y_ @ r))
+    return r
+
+
+def _lbfgs_direction(pairs, grad):
+    """``H grad`` for the L-BFGS inverse ``H`` of ``pairs``, the initial matrix a multiple of the identity."""
+    def initial(q):
+        if pairs:
+            s_, y_, rho = pairs[-1]
+            q *= 1.0 / (rho * float(y_ @ y_))       # s^T y / y^T y
+        else:
+            q *= min(1.0, 1.0 / float(np.linalg.norm(q)))
+        return q
+
+    return _two_loop(pairs, grad, initial)
 
 
 #: Rows per block of the solver's compiled pass (the per-block sums are then added by NumPy).
@@ -523,16 +533,7 @@ def cholesky_solve(factor, b):
 
 def two_loop(factor, pairs, grad):
     """``H grad`` for the L-BFGS inverse ``H`` with initial matrix ``factor`` (Cholesky) and ``pairs`` ``(s, y, 1/s^T y)``."""
-    q = np.array(grad, dtype=np.float64)
-    alphas = []
-    for s_, y_, rho in reversed(pairs):
-        a = rho * float(s_ @ q)
-        alphas.append(a)
-        q -= a * y_
-    r = cholesky_solve(factor, q)
-    for (s_, y_, rho), a in zip(pairs, reversed(alphas)):
-        r += s_ * (a - rho * float(y_ @ r))
-    return r
+    return _two_loop(pairs, grad, lambda q: cholesky_solve(factor, q))
 
 
 def _minimise_large_numpy(loss, X, y, mu, g, f, *, tol, max_iter):
