@@ -68,6 +68,19 @@ def _norm1_up(x) -> float:
     return math.nextafter(float(np.sum(x)) * (1 + 1.01 * (n + 1) * _U) + n * 2.0 ** -1074, math.inf)
 
 
+def _transform_constants(L: int, n: int):
+    """``(gamma_2, theta, sqrt(n), slack)`` of a length-``n = 2**L`` transform's error bound, rounded up.
+
+    ``theta`` is the relative 2-norm bound of the computed FFT (Higham 2002,
+    Theorem 24.2, with the twiddle factors' error ``_MU`` and Lemma 3.5).
+    """
+    g2 = gamma(2)
+    g4 = gamma(4)
+    eta = (_MU + g4 * (math.sqrt(2) + _MU)) * (1 + 1e-12)
+    th = L * eta / (1 - L * eta) * (1 + 1e-12)
+    return g2, th, math.sqrt(n) * (1 + 1e-15), 1 + 1e-12
+
+
 def _split_errors(x, y, th: float, rn: float, up1: float):
     """``(||x||_1, ||x||_2, e_x), (||y||_1, ||y||_2, e_y)`` of the paired input ``x + i y``, rounded up.
 
@@ -118,11 +131,7 @@ def convolve_bounds(a, b, python: bool = False):
     Cr, Ci = _fft(Pr, -Pi, python)
     c = Cr[:size] / n
     # error bound (Higham 2002, Thm. 24.2 and Lemma 3.5), all rounded up
-    g2 = gamma(2)
-    g4 = gamma(4)
-    eta = (_MU + g4 * (math.sqrt(2) + _MU)) * (1 + 1e-12)
-    th = L * eta / (1 - L * eta) * (1 + 1e-12)
-    rn = math.sqrt(n) * (1 + 1e-15)
+    g2, th, rn, _ = _transform_constants(L, n)
     a1, b1 = _norm1_up(a), _norm1_up(b)
     a2, b2 = _norm2_up(a), _norm2_up(b)
     b_inf = b1 + th * rn * b2                       # >= max |B_hat|
@@ -190,12 +199,7 @@ def convolve_bounds_pair(a1, b1, a2, b2, python: bool = False, spectra=None):
     c1 = Cr[:size] / n
     c2 = -Ci[:size] / n
     # error bound (Higham 2002, Thm. 24.2 and Lemma 3.5; the split's map has norm 1), rounded up
-    g2 = gamma(2)
-    g4 = gamma(4)
-    eta = (_MU + g4 * (math.sqrt(2) + _MU)) * (1 + 1e-12)
-    th = L * eta / (1 - L * eta) * (1 + 1e-12)
-    rn = math.sqrt(n) * (1 + 1e-15)
-    up1 = 1 + 1e-12
+    g2, th, rn, up1 = _transform_constants(L, n)
 
     (a1n1, a1n2, ea1), (a2n1, a2n2, ea2) = _split_errors(a1, a2, th, rn, up1)
     (b1n1, b1n2, eb1), (b2n1, b2n2, eb2) = _split_errors(b1, b2, th, rn, up1)
@@ -256,12 +260,7 @@ def power_bounds_pair(x1, y1, m: int, x2, y2, n: int, python: bool = False):
     c1 = Cr / n
     c2 = -Ci / n
     # error bound (Higham 2002, Thm. 24.2 and Lemma 3.5), rounded up
-    g2 = gamma(2)
-    g4 = gamma(4)
-    eta = (_MU + g4 * (math.sqrt(2) + _MU)) * (1 + 1e-12)
-    th = L * eta / (1 - L * eta) * (1 + 1e-12)
-    rn = math.sqrt(n) * (1 + 1e-15)
-    up1 = 1 + 1e-12
+    g2, th, rn, up1 = _transform_constants(L, n)
     tiny = 2.0 ** -1074
 
     def product(first, second):

@@ -13,19 +13,10 @@ from refdp.audit import audit_black_box
 from refdp.audit._sampling import Sample
 from refdp.audit.blackbox import _alternate
 from refdp.audit.clopper_pearson import lower_unchecked, upper_unchecked
-from refdp.audit.events import Objective, build_scores, conditional_bound, select_events
+from refdp.audit.events import build_scores, conditional_bound, select_events
 
-P = np.array([0.0167, 0.0136])
-Q = P * np.exp([-0.1725, -0.1433])
-OBJ = [Objective("epsilon", 0.0)]
-BETA = 0.025
-BUDGET = 10_000_000
-
-
-def _sample(p, n):
-    c = np.round(p * n).astype(int)
-    counts = [int(c[0]), int(c[1]), n - int(c.sum())]
-    return Sample(np.concatenate([np.full(k, float(i)) for i, k in enumerate(counts)]).reshape(-1, 1))
+from tests._support.svt4_expected import BETA, BUDGET, OBJ, P, Q
+from tests._support.svt4_expected import expected_sample as _sample
 
 
 def _outcomes(candidate):

@@ -15,19 +15,10 @@ tell the two apart (``test_alternates.py``).
 import numpy as np
 
 from refdp.audit._sampling import Sample
-from refdp.audit.events import SELECTION_Z, Objective, build_scores, rescore, select_events
+from refdp.audit.events import SELECTION_Z, build_scores, rescore, select_events
 
-P = np.array([0.0167, 0.0136])
-Q = P * np.exp([-0.1725, -0.1433])
-OBJ = [Objective("epsilon", 0.0)]
-BETA = 0.025
-BUDGET = 10_000_000
-
-
-def _sample(p, n):
-    c = np.round(p * n).astype(int)
-    counts = [int(c[0]), int(c[1]), n - int(c.sum())]
-    return Sample(np.concatenate([np.full(k, float(i)) for i, k in enumerate(counts)]).reshape(-1, 1))
+from tests._support.svt4_expected import BETA, BUDGET, OBJ, P, Q
+from tests._support.svt4_expected import expected_sample as _sample
 
 
 def _choose(n_tune, z_sel=None):
