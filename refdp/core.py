@@ -261,6 +261,17 @@ def logsumexp(x):
 # Entry points for refdp's own modules (not public API: the caller validates).
 # ---------------------------------------------------------------------------
 
+def _over_slices(cuts, run):
+    """``run(a, b)`` for each pair of consecutive ``cuts``, one thread each; each output concatenated in row order.
+
+    The compiled kernels treat every row (or block of rows) independently, so
+    the result does not depend on the cuts.
+    """
+    with ThreadPoolExecutor(max_workers=len(cuts) - 1) as pool:
+        parts = list(pool.map(lambda ab: run(*ab), zip(cuts[:-1], cuts[1:])))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
+
+
 # PATE accountant (refdp/_core.pyx sections 3 and 4; twins in refdp/twins/core.py), for callers
 # that validated their arguments (counts: int64 (Q, C), C >= 1; gamma finite > 0; log_q without
 # NaN; orders finite > 0, non-empty).
@@ -405,12 +416,8 @@ def lnmax_exact_rows(counts, gamma, orders, *, n_threads=None, use_compiled=None
     threads = max(1, min(threads, n // 32 + 1))
     if threads == 1:
         return _lnmax._py_lnmax_exact(counts, gamma, orders, *tables, *chain)
-    bounds = np.linspace(0, n, threads + 1).astype(np.int64)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(lambda ab: _lnmax._py_lnmax_exact(
-            np.ascontiguousarray(counts[ab[0]:ab[1]]), gamma, orders, *tables, *chain),
-            zip(bounds[:-1], bounds[1:])))
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+    return _over_slices(np.linspace(0, n, threads + 1).astype(np.int64), lambda a, b: _lnmax._py_lnmax_exact(
+        np.ascontiguousarray(counts[a:b]), gamma, orders, *tables, *chain))
 
 
 def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_compiled=None, prune=True):
@@ -443,13 +450,9 @@ def discrete_exact_rows(counts, t, k, margins, orders, *, n_threads=None, use_co
     threads = max(1, min(threads, n // 8 + 1))
     if threads == 1:
         return _lnmax._py_discrete_exact(counts, tab, mlo, k, consts, margins, orders, sidx, steps, sfrom, prune)
-    bounds = np.linspace(0, n, threads + 1).astype(np.int64)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(lambda ab: _lnmax._py_discrete_exact(
-            np.ascontiguousarray(counts[ab[0]:ab[1]]), tab, mlo, k, consts,
-            np.ascontiguousarray(margins[ab[0]:ab[1]]), orders, sidx, steps, sfrom, prune),
-            zip(bounds[:-1], bounds[1:])))
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+    return _over_slices(np.linspace(0, n, threads + 1).astype(np.int64), lambda a, b: _lnmax._py_discrete_exact(
+        np.ascontiguousarray(counts[a:b]), tab, mlo, k, consts, np.ascontiguousarray(margins[a:b]), orders,
+        sidx, steps, sfrom, prune))
 
 
 # Radix-2 FFT (refdp/_fft.pyx; twin refdp/twins/fft.py).
@@ -550,11 +553,8 @@ def margin_pass_blocks(loss, X, y, theta, block, *, compiled=True, n_threads=Non
         return _erm._py_margin_pass(X, y, theta, kind, h, block, lanes, values, curvatures)
     cuts = [int(c) * block for c in np.linspace(0, n_blocks, threads + 1).astype(np.int64)]
     cuts[-1] = n
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(lambda ab: _erm._py_margin_pass(
-            X[ab[0]:ab[1]], y[ab[0]:ab[1]], theta, kind, h, block, lanes, values,
-            None if curvatures is None else curvatures[ab[0]:ab[1]]), zip(cuts[:-1], cuts[1:])))
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return _over_slices(cuts, lambda a, b: _erm._py_margin_pass(
+        X[a:b], y[a:b], theta, kind, h, block, lanes, values, None if curvatures is None else curvatures[a:b]))
 
 
 def row_norm_sign(X, radius, *, compiled=True):

@@ -145,7 +145,7 @@ def _held_exactly(value, rounded: float) -> bool:
     return Fraction(*ratio()) == Fraction(rounded) if ratio is not None else bool(rounded == value)
 
 
-_PLAIN_FLOATS = frozenset({float, np.float64, np.float32, np.float16})
+_PLAIN_FLOATS = frozenset(_EXACT_IN_DOUBLE)           # as exact types, for a set of entry types
 _PLAIN_NUMBERS = _PLAIN_FLOATS | {int}
 
 
