@@ -12,7 +12,7 @@ pairs audited (where that is known), which the guarantee bounds the same way.
 Run (from the repository root)::
 
     python benchmarks/audit/false_alarms.py [--reps R] [--samples N] [--seed S]
-                                            [--holdout-test binomial|conditional|auto]
+                                            [--holdout-test binomial|conditional|auto] [--pool-pairs K]
 """
 from __future__ import annotations
 
@@ -47,10 +47,17 @@ def three_outcomes(d, n, rng):
     return rng.choice(3, size=n, p=np.append(p, 1.0 - p.sum())).astype(np.float64)
 
 
+def three_outcomes_twice(d, n, rng):
+    """``three_outcomes`` on two pairs, (0, 1) and (2, 3): both at the claim, which pooling adds up."""
+    return three_outcomes(d % 2, n, rng) + 3 * (d // 2)
+
+
 def cases():
     """(name, mechanism, pairs, claimed epsilon, exact epsilon on the pairs or None)."""
     return [
         ("three outcomes, claimed = exact 0.1725 (sup of the two log-ratios)", three_outcomes, [(0, 1)],
+         0.1725, 0.1725),
+        ("three outcomes on two pairs, claimed = exact 0.1725", three_outcomes_twice, [(0, 1), (2, 3)],
          0.1725, 0.1725),
         ("randomised response, claimed = exact ln 3", randomised_response(math.log(3.0)), [(0, 1)],
          math.log(3.0), math.log(3.0)),
@@ -75,6 +82,8 @@ def main(argv=None):
     parser.add_argument("--confidence", type=float, nargs="+", default=[0.9, 0.95])
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial")
+    parser.add_argument("--pool-pairs", type=int, default=1, metavar="K",
+                        help="audit_black_box's pool_pairs (with --holdout-test conditional or auto)")
     parser.add_argument("--only", metavar="TEXT", help="only mechanisms whose name contains TEXT")
     parser.add_argument("--no-alternates", action="store_true",
                         help="test only the chosen event at the held-out stage (the rule before rarer alternatives)")
@@ -83,6 +92,7 @@ def main(argv=None):
         disable_alternates()
     print(f"{args.reps} seeded repetitions per mechanism and confidence, {args.samples} outputs per dataset "
           f"and pair, default tolerance, held-out test {args.holdout_test}"
+          f"{f', events of up to {args.pool_pairs} pairs pooled' if args.pool_pairs > 1 else ''}"
           f"{', chosen event only' if args.no_alternates else ''}; "
           f"load average {os.getloadavg()[0]:.2f}")
     head = f"{'mechanism':55s} {'conf':>5s} {'alarms':>8s} {'rate 95% CI':>17s} {'nominal':>8s} {'> exact':>8s} {'time':>7s}"
@@ -97,7 +107,8 @@ def main(argv=None):
             alarms = above = 0
             for s in seeds:
                 r = audit_black_box(mech, pairs, claimed, confidence=confidence, n_samples=args.samples,
-                                    rng=s, progress=False, holdout_test=args.holdout_test)
+                                    rng=s, progress=False, holdout_test=args.holdout_test,
+                                    pool_pairs=args.pool_pairs)
                 alarms += r.violation
                 above += exact is not None and r.epsilon_lower > exact
             lo, hi = interval(alarms, args.reps)

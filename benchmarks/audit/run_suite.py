@@ -12,7 +12,7 @@ Run (from the repository root)::
     python benchmarks/audit/run_suite.py [--samples N] [--confidence C ...] [--seed S]
                                          [--tolerance T] [--only TEXT] [--quick] [--search-pairs]
                                          [--json PATH] [--holdout-test binomial|conditional|auto]
-                                         [--search-only]
+                                         [--pool-pairs K] [--search-only]
 
 Defaults: 10,000,000 outputs per dataset and pair (the event selection stops
 by the audit's default rule, at most half; the held-out bound spends the
@@ -78,6 +78,9 @@ def main(argv=None):
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--holdout-test", choices=("binomial", "conditional", "auto"), default="binomial",
                         help="held-out test of the epsilon bounds (refdp.audit.audit_black_box's holdout_test)")
+    parser.add_argument("--pool-pairs", type=int, default=1, metavar="K",
+                        help="pool the events of up to K pairs into one conditional test (audit_black_box's "
+                             "pool_pairs; with --holdout-test conditional or auto)")
     parser.add_argument("--no-alternates", action="store_true",
                         help="test only the chosen event at the held-out stage (the rule before rarer alternatives)")
     args = parser.parse_args(argv)
@@ -91,6 +94,7 @@ def main(argv=None):
         print(f"{k:15s}: {v}")
     print(f"{'budget':15s}: {samples} outputs per dataset and pair, confidences {args.confidence}, "
           f"tolerance {args.tolerance}, seed {args.seed}, held-out test {args.holdout_test}"
+          + (f", events of up to {args.pool_pairs} pairs pooled" if args.pool_pairs > 1 else "")
           + (", chosen event only (no rarer alternatives)" if args.no_alternates else ""))
     print()
 
@@ -111,7 +115,7 @@ def main(argv=None):
             t0 = time.perf_counter()
             res = audit_black_box(case.mechanism, case.pairs, case.claimed_epsilon, confidence=confidence,
                                   tolerance=args.tolerance, rng=args.seed, progress=False,
-                                  holdout_test=args.holdout_test, **opts)
+                                  holdout_test=args.holdout_test, pool_pairs=args.pool_pairs, **opts)
             secs = time.perf_counter() - t0
             ok = res.violation == case.broken
             ref = DPSNIPER_REFERENCE.get(case.dpsniper) if case.dpsniper else None

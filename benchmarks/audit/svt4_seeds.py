@@ -19,6 +19,7 @@ Run (from the repository root)::
     python benchmarks/audit/svt4_seeds.py [--seeds 1 2 3] [--confidence C]
                                           [--holdout-test binomial auto] [--samples N] [--json PATH]
                                           [--selection-only] [--no-alternates] [--guard Z] [--chance]
+                                          [--pool-pairs K]
 
 ``--selection-only`` skips the held-out draws (the expected figures of the
 chosen events only, a few seconds per seed); ``--no-alternates`` tests only
@@ -80,31 +81,75 @@ def _expected(cand, p, layout, nh, beta):
     return int(inside.sum()), math.log(num / den), expected
 
 
-def run(seed, confidence, n_samples, test, selection_only=False):
+def _expected_pool(pool, chosen, n_samples, error):
+    """(outcomes per member, exact log-ratio of the summed laws, conditional bound at the expected summed counts)."""
+    num = den = 0.0
+    outcomes, details = [], []
+    for p, cand in pool.members:
+        _, _, layout, _ = chosen[p]
+        nh = n_samples - chosen[p][1]
+        nh = nh - math.ceil(8 * math.sqrt(nh))          # the Poisson sizes' mean
+        rows = canonical_outputs()
+        sample, _ = draw(lambda _d, _n, _g: rows, None, len(rows), np.random.default_rng(0), "svt4_seeds", layout)
+        inside = cand.event.contains(sample)
+        d, e, _ = list(query_answer_pairs(10))[p]
+        pa, pb = oracle.svt_outcomes(d, RHO, NU, THRESHOLD), oracle.svt_outcomes(e, RHO, NU, THRESHOLD)
+        a, b = float(pa[inside].sum()), float(pb[inside].sum())
+        if cand.numerator == 1:
+            a, b = b, a
+        num, den = num + a * nh, den + b * nh
+        outcomes.append(int(inside.sum()))
+        details.append(math.log(a / b))
+    return outcomes, math.log(num / den), float(conditional_bound(num, den, error)), details
+
+
+def run(seed, confidence, n_samples, test, selection_only=False, pool_pairs=1):
     """One seeded SVT4 audit; ``selection_only`` skips the held-out draws (bound 0, expected figures only)."""
     case = next(c for c in cases() if c.name == "SVT4")
-    chosen = []
-    select, held_out = blackbox._select, blackbox._held_out
+    chosen, pools = [], []
+    select, held_out, choose = blackbox._select, blackbox._held_out, blackbox.choose_pools
 
     def observed(*args, **kwargs):
         best, used, layout = select(*args, **kwargs)
         chosen.append((best[0], used, layout, kwargs.get("alternates")))
         return best, used, layout
 
+    def observed_pools(*args, **kwargs):
+        out = choose(*args, **kwargs)
+        pools.extend(out)
+        return out
+
     def no_draws(task, items, client, say):
         return [[0] * len(task.plan[it[0]][2]) for it in items]
 
     blackbox._select = observed
+    blackbox.choose_pools = observed_pools
     if selection_only:
         blackbox._held_out = no_draws
     try:
         t0 = time.perf_counter()
         r = audit_black_box(case.mechanism, case.pairs, case.claimed_epsilon, confidence=confidence,
-                            n_samples=n_samples, rng=seed, progress=False, holdout_test=test)
+                            n_samples=n_samples, rng=seed, progress=False, holdout_test=test,
+                            pool_pairs=pool_pairs)
         secs = time.perf_counter() - t0
     finally:
-        blackbox._select, blackbox._held_out = select, held_out
+        blackbox._select, blackbox._held_out, blackbox.choose_pools = select, held_out, choose
     known = KNOWN_EPSILON["SVT4"][0]
+    if pools:
+        scored = [_expected_pool(pool, chosen, n_samples, 2 * r.beta) for pool in pools]
+        best = max(scored, key=lambda t: t[2])
+        one = _expected_pool(pools[0], chosen, n_samples, 1 - confidence)
+        return {"seed": seed, "confidence": confidence, "holdout_test": test, "test_used": r.holdout_test,
+                "pool_pairs": pool_pairs, "bound": r.epsilon_lower, "power": r.epsilon_lower / known,
+                "pair": r.pair_label, "outcomes_in_event": sum(one[0]), "event_log_ratio": one[1],
+                "expected_bound_one": one[2], "expected_power_one": one[2] / known,
+                "events_tested": len(pools),
+                "tested_outcomes": ["/".join(map(str, t[0])) for t in scored],
+                "pools": [[r.pairs[p].label for p in pool.pairs] for pool in pools],
+                "member_log_ratios": [t[3] for t in scored],
+                "expected_bound": best[2], "expected_power": best[2] / known,
+                "selection_samples": [chosen[p][1] for p in pools[0].pairs],
+                "samples": r.samples, "seconds": secs, "load_avg": os.getloadavg()[0], "event": r.event}
     # the held-out pair: the best provisional value (as the audit ranks them)
     p = max(range(len(chosen)), key=lambda i: (chosen[i][0].value if chosen[i][0] is not None else -math.inf, -i))
     cand, used, layout, alts = chosen[p]
@@ -162,6 +207,8 @@ def main(argv=None):
                         help="only print P[power >= 0.95] for the best event, per test, confidence and events tested")
     parser.add_argument("--selection-only", action="store_true",
                         help="skip the held-out draws: expected figures of the chosen events only")
+    parser.add_argument("--pool-pairs", type=int, default=1, metavar="K",
+                        help="pool the events of up to K pairs (audit_black_box's pool_pairs; not with binomial)")
     parser.add_argument("--no-alternates", action="store_true",
                         help="test only the chosen event at the held-out stage (the rule before rarer alternatives)")
     args = parser.parse_args(argv)
@@ -182,12 +229,15 @@ def main(argv=None):
           f"{'outcomes':>8s} {'ratio':>7s} {'tested':>7s} {'selection':>9s} {'outputs':>9s} {'time':>6s} {'load':>5s}")
     for seed in args.seeds:
         for test in args.holdout_test:
-            row = run(seed, args.confidence, args.samples, test, args.selection_only)
+            pool = args.pool_pairs if test != "binomial" else 1
+            row = run(seed, args.confidence, args.samples, test, args.selection_only, pool)
             out.append(row)
+            used = row['selection_samples']
+            used = "/".join(map(str, used)) if isinstance(used, list) else str(used)
             print(f"{seed:4d} {test:>8s} {row['bound']:7.4f} {row['power']:6.3f} {row['expected_power']:8.3f} "
                   f"{row['expected_power_one']:7.3f} {row['pair'][:24]:24s} {row['outcomes_in_event']:8d} "
                   f"{row['event_log_ratio']:7.5f} {'+'.join(map(str, row['tested_outcomes'])):>7s} "
-                  f"{row['selection_samples']:9d} {row['samples']:9d} {row['seconds']:5.1f}s {row['load_avg']:5.2f}",
+                  f"{used:>9s} {row['samples']:9d} {row['seconds']:5.1f}s {row['load_avg']:5.2f}",
                   flush=True)
     if args.json:
         with open(args.json, "w") as fh:

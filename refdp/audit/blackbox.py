@@ -92,6 +92,7 @@ from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
 from .events import (HOLDOUT_TESTS, SELECTION_Z, Objective, _OutcomeScore, build_scores, conditional_bound,
                      projected_conditional, rescore, select_events)
+from .pooling import MAX_POOL_PAIRS, choose_pools, pooled_row
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
 
@@ -120,6 +121,7 @@ PROGRESS = Options((None, True, False))
 CLIENT = Checked("None, a dask.distributed Client or a scheduler address (checked by check_client)",
                  invalid=(1.5, object()))
 MAX_SELECTION = Optional(Interval(int, 2, MAX_SAMPLES))
+POOL_PAIRS = Interval(int, 1, MAX_POOL_PAIRS)
 _MIN_SELECTION = 32  # the selection draws at least 1/32 of the budget before it may stop
 #: A second event tested at the held-out stage holds at most this share of the
 #: chosen event's tune outputs (a rarer event: the guard leans to larger ones).
@@ -223,6 +225,14 @@ class BlackBoxAudit:
         bound at error ``2 beta`` on ``P[M(D) in E] / (P[M(D) in E] +
         P[M(D') in E])`` from the counts of Poisson-sized held-out samples;
         ``p_lower`` and ``p_upper`` are then shown for information).
+    pooled : tuple of dict
+        Empty unless ``epsilon_lower`` comes from a pooled test
+        (``pool_pairs > 1``): then one entry per pair of the pool, with its
+        ``pair_label``, ``pair`` ``(D, D')`` in the order of the ratio,
+        ``event`` and held-out counts ``k`` of ``n`` and ``k_other`` of
+        ``n_other``. ``counts`` are the sums, ``pair`` is the first member's,
+        ``pair_label`` joins the members' labels; ``p_lower`` and
+        ``p_upper`` bound the pooled frequencies (for information).
     """
 
     epsilon_lower: float
@@ -247,6 +257,7 @@ class BlackBoxAudit:
     seconds: float
     pairs: list
     holdout_test: str = "binomial"
+    pooled: tuple = ()
 
     @property
     def passed(self) -> bool:
@@ -279,12 +290,22 @@ class BlackBoxAudit:
             lines.append(f"  event: {self.event}")
             lines.append(f"  held out: {k}/{n} outputs of M(D) and {k2}/{n2} of M(D') in the event; "
                          f"P[M(D) in E] >= {self.p_lower:.6g}, P[M(D') in E] <= {self.p_upper:.6g}")
+            for m in self.pooled:
+                lines.append(f"    pooled: pair {m['pair_label']}: {m['k']}/{m['n']} of M(D) and "
+                             f"{m['k_other']}/{m['n_other']} of M(D') in the event ({m['event']})")
             if self.holdout_test == "conditional":
                 lines.append("  bound from the conditional test: held-out sizes Poisson, "
                              f"P[M(D) in E] / (P[M(D) in E] + P[M(D') in E]) bounded at error {2 * self.beta:.3g}")
-            tried = next((p.held_out.get("epsilon", {}).get("events_tested", 1) for p in self.pairs
-                          if p.label == self.pair_label and p.held_out), 1)
-            if tried > 1:
+            label = self.pooled[0]["pair_label"] if self.pooled else self.pair_label
+            row = next((p.held_out.get("epsilon", {}) for p in self.pairs if p.label == label and p.held_out), {})
+            tried = row.get("events_tested", 1)
+            if "members" in row:
+                lines.append(("  one conditional test on the counts summed over "
+                              f"{len(self.pooled)} pairs; " if self.pooled else "  ")
+                             + f"{tried} pool(s) of events of up to {row.get('pool_pairs')} pairs tested "
+                             "(the best on the selection outputs and those it could not tell from it), "
+                             "each counts in the correction")
+            elif tried > 1:
                 lines.append(f"  {tried} events tested on this pair (the selection could not tell them apart); "
                              "the largest bound is reported, each counts in the correction")
         if self.delta_at_epsilon is not None:
@@ -321,6 +342,7 @@ class BlackBoxAudit:
             "beta": self.beta,
             "pairs_searched": self.pairs_searched,
             "holdout_test": self.holdout_test,
+            "pooled": [dict(m, pair=[_json_dataset(d) for d in m["pair"]]) for m in self.pooled],
             "samples": self.samples,
             "seconds": round(self.seconds, 3),
             "pairs": [{"label": p.label, "selection_samples": p.selection_samples,
@@ -699,11 +721,13 @@ def _held_out(task, items, client, say):
     initial_samples=Interval(int, 2, MAX_SAMPLES), tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS,
     float_bits=FLAG, epsilon_bound=FLAG, rng=RNG, progress=PROGRESS, client=CLIENT,
     shard_size=Interval(int, 1, MAX_SAMPLES), max_selection=MAX_SELECTION, holdout_test=Options(HOLDOUT_TESTS),
+    pool_pairs=POOL_PAIRS,
 )
 def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, delta_at_epsilon=None,
                     confidence=0.95, n_samples=1_000_000, initial_samples=20_000, tolerance=0.01,
                     holdout_pairs=1, float_bits=False, epsilon_bound=True, rng=None, progress=None,
-                    client=None, shard_size=SHARD_SIZE, max_selection=None, holdout_test="binomial"):
+                    client=None, shard_size=SHARD_SIZE, max_selection=None, holdout_test="binomial",
+                    pool_pairs=1):
     """Lower-bound the epsilon of a black-box mechanism at a stated confidence.
 
     Parameters
@@ -802,6 +826,22 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         bound is larger (a choice made on selection outputs only, so the
         guarantee is unchanged). The delta bound and an epsilon bound
         at ``claimed_delta > 0`` always use the binomial test.
+    pool_pairs : int in [1, 4], default 1
+        Above 1 (only with ``holdout_test`` ``"conditional"`` or ``"auto"``,
+        ``claimed_delta = 0`` and the epsilon bound asked for): the events
+        of the ``pool_pairs`` pairs with the best projected epsilon values
+        (each pair's chosen event and rarer alternatives) may be pooled,
+        one event per pair, into one conditional test on the summed counts
+        (:mod:`refdp.audit.pooling`: valid because, given each pair's total,
+        the summed count is a sum of binomials each of success probability
+        at most ``e^eps / (1 + e^eps)``). The best combination on the
+        selection outputs is tested, with up to two the selection cannot
+        tell from it; each counts in the Bonferroni correction and replaces
+        the per-pair epsilon tests, and every pool's pairs draw the rest of
+        their budget (Poisson sizes). A mechanism that violates its claim
+        by about as much on several pairs gets a bound from several times
+        the outputs of one pair; the epsilon bound then always uses the
+        conditional test. ``BlackBoxAudit.pooled`` lists the members.
 
     Returns
     -------
@@ -840,6 +880,10 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     if not epsilon_bound and delta_at_epsilon is None:
         raise parameter_error("delta_at_epsilon", owner, "a float >= 0 when epsilon_bound is False",
                               delta_at_epsilon)
+    pooling = pool_pairs > 1
+    if pooling and (holdout_test == "binomial" or claimed_delta != 0 or not epsilon_bound):
+        raise parameter_error("pool_pairs", owner, "1 unless holdout_test is 'conditional' or 'auto', "
+                              "claimed_delta is 0 and the epsilon bound is asked for", pool_pairs)
     objectives = [Objective("epsilon", claimed_delta)] if epsilon_bound else []
     if delta_at_epsilon is not None:
         objectives.append(Objective("delta", delta_at_epsilon))
@@ -858,9 +902,11 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
     for i, (d, e, label) in enumerate(plist):
         rep = PairReport(i, label, (d, e))
         alts = []
-        # a pair whose values stay below the k_hold-th best so far cannot be held out: no rarer events for it
-        floor = [sorted((c[oi].value for c in candidates if c[oi] is not None), reverse=True)[k_hold - 1]
-                 if sum(c[oi] is not None for c in candidates) >= k_hold else -math.inf
+        # a pair whose values stay below the k_hold-th best so far (the pool_pairs-th when pooling) cannot
+        # be held out: no rarer events for it
+        k_floor = max(k_hold, pool_pairs)
+        floor = [sorted((c[oi].value for c in candidates if c[oi] is not None), reverse=True)[k_floor - 1]
+                 if sum(c[oi] is not None for c in candidates) >= k_floor else -math.inf
                  for oi in range(len(objectives))]
         best, used, layout = _select(mechanism, d, e, rng, objectives, beta, n_samples, n_max, n0, tolerance,
                                      bool(float_bits), rep, say, holdout_test, alternates=alts, floor=floor)
@@ -872,9 +918,17 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
 
     # choose the held-out pairs per objective: best provisional values first
     chosen = {}  # pair index -> list of objective indices
+    pools = []   # pooling: the pools tested for the epsilon objective (index 0), which they replace
     for oi in range(len(objectives)):
         ranked = sorted(range(len(plist)), key=lambda p: (
             -(candidates[p][oi].value if candidates[p][oi] is not None else -math.inf), p))
+        if pooling and oi == 0:
+            groups = {p: [candidates[p][0]] + list(alternates[p][0] if alternates[p] else [])
+                      for p in ranked[:pool_pairs] if candidates[p][0] is not None}
+            room = {p: n_samples - reports[p].selection_samples for p in groups}
+            pools = choose_pools(groups, room, alpha / tests)
+            tests += max(len(pools), 1) - k_hold  # nothing to test still counts one (harmless)
+            continue
         for p in ranked[:k_hold]:
             chosen.setdefault(p, []).append(oi)
 
@@ -891,22 +945,32 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         if len(group) > 1:
             reports[p].alternates[objectives[oi].kind] = [c.description for c in group[1:]]
 
+    # the events each pool needs counted on each of its pairs (one pair can serve several pools)
+    pooled_on = {}  # pair index -> distinct candidates, in order of first use
+    for pool in pools:
+        for p, c in pool.members:
+            if not any(c is x for x in pooled_on.setdefault(p, [])):
+                pooled_on[p].append(c)
+
     # step 2: every held-out pair's shards, counted locally or on the cluster
     entropy = held_out_entropy(rng)
     plan, n_hold, live_of, overflow = {}, {}, {}, {}
-    for p, objs in sorted(chosen.items()):
-        live = [oi for oi in objs if candidates[p][oi] is not None]
-        if not live:
+    for p in sorted(set(chosen) | set(pooled_on)):
+        live = [oi for oi in chosen.get(p, []) if candidates[p][oi] is not None]
+        if not live and p not in pooled_on:
             continue
         d, e, label = plist[p]
         live_of[p] = live
         rest = n_samples - reports[p].selection_samples  # the rest of the budget
         n_hold[p], overflow[p] = (rest, rest), None
-        if any(c.test == "conditional" for oi in live for c in tested[(p, oi)]):
+        if p in pooled_on or any(c.test == "conditional" for oi in live for c in tested[(p, oi)]):
             sizes = poisson_sizes(stream_kind(rng), entropy, p, rest)
             if sizes is not None:
                 n_hold[p], overflow[p] = (min(sizes[0], rest), min(sizes[1], rest)), max(sizes) > rest
-        plan[p] = (d, e, [c.event for oi in live for c in tested[(p, oi)]], layouts[p])
+            elif p in pooled_on:
+                overflow[p] = True  # too small a budget for Poisson sizes: the pools on it report nothing
+        events = [c.event for oi in live for c in tested[(p, oi)]] + [c.event for c in pooled_on.get(p, [])]
+        plan[p] = (d, e, events, layouts[p])
         if n_hold[p][0] == n_hold[p][1]:
             say(f"{label}: drawing {n_hold[p][0]} fresh outputs per dataset for the held-out bound")
         else:
@@ -921,6 +985,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
             totals[p][i][side] += k
 
     results = {}  # (pair, objective) -> dict
+    pool_counts = {}  # (pair, id of a pooled candidate) -> its counts
     for p in sorted(plan):
         drawn += sum(n_hold[p])
         flat = iter(totals[p])
@@ -933,6 +998,24 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
                 row["other_events"] = [r for r in rows if r is not row]
             reports[p].held_out[objectives[oi].kind] = row
             results[(p, oi)] = row
+        for c in pooled_on.get(p, []):
+            pool_counts[(p, id(c))] = tuple(next(flat))
+    if pools:
+        labels = [label for _, _, label in plist]
+        rows = [pooled_row(pool, [pool_counts[(p, id(c))] for p, c in pool.members], n_hold, overflow, 2 * beta,
+                           labels) for pool in pools]
+        row = max(rows, key=lambda r: r["bound"])  # the larger bound; the best projected pool on ties
+        row["events_tested"] = len(rows)
+        row["other_events"] = [r for r in rows if r is not row]
+        row["pool_pairs"] = pool_pairs
+        first = row["members"][0]
+        row.update(event="; ".join(f"{m['pair_label']}: {m['event']}" for m in row["members"])
+                   if len(row["members"]) > 1 else first["event"], direction=first["direction"])
+        row["p_lower"] = float(lower_unchecked(row["k"], row["n"], beta))
+        row["p_upper"] = float(upper_unchecked(row["k_other"], row["n_other"], beta))
+        for m in row["members"]:
+            reports[m["pair"]].held_out["epsilon"] = row
+        results[(first["pair"], 0)] = row
 
     def best_of(kind):
         if kind not in kinds:
@@ -944,6 +1027,7 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         return max(rows, key=lambda pr: (pr[1]["bound"], -pr[0]))
 
     p_eps, row_eps = best_of("epsilon")
+    pooled = ()
     if row_eps is None:
         eps_lower, pair, label, counts, lo, hi = 0.0, None, "", (0, 0, 0, 0), 0.0, 1.0
         event = "no event found" if epsilon_bound else "no epsilon bound asked for"
@@ -952,6 +1036,9 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         d, e, label = plist[p_eps]
         turned = row_eps["direction"] == 1
         pair = (e, d) if turned else (d, e)
+        if len(row_eps.get("members", ())) > 1:
+            label = " + ".join(m["pair_label"] for m in row_eps["members"])
+            pooled = tuple(dict(m, pair=_oriented(plist[m["pair"]], m["direction"])) for m in row_eps["members"])
         eps_lower, event = row_eps["bound"], row_eps["event"]
         counts = (row_eps["k"], row_eps["n"], row_eps["k_other"], row_eps["n_other"])
         lo, hi, test = row_eps["p_lower"], row_eps["p_upper"], row_eps["test"]
@@ -976,7 +1063,13 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         confidence=confidence, violation=violation, pair=pair, reversed=turned, pair_label=label, event=event,
         counts=counts, p_lower=lo, p_upper=hi, delta_at_epsilon=delta_at_epsilon,
         delta_lower=delta_lower, delta_detail=delta_detail, tests=tests, beta=beta,
-        pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports, holdout_test=test)
+        pairs_searched=len(plist), samples=drawn, seconds=seconds, pairs=reports, holdout_test=test, pooled=pooled)
+
+
+def _oriented(entry, direction):
+    """``(D, D')`` of a pair entry ``(D, D', label)``, in the order of the event's ratio."""
+    d, e, _ = entry
+    return (e, d) if direction == 1 else (d, e)
 
 
 @constrained(mechanism=MECHANISM, pairs=PAIRS, claimed_epsilon=EPSILON_FOR_DELTA, claimed_delta=CLAIMED_DELTA)

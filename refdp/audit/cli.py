@@ -10,7 +10,7 @@ Usage::
                  [--screen-samples N]] [--samples N] [--confidence 0.95] [--seed S]
                 [--delta-at-epsilon E2] [--tolerance T] [--holdout-pairs K]
                 [--float-bits] [--per-call] [--exact] [--orders A ...]
-                [--max-selection N] [--holdout-test binomial|conditional|auto]
+                [--max-selection N] [--holdout-test binomial|conditional|auto] [--pool-pairs K]
                 [--scheduler ADDRESS | local:N] [--json] [--quiet | --progress]
 
 **The target.** ``module:callable`` is imported (``module`` may also be a path
@@ -133,6 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the held-out test of the epsilon bound: two Clopper-Pearson bounds (binomial), "
                              "the conditional test on Poisson-sized samples, or the better projected per "
                              "event (auto)")
+    parser.add_argument("--pool-pairs", type=int, default=1, metavar="K",
+                        help="pool the events of up to K pairs (best projected first) into one conditional "
+                             "test on their summed counts (with --holdout-test conditional or auto; default 1: "
+                             "no pooling)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="draw the held-out outputs on a Dask cluster: a scheduler address "
                              "(tcp://host:8786) or local:N for N worker processes here; needs "
@@ -254,7 +258,8 @@ def run(args) -> int:
                                       n_samples=args.samples, tolerance=args.tolerance,
                                       holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
                                       rng=args.seed, progress=progress, client=client,
-                                      max_selection=args.max_selection, holdout_test=args.holdout_test)
+                                      max_selection=args.max_selection, holdout_test=args.holdout_test,
+                                      pool_pairs=args.pool_pairs)
             else:
                 result = audit_black_box(mech, pairs, args.claimed_epsilon, claimed_delta=args.claimed_delta,
                                          delta_at_epsilon=delta_at, confidence=args.confidence,
@@ -262,7 +267,7 @@ def run(args) -> int:
                                          holdout_pairs=args.holdout_pairs, float_bits=args.float_bits,
                                          rng=args.seed, progress=progress, client=client,
                                          max_selection=args.max_selection,
-                                         holdout_test=args.holdout_test)
+                                         holdout_test=args.holdout_test, pool_pairs=args.pool_pairs)
     except _Usage as exc:
         print(f"refdp audit: {exc}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from ..utils.constraints import FLAG, RNG, Checked, constrained, constrained_fie
 from ..utils.validation import Described, Interval, Options, parameter_error
 from .events import HOLDOUT_TESTS
 from .blackbox import (CLAIMED_DELTA, CLAIMED_EPSILON, CLIENT, CONFIDENCE, DELTA_AT_EPSILON, HOLDOUT_PAIRS,
-                       MAX_SELECTION, MECHANISM, N_SAMPLES, PROGRESS, TOLERANCE)
+                       MAX_SELECTION, MECHANISM, N_SAMPLES, POOL_PAIRS, PROGRESS, TOLERANCE)
 from ..utils.validation import POSITIVE
 
 __all__ = ["query_answer_pairs", "pattern_pairs", "search_pairs", "PairSearch", "PATTERNS"]
@@ -281,11 +281,13 @@ class PairSearch:
     confidence=CONFIDENCE, n_samples=N_SAMPLES, claimed_delta=CLAIMED_DELTA,
     delta_at_epsilon=DELTA_AT_EPSILON, tolerance=TOLERANCE, holdout_pairs=HOLDOUT_PAIRS, float_bits=FLAG,
     rng=RNG, progress=PROGRESS, client=CLIENT, max_selection=MAX_SELECTION, holdout_test=Options(HOLDOUT_TESTS),
+    pool_pairs=POOL_PAIRS,
 )
 def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=1.0, local_rounds=2,
                  local_moves=16, screen_samples=100_000, finalists=3, confidence=0.95, n_samples=1_000_000,
                  claimed_delta=0.0, delta_at_epsilon=None, tolerance=0.01, holdout_pairs=1, float_bits=False,
-                 rng=None, progress=None, client=None, max_selection=None, holdout_test="binomial"):
+                 rng=None, progress=None, client=None, max_selection=None, holdout_test="binomial",
+                 pool_pairs=1):
     """Search neighbouring inputs for a violation, then audit the best on fresh outputs.
 
     1. **Patterns.** The pairs of :func:`pattern_pairs` (StatDP's patterns,
@@ -336,6 +338,10 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
     holdout_test : {"binomial", "conditional", "auto"}, default "binomial"
         Passed to the final :func:`refdp.audit.audit_black_box` (the
         screening always projects the binomial test).
+    pool_pairs : int in [1, 4], default 1
+        Passed to the final :func:`refdp.audit.audit_black_box`: the events
+        of up to this many finalists may be pooled into one conditional
+        test (with ``holdout_test`` ``"conditional"`` or ``"auto"``).
     rng : None, int, SeedSequence, BitGenerator or Generator
         Seeds the screening, the local search and the final audit.
     client : distributed.Client, optional
@@ -410,7 +416,7 @@ def search_pairs(mechanism, dim, claimed_epsilon, *, patterns=None, sensitivity=
                             delta_at_epsilon=delta_at_epsilon, confidence=confidence, n_samples=n_samples,
                             tolerance=tolerance, holdout_pairs=holdout_pairs, float_bits=float_bits,
                             rng=rng, progress=progress, client=client, max_selection=max_selection,
-                            holdout_test=holdout_test)
+                            holdout_test=holdout_test, pool_pairs=pool_pairs)
     return PairSearch(audit, screened, [s["label"] for s in ranked], drawn)
 
 
