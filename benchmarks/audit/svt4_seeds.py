@@ -10,9 +10,15 @@ give it at its expected counts with one test ("(1 ev.)"), and the best
 such bound over every event tested at the held-out stage (the chosen one
 and the rarer alternatives, each at its share of the error: "expected"),
 which shows what the selection chose without the held-out noise; "tested"
-lists the outcomes in each tested event. The selection is observed by
-wrapping the audit's per-pair selection step (a private function); nothing
-else is changed.
+lists the outcomes in each tested event; "P>=.95" is the probability, over
+the held-out counts drawn from their exact laws (20,000 draws), that the
+largest tested bound reaches 0.95 of the exact epsilon: what this
+selection leaves to chance. With ``--pool-pairs K`` (not with the binomial
+test) the tested pools are scored instead ("tested": outcomes per member,
+``/`` between members, ``+`` between pools; "(1 ev.)" is the best
+projected pool tested alone). The selection is observed by wrapping the
+audit's per-pair selection step and its choice of pools (private
+functions); nothing else is changed.
 
 Run (from the repository root)::
 
@@ -63,22 +69,26 @@ def canonical_outputs():
     return rows
 
 
-def _expected(cand, p, layout, nh, beta):
-    """(outcomes in the event, exact log-ratio, bound of the candidate's held-out test at the expected counts)."""
+def _law(cand, p, layout):
+    """(outcomes in the event, P[numerator's output in it], P[denominator's output in it]) on the exact laws."""
     rows = canonical_outputs()
     sample, _ = draw(lambda _d, _n, _g: rows, None, len(rows), np.random.default_rng(0), "svt4_seeds", layout)
     inside = cand.event.contains(sample)
     d, e, _ = list(query_answer_pairs(10))[p]
     pa, pb = oracle.svt_outcomes(d, RHO, NU, THRESHOLD), oracle.svt_outcomes(e, RHO, NU, THRESHOLD)
     num, den = float(pa[inside].sum()), float(pb[inside].sum())
-    if cand.numerator == 1:
-        num, den = den, num
+    return (int(inside.sum()), den, num) if cand.numerator == 1 else (int(inside.sum()), num, den)
+
+
+def _expected(cand, p, layout, nh, beta):
+    """(outcomes in the event, exact log-ratio, bound of the candidate's held-out test at the expected counts)."""
+    size, num, den = _law(cand, p, layout)
     if cand.test == "conditional":
         expected = float(conditional_bound(num * nh, den * nh, 2 * beta))
     else:
         expected = math.log(special.betaincinv(num * nh, nh - num * nh + 1, beta)
                             / special.betainccinv(den * nh + 1, nh - den * nh, beta))
-    return int(inside.sum()), math.log(num / den), expected
+    return size, math.log(num / den), expected
 
 
 def _expected_pool(pool, chosen, n_samples, error):
@@ -86,21 +96,44 @@ def _expected_pool(pool, chosen, n_samples, error):
     num = den = 0.0
     outcomes, details = [], []
     for p, cand in pool.members:
-        _, _, layout, _ = chosen[p]
         nh = n_samples - chosen[p][1]
         nh = nh - math.ceil(8 * math.sqrt(nh))          # the Poisson sizes' mean
-        rows = canonical_outputs()
-        sample, _ = draw(lambda _d, _n, _g: rows, None, len(rows), np.random.default_rng(0), "svt4_seeds", layout)
-        inside = cand.event.contains(sample)
-        d, e, _ = list(query_answer_pairs(10))[p]
-        pa, pb = oracle.svt_outcomes(d, RHO, NU, THRESHOLD), oracle.svt_outcomes(e, RHO, NU, THRESHOLD)
-        a, b = float(pa[inside].sum()), float(pb[inside].sum())
-        if cand.numerator == 1:
-            a, b = b, a
+        size, a, b = _law(cand, p, chosen[p][2])
         num, den = num + a * nh, den + b * nh
-        outcomes.append(int(inside.sum()))
+        outcomes.append(size)
         details.append(math.log(a / b))
     return outcomes, math.log(num / den), float(conditional_bound(num, den, error)), details
+
+
+def chance_of_tested(tests, beta, target=0.95, draws=20_000, seed=0):
+    """P[largest tested bound / exact >= target], the held-out counts drawn from their exact laws.
+
+    ``tests`` lists the held-out tests; each is a list of members ``(num, den,
+    n_hold, kind)`` (event probabilities under the numerator's and the
+    denominator's dataset, the pair's held-out outputs, "binomial" or
+    "conditional"); a pool has several members, all conditional. Each test
+    is at error ``beta`` per bound (``2 beta`` for a conditional one), as
+    in the audit.
+    """
+    g = np.random.default_rng(seed)
+    best = np.zeros(draws)
+    for members in tests:
+        if len(members) == 1 and members[0][3] == "binomial":
+            num, den, nh, _ = members[0]
+            k, k2 = g.binomial(nh, num, draws), g.binomial(nh, den, draws)
+            with np.errstate(divide="ignore"):
+                b = np.log(special.betaincinv(np.maximum(k, 1e-300), nh - k + 1, beta)
+                           / special.betainccinv(k2 + 1, nh - k2, beta))
+            b = np.where(k > 0, b, 0.0)
+        else:
+            k = np.zeros(draws)
+            k2 = np.zeros(draws)
+            for num, den, nh, _ in members:
+                lam = nh - math.ceil(8 * math.sqrt(nh))
+                k, k2 = k + g.poisson(lam * num, draws), k2 + g.poisson(lam * den, draws)
+            b = conditional_bound(k, k2, 2 * beta)
+        best = np.maximum(best, np.maximum(b, 0.0))
+    return float(np.mean(best / KNOWN_EPSILON["SVT4"][0] >= target))
 
 
 def run(seed, confidence, n_samples, test, selection_only=False, pool_pairs=1):
@@ -139,6 +172,8 @@ def run(seed, confidence, n_samples, test, selection_only=False, pool_pairs=1):
         scored = [_expected_pool(pool, chosen, n_samples, 2 * r.beta) for pool in pools]
         best = max(scored, key=lambda t: t[2])
         one = _expected_pool(pools[0], chosen, n_samples, 1 - confidence)
+        chance = chance_of_tested([[_law(c, p, chosen[p][2])[1:] + (n_samples - chosen[p][1], "conditional")
+                                    for p, c in pool.members] for pool in pools], r.beta)
         return {"seed": seed, "confidence": confidence, "holdout_test": test, "test_used": r.holdout_test,
                 "pool_pairs": pool_pairs, "bound": r.epsilon_lower, "power": r.epsilon_lower / known,
                 "pair": r.pair_label, "outcomes_in_event": sum(one[0]), "event_log_ratio": one[1],
@@ -147,7 +182,7 @@ def run(seed, confidence, n_samples, test, selection_only=False, pool_pairs=1):
                 "tested_outcomes": ["/".join(map(str, t[0])) for t in scored],
                 "pools": [[r.pairs[p].label for p in pool.pairs] for pool in pools],
                 "member_log_ratios": [t[3] for t in scored],
-                "expected_bound": best[2], "expected_power": best[2] / known,
+                "expected_bound": best[2], "expected_power": best[2] / known, "chance": chance,
                 "selection_samples": [chosen[p][1] for p in pools[0].pairs],
                 "samples": r.samples, "seconds": secs, "load_avg": os.getloadavg()[0], "event": r.event}
     # the held-out pair: the best provisional value (as the audit ranks them)
@@ -160,12 +195,13 @@ def run(seed, confidence, n_samples, test, selection_only=False, pool_pairs=1):
     # with m events tested each is at 1/m of the error; the best expected bound is what to expect
     tested = [_expected(c, p, layout, nh, r.beta) for c in group]
     best = max(tested, key=lambda t: t[2])
+    chance = chance_of_tested([[_law(c, p, layout)[1:] + (nh, c.test)] for c in group], r.beta)
     return {"seed": seed, "confidence": confidence, "holdout_test": test, "test_used": r.holdout_test,
             "bound": r.epsilon_lower, "power": r.epsilon_lower / known, "pair": r.pairs[p].label,
             "outcomes_in_event": outcomes, "event_log_ratio": ratio,
             "expected_bound_one": expected_one, "expected_power_one": expected_one / known,
             "events_tested": len(group), "tested_outcomes": [t[0] for t in tested],
-            "expected_bound": best[2], "expected_power": best[2] / known, "selection_samples": used,
+            "expected_bound": best[2], "expected_power": best[2] / known, "chance": chance, "selection_samples": used,
             "samples": r.samples, "seconds": secs, "load_avg": os.getloadavg()[0], "event": r.event}
 
 
@@ -225,7 +261,7 @@ def main(argv=None):
                       + " / ".join(f"{x:.3f}" for x in probs))
         return
     out = []
-    print(f"{'seed':>4s} {'test':>8s} {'bound':>7s} {'power':>6s} {'expected':>8s} {'(1 ev.)':>7s} {'pair':24s} "
+    print(f"{'seed':>4s} {'test':>8s} {'bound':>7s} {'power':>6s} {'expected':>8s} {'(1 ev.)':>7s} {'P>=.95':>6s} {'pair':24s} "
           f"{'outcomes':>8s} {'ratio':>7s} {'tested':>7s} {'selection':>9s} {'outputs':>9s} {'time':>6s} {'load':>5s}")
     for seed in args.seeds:
         for test in args.holdout_test:
@@ -235,7 +271,7 @@ def main(argv=None):
             used = row['selection_samples']
             used = "/".join(map(str, used)) if isinstance(used, list) else str(used)
             print(f"{seed:4d} {test:>8s} {row['bound']:7.4f} {row['power']:6.3f} {row['expected_power']:8.3f} "
-                  f"{row['expected_power_one']:7.3f} {row['pair'][:24]:24s} {row['outcomes_in_event']:8d} "
+                  f"{row['expected_power_one']:7.3f} {row['chance']:6.3f} {row['pair'][:24]:24s} {row['outcomes_in_event']:8d} "
                   f"{row['event_log_ratio']:7.5f} {'+'.join(map(str, row['tested_outcomes'])):>7s} "
                   f"{used:>9s} {row['samples']:9d} {row['seconds']:5.1f}s {row['load_avg']:5.2f}",
                   flush=True)

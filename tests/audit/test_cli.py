@@ -77,6 +77,17 @@ def test_json_output_and_pair_option(capsys):
     assert data["confidence"] == 0.95 and data["false_alarm_probability"] == pytest.approx(0.05)
 
 
+def test_pool_pairs_pools_two_pairs_and_reports_them_in_json(capsys):
+    rc = _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1.0986", "--samples", "40000",
+               "--seed", "3", "--json", "--quiet", "--holdout-test", "conditional", "--pool-pairs", "2",
+               "--pair", "[0, 1, \"a\"]", "--pair", "[1, 0, \"b\"]"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 1 and data["violation"] is True and data["holdout_test"] == "conditional"
+    # both orders of the pair carry the same violation: the pool adds them up
+    assert [m["pair_label"] for m in data["pooled"]] == ["a", "b"]
+    assert data["counts"][0] == sum(m["k"] for m in data["pooled"])
+
+
 def test_vector_pairs_from_json_become_arrays(capsys):
     rc = _run(["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--samples", "20000",
                "--seed", "3", "--quiet", "--json", "--pair", "[[0], [1]]"])
@@ -123,6 +134,7 @@ def test_file_path_target(capsys):
      "'confidence' parameter"),
     (["tests.audit.test_cli:raising", "--claimed-epsilon", "1", "--pair", "[0, 1]"],
      "RuntimeError: the mechanism is broken"),
+    (["tests.audit.test_cli:broken_rr", "--claimed-epsilon", "1", "--pool-pairs", "2"], "'pool_pairs' parameter"),
 ])
 def test_errors_exit_2_with_a_message(argv, message, capsys):
     assert _run(argv) == 2
