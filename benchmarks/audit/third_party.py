@@ -14,11 +14,13 @@ Run (from the repository root)::
 Budget: ``--samples`` outputs per dataset (default 1,000,000; 400,000 for the
 slow per-call Snapping mechanism and for OpenDP), tolerance 0, confidence 0.95.
 
-Note on diffprivlib 0.6.x with recent scikit-learn: importing ``diffprivlib``
+Note on diffprivlib 0.6.x and scikit-learn: with the scikit-learn the
+``audit-libraries`` extra pins (below 1.8), diffprivlib imports as it is and
+the script uses it unchanged. With scikit-learn 1.9, importing ``diffprivlib``
 fails inside ``diffprivlib.models`` (a private scikit-learn name it imports was
-removed). The mechanisms do not use the models, so the script registers an
-empty ``diffprivlib.models`` module before importing ``diffprivlib.mechanisms``
-and says so in its output.
+removed); only then does the script register an empty ``diffprivlib.models``
+module before importing ``diffprivlib.mechanisms`` (which does not use the
+models) and say so in its output. The versions used are printed first.
 """
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ def diffprivlib_cases():
             return []
         note = " (diffprivlib.models stubbed: it does not import with this scikit-learn)"
     version = _version("diffprivlib")
-    print(f"diffprivlib {version}{note}")
+    print(f"diffprivlib {version} with scikit-learn {_version('scikit-learn')}{note}")
     cases = []
 
     def batched(make, cast=float):
