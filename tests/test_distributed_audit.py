@@ -67,6 +67,15 @@ def test_conditional_test_on_the_cluster_equals_the_local_run(client):
     assert local.counts[1] != local.counts[3]                  # two Poisson sizes
 
 
+def test_pooled_test_on_the_cluster_equals_the_local_run(client):
+    # the pool's events are counted on each of its pairs' shards: the same counts on the cluster
+    local = audit_black_box(leaky_rr, PAIRS, np.log(3), holdout_test="auto", pool_pairs=2, **OPTIONS)
+    remote = audit_black_box(leaky_rr, PAIRS, np.log(3), holdout_test="auto", pool_pairs=2, client=client,
+                             **OPTIONS)
+    _same_audit(local, remote)
+    assert local.pooled == remote.pooled and len(local.pooled) == 2
+
+
 def test_audit_delta_and_vector_outputs_on_the_cluster_equal_the_local_run(client):
     pairs = [(np.zeros(3), np.ones(3))]
     opts = dict(OPTIONS, n_samples=40_000)
