@@ -1009,10 +1009,9 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         row["other_events"] = [r for r in rows if r is not row]
         row["pool_pairs"] = pool_pairs
         first = row["members"][0]
-        row.update(event="; ".join(f"{m['pair_label']}: {m['event']}" for m in row["members"])
-                   if len(row["members"]) > 1 else first["event"], direction=first["direction"])
-        row["p_lower"] = float(lower_unchecked(row["k"], row["n"], beta))
-        row["p_upper"] = float(upper_unchecked(row["k_other"], row["n_other"], beta))
+        for r in rows:  # the pooled frequencies' bounds, for information
+            r["p_lower"] = float(lower_unchecked(r["k"], r["n"], beta))
+            r["p_upper"] = float(upper_unchecked(r["k_other"], r["n_other"], beta))
         for m in row["members"]:
             reports[m["pair"]].held_out["epsilon"] = row
         results[(first["pair"], 0)] = row

@@ -163,7 +163,8 @@ def pooled_row(pool, member_counts, sizes, overflow, error, labels):
         ``k`` and ``k_other``: the summed counts of the numerator's and the
         denominator's datasets; ``n`` and ``n_other``: the summed sizes;
         ``bound``; ``members``: per pair its label, event, direction and
-        counts.
+        counts; ``event``: the members' events joined (the event itself for
+        one member); ``direction``: the first member's.
     """
     k = k_o = n = n_o = 0
     members, over = [], False
@@ -176,5 +177,7 @@ def pooled_row(pool, member_counts, sizes, overflow, error, labels):
                         "k": num, "n": sn, "k_other": den, "n_other": sd})
     raw = -math.inf if over else float(conditional_bound(k, k_o, error))
     bound = max(0.0, raw) if math.isfinite(raw) else 0.0
+    event = ("; ".join(f"{m['pair_label']}: {m['event']}" for m in members) if len(members) > 1
+             else members[0]["event"])
     return {"k": k, "n": n, "k_other": k_o, "n_other": n_o, "bound": bound, "members": members,
-            "test": "conditional"}
+            "event": event, "direction": members[0]["direction"], "test": "conditional"}
