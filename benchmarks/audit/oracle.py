@@ -75,6 +75,18 @@ def laplace_cells(shift, scale):
     return np.diff(stats.laplace.cdf(edges - shift, scale=scale))
 
 
+def _prefixes(pa, pb):
+    """Per direction, the cumulative (P, P') of the outcomes ranked by ratio (Neyman--Pearson events)."""
+    out = []
+    for x, y in ((pa, pb), (pb, pa)):
+        keep = (x > 0) | (y > 0)
+        x, y = x[keep], y[keep]
+        with np.errstate(divide="ignore"):
+            order = np.argsort(-(np.log(x) - np.log(y)))
+        out.append((np.cumsum(x[order])[:-1], np.cumsum(y[order])[:-1]))  # the whole space says nothing
+    return out
+
+
 def best_bound(pa, pb, n, confidence):
     """Largest expected-count bound over unions of outcomes ranked by ratio, both directions, both tests.
 
@@ -82,12 +94,7 @@ def best_bound(pa, pb, n, confidence):
     """
     beta = (1 - confidence) / 2
     best_b, best_c = (0.0, 0.0), (0.0, 0.0)
-    for x, y in ((pa, pb), (pb, pa)):
-        keep = (x > 0) | (y > 0)
-        x, y = x[keep], y[keep]
-        with np.errstate(divide="ignore"):
-            order = np.argsort(-(np.log(x) - np.log(y)))
-        cx, cy = np.cumsum(x[order])[:-1], np.cumsum(y[order])[:-1]  # the whole space says nothing
+    for cx, cy in _prefixes(pa, pb):
         with np.errstate(all="ignore"):
             lo = special.betaincinv(cx * n, n - cx * n + 1, beta)
             hi = special.betainccinv(cy * n + 1, n - cy * n, beta)
@@ -99,18 +106,6 @@ def best_bound(pa, pb, n, confidence):
         if c[i] > best_c[0]:
             best_c = (float(c[i]), float(cx[i]))
     return best_b[0], best_b[1], best_c[0], best_c[1]
-
-
-def _prefixes(pa, pb):
-    """Per direction, the cumulative (P, P') of the outcomes ranked by ratio (Neyman--Pearson events)."""
-    out = []
-    for x, y in ((pa, pb), (pb, pa)):
-        keep = (x > 0) | (y > 0)
-        x, y = x[keep], y[keep]
-        with np.errstate(divide="ignore"):
-            order = np.argsort(-(np.log(x) - np.log(y)))
-        out.append((np.cumsum(x[order])[:-1], np.cumsum(y[order])[:-1]))
-    return out
 
 
 def _thin(x, y, n, error, most=400):

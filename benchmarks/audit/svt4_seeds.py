@@ -105,34 +105,46 @@ def _expected_pool(pool, chosen, n_samples, error):
     return outcomes, math.log(num / den), float(conditional_bound(num, den, error)), details
 
 
+def _drawn_bound(g, members, beta, draws):
+    """One held-out test's bound on ``draws`` sets of counts drawn from their exact laws.
+
+    ``members`` are ``(num, den, size, kind)``: the event's probabilities
+    under the numerator's and the denominator's dataset, the held-out size
+    (the binomial trials, or the Poisson mean of a conditional test) and
+    "binomial" or "conditional"; a pool has several members, all
+    conditional. The binomial test is at error ``beta`` per bound, the
+    conditional one at ``2 beta``, as in the audit.
+    """
+    if len(members) == 1 and members[0][3] == "binomial":
+        num, den, nh, _ = members[0]
+        k, k2 = g.binomial(nh, num, draws), g.binomial(nh, den, draws)
+        with np.errstate(divide="ignore"):
+            b = np.log(special.betaincinv(np.maximum(k, 1e-300), nh - k + 1, beta)
+                       / special.betainccinv(k2 + 1, nh - k2, beta))
+        return np.where(k > 0, b, 0.0)
+    k = np.zeros(draws)
+    k2 = np.zeros(draws)
+    for num, den, lam, _ in members:
+        k, k2 = k + g.poisson(lam * num, draws), k2 + g.poisson(lam * den, draws)
+    return conditional_bound(k, k2, 2 * beta)
+
+
 def chance_of_tested(tests, beta, target=0.95, draws=20_000, seed=0):
     """P[largest tested bound / exact >= target], the held-out counts drawn from their exact laws.
 
     ``tests`` lists the held-out tests; each is a list of members ``(num, den,
     n_hold, kind)`` (event probabilities under the numerator's and the
     denominator's dataset, the pair's held-out outputs, "binomial" or
-    "conditional"); a pool has several members, all conditional. Each test
-    is at error ``beta`` per bound (``2 beta`` for a conditional one), as
-    in the audit.
+    "conditional"); a pool has several members, all conditional. A
+    conditional member's counts are Poisson of the audit's mean ``n_hold -
+    ceil(8 sqrt(n_hold))``.
     """
     g = np.random.default_rng(seed)
     best = np.zeros(draws)
     for members in tests:
-        if len(members) == 1 and members[0][3] == "binomial":
-            num, den, nh, _ = members[0]
-            k, k2 = g.binomial(nh, num, draws), g.binomial(nh, den, draws)
-            with np.errstate(divide="ignore"):
-                b = np.log(special.betaincinv(np.maximum(k, 1e-300), nh - k + 1, beta)
-                           / special.betainccinv(k2 + 1, nh - k2, beta))
-            b = np.where(k > 0, b, 0.0)
-        else:
-            k = np.zeros(draws)
-            k2 = np.zeros(draws)
-            for num, den, nh, _ in members:
-                lam = nh - math.ceil(8 * math.sqrt(nh))
-                k, k2 = k + g.poisson(lam * num, draws), k2 + g.poisson(lam * den, draws)
-            b = conditional_bound(k, k2, 2 * beta)
-        best = np.maximum(best, np.maximum(b, 0.0))
+        sized = [(num, den, nh if kind == "binomial" else nh - math.ceil(8 * math.sqrt(nh)), kind)
+                 for num, den, nh, kind in members]
+        best = np.maximum(best, np.maximum(_drawn_bound(g, sized, beta, draws), 0.0))
     return float(np.mean(best / KNOWN_EPSILON["SVT4"][0] >= target))
 
 
@@ -219,13 +231,7 @@ def chance_of_power(target, confidence, tested, test, n_held=9_680_000, draws=20
     pa, pb = oracle.svt_outcomes(d, RHO, NU, THRESHOLD), oracle.svt_outcomes(e, RHO, NU, THRESHOLD)
     p, q = float(pa[5]), float(pb[5])
     beta = (1 - confidence) / (2 * tested)
-    g = np.random.default_rng(seed)
-    if test == "conditional":
-        k, k2 = g.poisson(n_held * p, draws), g.poisson(n_held * q, draws)
-        bound = conditional_bound(k, k2, 2 * beta)
-    else:
-        k, k2 = g.binomial(n_held, p, draws), g.binomial(n_held, q, draws)
-        bound = np.log(special.betaincinv(k, n_held - k + 1, beta) / special.betainccinv(k2 + 1, n_held - k2, beta))
+    bound = _drawn_bound(np.random.default_rng(seed), [(p, q, n_held, test)], beta, draws)
     return float(np.mean(bound / KNOWN_EPSILON["SVT4"][0] >= target))
 
 

@@ -90,8 +90,8 @@ from ..utils.constraints import (FLAG, MAX_SAMPLES, PRIVACY, PROBABILITY_RESULT,
 from ..utils.validation import Described, Interval, parameter_error
 from ._sampling import Sample, describe_dataset, draw, same_dataset
 from .clopper_pearson import lower_unchecked, upper_unchecked
-from .events import (HOLDOUT_TESTS, SELECTION_Z, Objective, _OutcomeScore, build_scores, conditional_bound,
-                     projected_conditional, rescore, select_events)
+from .events import (HOLDOUT_TESTS, SELECTION_Z, Objective, _OutcomeScore, build_scores, cannot_tell,
+                     conditional_bound, projected_conditional, rescore, select_events)
 from .pooling import MAX_POOL_PAIRS, choose_pools, pooled_row
 
 __all__ = ["BlackBoxAudit", "PairReport", "audit_black_box", "audit_delta", "check_pairs_argument"]
@@ -542,7 +542,7 @@ def _alternate(scores, fa, fb, ta, tb, objectives, beta, n_project, test, best):
                 if a is None or not (math.isfinite(c0) and math.isfinite(c1)):
                     continue
                 a0, a1 = (rescore(a, ta, tb, beta, n_project, z_sel=z) for z in (0.0, 1.0))
-                if math.isfinite(a0) and math.isfinite(a1) and c0 - a0 < math.hypot(a0 - a1, c0 - c1):
+                if cannot_tell(c0, c1, a0, a1):
                     # its value at the full guard, as every candidate's (the "auto" test compares it)
                     kept.append(dataclasses.replace(a, value=rescore(a, ta, tb, beta, n_project)))
         out.append(kept)
@@ -1002,16 +1002,13 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
             pool_counts[(p, id(c))] = tuple(next(flat))
     if pools:
         labels = [label for _, _, label in plist]
-        rows = [pooled_row(pool, [pool_counts[(p, id(c))] for p, c in pool.members], n_hold, overflow, 2 * beta,
+        rows = [pooled_row(pool, [pool_counts[(p, id(c))] for p, c in pool.members], n_hold, overflow, beta,
                            labels) for pool in pools]
         row = max(rows, key=lambda r: r["bound"])  # the larger bound; the best projected pool on ties
         row["events_tested"] = len(rows)
         row["other_events"] = [r for r in rows if r is not row]
         row["pool_pairs"] = pool_pairs
         first = row["members"][0]
-        for r in rows:  # the pooled frequencies' bounds, for information
-            r["p_lower"] = float(lower_unchecked(r["k"], r["n"], beta))
-            r["p_upper"] = float(upper_unchecked(r["k_other"], r["n_other"], beta))
         for m in row["members"]:
             reports[m["pair"]].held_out["epsilon"] = row
         results[(first["pair"], 0)] = row
@@ -1032,9 +1029,9 @@ def audit_black_box(mechanism, pairs, claimed_epsilon, *, claimed_delta=0.0, del
         event = "no event found" if epsilon_bound else "no epsilon bound asked for"
         turned, test = False, "binomial"
     else:
-        d, e, label = plist[p_eps]
+        label = plist[p_eps][2]
         turned = row_eps["direction"] == 1
-        pair = (e, d) if turned else (d, e)
+        pair = _oriented(plist[p_eps], row_eps["direction"])
         if len(row_eps.get("members", ())) > 1:
             label = " + ".join(m["pair_label"] for m in row_eps["members"])
             pooled = tuple(dict(m, pair=_oriented(plist[m["pair"]], m["direction"])) for m in row_eps["members"])

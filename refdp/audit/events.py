@@ -566,6 +566,23 @@ def conditional_bound(k, k_other, error):
     return float(out) if out.ndim == 0 else out
 
 
+def cannot_tell(best0, best1, other0, other1):
+    """Whether the tune samples cannot tell a runner-up from the best candidate.
+
+    ``best0`` and ``other0`` are the two candidates' projected values without
+    guard, ``best1`` and ``other1`` at one standard error of guard, so that
+    ``x0 - x1`` is what one standard error costs each. True when all four are
+    finite and ``best0 - other0 < sqrt((other0 - other1)**2 + (best0 -
+    best1)**2)``: the difference is within one standard error of the
+    difference, the two estimates treated as independent (which can only make
+    the answer True more often). Used for the rarer events
+    (:func:`refdp.audit.blackbox._alternate`) and the runner-up pools
+    (:func:`refdp.audit.pooling.choose_pools`) tested beside the best.
+    """
+    values = (best0, best1, other0, other1)
+    return all(math.isfinite(v) for v in values) and best0 - other0 < math.hypot(other0 - other1, best0 - best1)
+
+
 def _eligible(objective, mode):
     """Whether the conditional test may bound this objective (pure epsilon only: it bounds a ratio)."""
     return mode != "binomial" and objective.kind == "epsilon" and objective.param == 0

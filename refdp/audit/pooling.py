@@ -39,7 +39,8 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from .events import SELECTION_Z, conditional_bound
+from .clopper_pearson import lower_unchecked, upper_unchecked
+from .events import SELECTION_Z, cannot_tell, conditional_bound
 
 __all__ = ["Pool", "choose_pools", "pooled_row", "MAX_POOL_PAIRS", "MAX_POOLS"]
 
@@ -109,7 +110,8 @@ def choose_pools(groups, n_project, error):
         ``a`` is kept beside the best ``b`` when ``v0(b) - v0(a) <
         sqrt(s(a)**2 + s(b)**2)``, ``v0`` the value without guard and
         ``s`` what one standard error of the guard costs (the estimates
-        treated as independent, which can only keep more).
+        treated as independent, which can only keep more:
+        :func:`refdp.audit.events.cannot_tell`).
     """
     order = sorted(groups)
     options = [[None] + [(p, c) for c in groups[p]] for p in order]
@@ -132,13 +134,12 @@ def choose_pools(groups, n_project, error):
         if len(pools) == MAX_POOLS:
             break
         a0, a1 = (_projection(members, n_project, z, error) for z in (0.0, 1.0))
-        if math.isfinite(a0) and math.isfinite(a1) and math.isfinite(b0) and math.isfinite(b1) \
-                and b0 - a0 < math.hypot(a0 - a1, b0 - b1):
+        if cannot_tell(b0, b1, a0, a1):
             pools.append(Pool(members, v))
     return pools
 
 
-def pooled_row(pool, member_counts, sizes, overflow, error, labels):
+def pooled_row(pool, member_counts, sizes, overflow, beta, labels):
     """The held-out result of one pool.
 
     Parameters
@@ -152,8 +153,9 @@ def pooled_row(pool, member_counts, sizes, overflow, error, labels):
     overflow : dict
         Pair index -> True when a Poisson size exceeded the budget (the pool
         then reports no bound).
-    error : float
-        The error of the conditional test (``2 beta``).
+    beta : float
+        The audit's error per bound: the conditional test is at ``2 beta``,
+        the pooled frequencies' Clopper--Pearson bounds at ``beta``.
     labels : list of str
         Pair labels, by pair index.
 
@@ -164,7 +166,9 @@ def pooled_row(pool, member_counts, sizes, overflow, error, labels):
         denominator's datasets; ``n`` and ``n_other``: the summed sizes;
         ``bound``; ``members``: per pair its label, event, direction and
         counts; ``event``: the members' events joined (the event itself for
-        one member); ``direction``: the first member's.
+        one member); ``direction``: the first member's; ``p_lower`` and
+        ``p_upper``: Clopper--Pearson bounds of the pooled frequencies ``k /
+        n`` and ``k_other / n_other`` (for information).
     """
     k = k_o = n = n_o = 0
     members, over = [], False
@@ -175,9 +179,10 @@ def pooled_row(pool, member_counts, sizes, overflow, error, labels):
         over = over or bool(overflow[p])
         members.append({"pair": p, "pair_label": labels[p], "event": c.description, "direction": c.numerator,
                         "k": num, "n": sn, "k_other": den, "n_other": sd})
-    raw = -math.inf if over else float(conditional_bound(k, k_o, error))
+    raw = -math.inf if over else float(conditional_bound(k, k_o, 2 * beta))
     bound = max(0.0, raw) if math.isfinite(raw) else 0.0
     event = ("; ".join(f"{m['pair_label']}: {m['event']}" for m in members) if len(members) > 1
              else members[0]["event"])
     return {"k": k, "n": n, "k_other": k_o, "n_other": n_o, "bound": bound, "members": members,
-            "event": event, "direction": members[0]["direction"], "test": "conditional"}
+            "event": event, "direction": members[0]["direction"], "test": "conditional",
+            "p_lower": float(lower_unchecked(k, n, beta)), "p_upper": float(upper_unchecked(k_o, n_o, beta))}

@@ -12,7 +12,8 @@ import pytest
 from scipy import stats
 
 from refdp.audit import audit_black_box
-from refdp.audit.events import Candidate, Objective, conditional_bound
+from refdp.audit.clopper_pearson import lower_unchecked, upper_unchecked
+from refdp.audit.events import Candidate, Objective, cannot_tell, conditional_bound
 from refdp.audit.pooling import Pool, choose_pools, pooled_row
 
 _OBJ = Objective("epsilon", 0.0)
@@ -84,12 +85,14 @@ def test_pooled_row_sums_the_counts_in_each_members_direction():
     a, b = _cand(1, 2, 1, 2, 0, "a"), _cand(1, 2, 1, 2, 1, "b")
     pool = Pool(((0, a), (3, b)), 0.1)
     row = pooled_row(pool, [(500, 400), (410, 520)], {0: (1000, 1001), 3: (990, 1010)},
-                     {0: False, 3: False}, 0.05, ["p0", "p1", "p2", "p3"])
+                     {0: False, 3: False}, 0.025, ["p0", "p1", "p2", "p3"])
     assert (row["k"], row["k_other"], row["n"], row["n_other"]) == (500 + 520, 400 + 410, 1000 + 1010, 1001 + 990)
     assert row["bound"] == pytest.approx(max(0.0, conditional_bound(1020, 810, 0.05)), rel=0, abs=0)
     assert [m["pair_label"] for m in row["members"]] == ["p0", "p3"]
+    assert row["p_lower"] == float(lower_unchecked(1020, 2010, 0.025))
+    assert row["p_upper"] == float(upper_unchecked(810, 1991, 0.025))
     over = pooled_row(pool, [(500, 400), (410, 520)], {0: (1000, 1001), 3: (990, 1010)},
-                      {0: False, 3: True}, 0.05, ["p0", "p1", "p2", "p3"])
+                      {0: False, 3: True}, 0.025, ["p0", "p1", "p2", "p3"])
     assert over["bound"] == 0.0
 
 
@@ -157,3 +160,13 @@ def test_bad_pool_pairs_is_refused_by_name(kw):
     with pytest.raises(ValueError, match="pool_pairs"):
         audit_black_box(rr_two_pairs, _PAIRS, 1.0, n_samples=1_000, rng=1, progress=False, **kw)
 
+
+
+def test_cannot_tell_is_one_standard_error_of_the_difference():
+    # best 0.20 (0.18 at one standard error), runner-up 0.17 (0.16): sd of the difference
+    # sqrt(0.02**2 + 0.01**2) = 0.0224 < 0.03, so they are told apart; at 0.185 they are not
+    assert not cannot_tell(0.20, 0.18, 0.17, 0.16)
+    assert cannot_tell(0.20, 0.18, 0.185, 0.175)
+    for bad in (math.inf, -math.inf, math.nan):
+        assert not cannot_tell(0.20, 0.18, bad, 0.175)
+        assert not cannot_tell(bad, 0.18, 0.185, 0.175)
